@@ -11,5 +11,9 @@
 #include <unistd.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/ioctl.h>
+#include <sys/time.h>
 #include <linux/limits.h>
+#include <linux/nsfs.h>
+#include <linux/capability.h>
 #endif

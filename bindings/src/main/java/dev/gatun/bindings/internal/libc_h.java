@@ -10,7 +10,7 @@ import java.lang.invoke.MethodHandle;
 
 import static java.lang.foreign.ValueLayout.*;
 
-/** Bindings for native-headers/libc.h: 12 functions, 80 constants. */
+/** Bindings for native-headers/libc.h: 13 functions, 83 constants. */
 public final class libc_h {
 
     private libc_h() {}
@@ -342,6 +342,34 @@ public final class libc_h {
         }
     }
 
+    private static final class ioctl$ {
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG);
+        static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(findOrThrow("ioctl"), DESC, CallState.CAPTURE_ERRNO);
+    }
+
+    public static FunctionDescriptor ioctl$descriptor() {
+        return ioctl$.DESC;
+    }
+
+    public static MethodHandle ioctl$handle() {
+        return ioctl$.HANDLE;
+    }
+
+    /**
+     * {@snippet lang=c : int ioctl (int, long unsigned int, ...) }
+     * Variadic in C: bound with its fixed parameters only.
+     * @param callState the caller's own {@link CallState} segment; errno is written there
+     */
+    public static int ioctl(MemorySegment callState, int x0, long x1) {
+        try {
+            return (int) ioctl$.HANDLE.invokeExact(callState, x0, x1);
+        } catch (Error | RuntimeException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError("unexpected checked exception from ioctl", t);
+        }
+    }
+
     public static final int EPERM = 1;
     public static final int ENOENT = 2;
     public static final int ESRCH = 3;
@@ -422,4 +450,7 @@ public final class libc_h {
     public static final int O_CLOEXEC = 524288;
     public static final int NAME_MAX = 255;
     public static final int PATH_MAX = 4096;
+    public static final int NS_GET_NSTYPE = 46851;
+    public static final int CAP_NET_ADMIN = 12;
+    public static final int CAP_SYS_ADMIN = 21;
 }

@@ -10,7 +10,7 @@ import java.lang.invoke.MethodHandle;
 
 import static java.lang.foreign.ValueLayout.*;
 
-/** Bindings for native-headers/libnftnl.h: 246 functions, 318 constants. */
+/** Bindings for native-headers/libnftnl.h: 253 functions, 318 constants. */
 public final class libnftnl_h {
 
     private libnftnl_h() {}
@@ -6421,6 +6421,188 @@ public final class libnftnl_h {
             throw e;
         } catch (Throwable t) {
             throw new AssertionError("unexpected checked exception from nftnl_udata_next", t);
+        }
+    }
+
+    private static final class nftnl_gen_nlmsg_parse$ {
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS);
+        static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(findOrThrow("nftnl_gen_nlmsg_parse"), DESC);
+    }
+
+    public static FunctionDescriptor nftnl_gen_nlmsg_parse$descriptor() {
+        return nftnl_gen_nlmsg_parse$.DESC;
+    }
+
+    public static MethodHandle nftnl_gen_nlmsg_parse$handle() {
+        return nftnl_gen_nlmsg_parse$.HANDLE;
+    }
+
+    /**
+     * {@snippet lang=c : int nftnl_gen_nlmsg_parse (const struct nlmsghdr *, struct nftnl_gen *) }
+     */
+    public static int nftnl_gen_nlmsg_parse(MemorySegment x0, MemorySegment x1) {
+        try {
+            return (int) nftnl_gen_nlmsg_parse$.HANDLE.invokeExact(x0, x1);
+        } catch (Error | RuntimeException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError("unexpected checked exception from nftnl_gen_nlmsg_parse", t);
+        }
+    }
+
+    private static final class nftnl_table_nlmsg_parse$ {
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS);
+        static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(findOrThrow("nftnl_table_nlmsg_parse"), DESC);
+    }
+
+    public static FunctionDescriptor nftnl_table_nlmsg_parse$descriptor() {
+        return nftnl_table_nlmsg_parse$.DESC;
+    }
+
+    public static MethodHandle nftnl_table_nlmsg_parse$handle() {
+        return nftnl_table_nlmsg_parse$.HANDLE;
+    }
+
+    /**
+     * {@snippet lang=c : int nftnl_table_nlmsg_parse (const struct nlmsghdr *, struct nftnl_table *) }
+     */
+    public static int nftnl_table_nlmsg_parse(MemorySegment x0, MemorySegment x1) {
+        try {
+            return (int) nftnl_table_nlmsg_parse$.HANDLE.invokeExact(x0, x1);
+        } catch (Error | RuntimeException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError("unexpected checked exception from nftnl_table_nlmsg_parse", t);
+        }
+    }
+
+    private static final class nftnl_chain_nlmsg_parse$ {
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS);
+        static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(findOrThrow("nftnl_chain_nlmsg_parse"), DESC);
+    }
+
+    public static FunctionDescriptor nftnl_chain_nlmsg_parse$descriptor() {
+        return nftnl_chain_nlmsg_parse$.DESC;
+    }
+
+    public static MethodHandle nftnl_chain_nlmsg_parse$handle() {
+        return nftnl_chain_nlmsg_parse$.HANDLE;
+    }
+
+    /**
+     * {@snippet lang=c : int nftnl_chain_nlmsg_parse (const struct nlmsghdr *, struct nftnl_chain *) }
+     */
+    public static int nftnl_chain_nlmsg_parse(MemorySegment x0, MemorySegment x1) {
+        try {
+            return (int) nftnl_chain_nlmsg_parse$.HANDLE.invokeExact(x0, x1);
+        } catch (Error | RuntimeException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError("unexpected checked exception from nftnl_chain_nlmsg_parse", t);
+        }
+    }
+
+    private static final class nftnl_rule_nlmsg_parse$ {
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS);
+        static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(findOrThrow("nftnl_rule_nlmsg_parse"), DESC);
+    }
+
+    public static FunctionDescriptor nftnl_rule_nlmsg_parse$descriptor() {
+        return nftnl_rule_nlmsg_parse$.DESC;
+    }
+
+    public static MethodHandle nftnl_rule_nlmsg_parse$handle() {
+        return nftnl_rule_nlmsg_parse$.HANDLE;
+    }
+
+    /**
+     * {@snippet lang=c : int nftnl_rule_nlmsg_parse (const struct nlmsghdr *, struct nftnl_rule *) }
+     */
+    public static int nftnl_rule_nlmsg_parse(MemorySegment x0, MemorySegment x1) {
+        try {
+            return (int) nftnl_rule_nlmsg_parse$.HANDLE.invokeExact(x0, x1);
+        } catch (Error | RuntimeException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError("unexpected checked exception from nftnl_rule_nlmsg_parse", t);
+        }
+    }
+
+    private static final class nftnl_set_nlmsg_parse$ {
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS);
+        static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(findOrThrow("nftnl_set_nlmsg_parse"), DESC);
+    }
+
+    public static FunctionDescriptor nftnl_set_nlmsg_parse$descriptor() {
+        return nftnl_set_nlmsg_parse$.DESC;
+    }
+
+    public static MethodHandle nftnl_set_nlmsg_parse$handle() {
+        return nftnl_set_nlmsg_parse$.HANDLE;
+    }
+
+    /**
+     * {@snippet lang=c : int nftnl_set_nlmsg_parse (const struct nlmsghdr *, struct nftnl_set *) }
+     */
+    public static int nftnl_set_nlmsg_parse(MemorySegment x0, MemorySegment x1) {
+        try {
+            return (int) nftnl_set_nlmsg_parse$.HANDLE.invokeExact(x0, x1);
+        } catch (Error | RuntimeException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError("unexpected checked exception from nftnl_set_nlmsg_parse", t);
+        }
+    }
+
+    private static final class nftnl_set_elems_nlmsg_parse$ {
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS);
+        static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(findOrThrow("nftnl_set_elems_nlmsg_parse"), DESC);
+    }
+
+    public static FunctionDescriptor nftnl_set_elems_nlmsg_parse$descriptor() {
+        return nftnl_set_elems_nlmsg_parse$.DESC;
+    }
+
+    public static MethodHandle nftnl_set_elems_nlmsg_parse$handle() {
+        return nftnl_set_elems_nlmsg_parse$.HANDLE;
+    }
+
+    /**
+     * {@snippet lang=c : int nftnl_set_elems_nlmsg_parse (const struct nlmsghdr *, struct nftnl_set *) }
+     */
+    public static int nftnl_set_elems_nlmsg_parse(MemorySegment x0, MemorySegment x1) {
+        try {
+            return (int) nftnl_set_elems_nlmsg_parse$.HANDLE.invokeExact(x0, x1);
+        } catch (Error | RuntimeException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError("unexpected checked exception from nftnl_set_elems_nlmsg_parse", t);
+        }
+    }
+
+    private static final class nftnl_obj_nlmsg_parse$ {
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS);
+        static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(findOrThrow("nftnl_obj_nlmsg_parse"), DESC);
+    }
+
+    public static FunctionDescriptor nftnl_obj_nlmsg_parse$descriptor() {
+        return nftnl_obj_nlmsg_parse$.DESC;
+    }
+
+    public static MethodHandle nftnl_obj_nlmsg_parse$handle() {
+        return nftnl_obj_nlmsg_parse$.HANDLE;
+    }
+
+    /**
+     * {@snippet lang=c : int nftnl_obj_nlmsg_parse (const struct nlmsghdr *, struct nftnl_obj *) }
+     */
+    public static int nftnl_obj_nlmsg_parse(MemorySegment x0, MemorySegment x1) {
+        try {
+            return (int) nftnl_obj_nlmsg_parse$.HANDLE.invokeExact(x0, x1);
+        } catch (Error | RuntimeException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError("unexpected checked exception from nftnl_obj_nlmsg_parse", t);
         }
     }
 

@@ -1,0 +1,9 @@
+package dev.gatun;
+
+/** A native library gatun needs is not installed; the message names it and the package. */
+public final class MissingLibraryException extends GatunException {
+
+    public MissingLibraryException(String message) {
+        super(message);
+    }
+}

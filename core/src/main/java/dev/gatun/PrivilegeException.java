@@ -1,0 +1,15 @@
+package dev.gatun;
+
+import dev.gatun.internal.Errno;
+
+/**
+ * The kernel refused an operation for lack of privilege (EPERM or EACCES). The message is one
+ * sentence that says what is missing; there is no chain of causes to read through.
+ */
+public class PrivilegeException extends ErrnoException {
+
+    public PrivilegeException(String operation, int errno) {
+        super(operation, errno, "gatun needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN) to " + operation
+                + ", and the kernel refused it with " + Errno.name(errno));
+    }
+}

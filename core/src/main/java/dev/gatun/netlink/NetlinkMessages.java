@@ -1,0 +1,96 @@
+package dev.gatun.netlink;
+
+import dev.gatun.bindings.internal.kernel_h;
+import dev.gatun.bindings.internal.nlattr;
+import dev.gatun.bindings.internal.nlmsgerr;
+import dev.gatun.bindings.internal.nlmsghdr;
+
+import java.lang.foreign.MemorySegment;
+import java.util.function.Consumer;
+
+/** Walking netlink messages and attributes in a received buffer, with the kernel's layouts. */
+public final class NetlinkMessages {
+
+    public static final int HEADER_BYTES = (int) nlmsghdr.sizeof();
+    private static final int ALIGN = kernel_h.NLMSG_ALIGNTO;
+
+    private NetlinkMessages() {}
+
+    public static int align(int length) {
+        return (length + ALIGN - 1) & -ALIGN;
+    }
+
+    /** Calls {@code each} with a slice for every whole message in the first {@code length} bytes. */
+    public static void forEach(MemorySegment buffer, long length, Consumer<MemorySegment> each) {
+        long offset = 0;
+        while (offset + HEADER_BYTES <= length) {
+            int len = nlmsghdr.nlmsg_len(buffer.asSlice(offset, HEADER_BYTES));
+            if (len < HEADER_BYTES || offset + len > length) {
+                throw new IllegalStateException("malformed netlink message at offset " + offset + " (length " + len + ")");
+            }
+            each.accept(buffer.asSlice(offset, len));
+            offset += align(len);
+        }
+    }
+
+    public static int type(MemorySegment message) {
+        return Short.toUnsignedInt(nlmsghdr.nlmsg_type(message));
+    }
+
+    public static int flags(MemorySegment message) {
+        return Short.toUnsignedInt(nlmsghdr.nlmsg_flags(message));
+    }
+
+    public static int sequence(MemorySegment message) {
+        return nlmsghdr.nlmsg_seq(message);
+    }
+
+    /** For an NLMSG_ERROR message: the negative errno, or 0 for an acknowledgement. */
+    public static int error(MemorySegment message) {
+        return nlmsgerr.error(message.asSlice(HEADER_BYTES));
+    }
+
+    /** For an NLMSG_ERROR message: the sequence number of the request it answers. */
+    public static int errorSequence(MemorySegment message) {
+        return nlmsghdr.nlmsg_seq(nlmsgerr.msg(message.asSlice(HEADER_BYTES)));
+    }
+
+    /** The kernel's extended-ACK text of an NLMSG_ERROR message, or null. */
+    public static String extendedAckMessage(MemorySegment message) {
+        int flags = flags(message);
+        if ((flags & kernel_h.NLM_F_ACK_TLVS) == 0) {
+            return null;
+        }
+        MemorySegment err = message.asSlice(HEADER_BYTES);
+        int echoed = (flags & kernel_h.NLM_F_CAPPED) != 0 ? HEADER_BYTES : align(nlmsghdr.nlmsg_len(nlmsgerr.msg(err)));
+        long offset = HEADER_BYTES + nlmsgerr.msg$OFFSET + echoed;
+        String[] found = {null};
+        forEachAttribute(message, offset, (type, payload) -> {
+            if (type == kernel_h.NLMSGERR_ATTR_MSG && found[0] == null) {
+                found[0] = payload.getString(0);
+            }
+        });
+        return found[0];
+    }
+
+    /** An attribute visitor: the type without flag bits, and the payload slice. */
+    public interface AttributeVisitor {
+        void visit(int type, MemorySegment payload);
+    }
+
+    /** Visits the attributes from {@code offset} to the end of {@code container}. */
+    public static void forEachAttribute(MemorySegment container, long offset, AttributeVisitor visitor) {
+        long end = container.byteSize();
+        int header = (int) nlattr.sizeof();
+        while (offset + header <= end) {
+            MemorySegment a = container.asSlice(offset, header);
+            int len = Short.toUnsignedInt(nlattr.nla_len(a));
+            if (len < header || offset + len > end) {
+                return;
+            }
+            int type = Short.toUnsignedInt(nlattr.nla_type(a)) & kernel_h.NLA_TYPE_MASK;
+            visitor.visit(type, container.asSlice(offset + header, len - header));
+            offset += align(len);
+        }
+    }
+}

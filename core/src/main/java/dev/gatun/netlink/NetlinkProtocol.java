@@ -1,0 +1,19 @@
+package dev.gatun.netlink;
+
+import dev.gatun.bindings.internal.kernel_h;
+
+/** The netlink families gatun speaks. */
+public enum NetlinkProtocol {
+    /** rtnetlink: links, addresses, routes. */
+    ROUTE(kernel_h.NETLINK_ROUTE, "rtnetlink"),
+    /** nfnetlink: nf_tables and conntrack. */
+    NETFILTER(kernel_h.NETLINK_NETFILTER, "nfnetlink");
+
+    final int number;
+    final String label;
+
+    NetlinkProtocol(int number, String label) {
+        this.number = number;
+        this.label = label;
+    }
+}

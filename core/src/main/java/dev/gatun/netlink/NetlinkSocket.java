@@ -1,0 +1,370 @@
+package dev.gatun.netlink;
+
+import dev.gatun.GatunException;
+import dev.gatun.bindings.internal.CallState;
+import dev.gatun.bindings.internal.kernel_h;
+import dev.gatun.bindings.internal.libc_h;
+import dev.gatun.bindings.internal.libmnl_h;
+import dev.gatun.bindings.internal.nlmsghdr;
+import dev.gatun.bindings.internal.timeval;
+import dev.gatun.internal.Errno;
+import dev.gatun.internal.Libc;
+import dev.gatun.internal.NativeLibraries;
+import dev.gatun.netns.NetworkNamespace;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+/**
+ * A netlink socket of one protocol, created inside one network namespace (it stays there for
+ * its whole life), built on libmnl. Requests are matched to their replies by sequence number,
+ * so an error names the operation whose message failed.
+ *
+ * <p>One request at a time: calls from several threads are serialised.
+ */
+public final class NetlinkSocket implements AutoCloseable {
+
+    /** Bytes read per recvmsg: more than the 32 KiB the kernel puts in one dump datagram. */
+    private static final int RECEIVE_BYTES = 256 * 1024;
+    private static final int DEFAULT_BUFFER_BYTES = 4 * 1024 * 1024;
+    private static final int REPLY_TIMEOUT_SECONDS = 30;
+    private static final int DUMP_ATTEMPTS = 10;
+
+    private final NetlinkProtocol protocol;
+    private final NetworkNamespace namespace;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment mnl;
+    private final int fd;
+    private final int portId;
+    private final MemorySegment receiveBuffer;
+    private final MemorySegment callState;
+    private final ReentrantLock lock = new ReentrantLock();
+    private int sequence = ThreadLocalRandom.current().nextInt(1, 1 << 30);
+    private int sendBufferBytes;
+    private boolean closed;
+
+    private NetlinkSocket(NetlinkProtocol protocol, NetworkNamespace namespace, MemorySegment mnl) {
+        this.protocol = protocol;
+        this.namespace = namespace;
+        this.mnl = mnl;
+        this.fd = libmnl_h.mnl_socket_get_fd(mnl);
+        this.receiveBuffer = arena.allocate(RECEIVE_BYTES, 8);
+        this.callState = CallState.allocate(arena);
+        this.portId = libmnl_h.mnl_socket_get_portid(mnl);
+    }
+
+    /** Opens a socket of {@code protocol} inside {@code namespace}. */
+    public static NetlinkSocket open(NetlinkProtocol protocol, NetworkNamespace namespace) {
+        NativeLibraries.requireNetlink();
+        // The socket is created on a thread inside the namespace; it keeps that namespace for good.
+        MemorySegment mnl = namespace.call(() -> create(protocol, namespace));
+        NetlinkSocket s = new NetlinkSocket(protocol, namespace, mnl);
+        try {
+            s.configure();
+        } catch (RuntimeException e) {
+            s.close();
+            throw e;
+        }
+        return s;
+    }
+
+    private static MemorySegment create(NetlinkProtocol protocol, NetworkNamespace namespace) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment state = CallState.allocate(a);
+            MemorySegment mnl = libmnl_h.mnl_socket_open2(state, protocol.number, libc_h.SOCK_CLOEXEC);
+            if (mnl.equals(MemorySegment.NULL)) {
+                throw Errno.exception("open a " + protocol.label + " socket in " + namespace.describe(), CallState.errno(state));
+            }
+            if (libmnl_h.mnl_socket_bind(state, mnl, 0, libmnl_h.MNL_SOCKET_AUTOPID) < 0) {
+                int errno = CallState.errno(state);
+                libmnl_h.mnl_socket_close(state, mnl);
+                throw Errno.exception("bind a " + protocol.label + " socket in " + namespace.describe(), errno);
+            }
+            return mnl;
+        }
+    }
+
+    private void configure() {
+        // Extended ACKs carry the kernel's own explanation; capped ACKs keep error replies small.
+        Libc.trySetIntSocketOption(fd, libc_h.SOL_NETLINK, kernel_h.NETLINK_EXT_ACK, 1);
+        Libc.trySetIntSocketOption(fd, libc_h.SOL_NETLINK, kernel_h.NETLINK_CAP_ACK, 1);
+        setBuffer(libc_h.SO_RCVBUFFORCE, libc_h.SO_RCVBUF, DEFAULT_BUFFER_BYTES);
+        sendBufferBytes = setBuffer(libc_h.SO_SNDBUFFORCE, libc_h.SO_SNDBUF, DEFAULT_BUFFER_BYTES);
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment tv = timeval.allocate(a);
+            timeval.tv_sec(tv, REPLY_TIMEOUT_SECONDS);
+            timeval.tv_usec(tv, 0);
+            MemorySegment state = CallState.allocate(a);
+            if (libc_h.setsockopt(state, fd, libc_h.SOL_SOCKET, libc_h.SO_RCVTIMEO, tv, (int) tv.byteSize()) < 0) {
+                throw Errno.exception("set the reply timeout of a " + protocol.label + " socket", CallState.errno(state));
+            }
+        }
+    }
+
+    /**
+     * Sets a socket buffer size, above the system limit where we may (the FORCE option needs
+     * CAP_NET_ADMIN), else as large as the limit allows. Returns the size the kernel reports.
+     */
+    private int setBuffer(int forceOption, int plainOption, int bytes) {
+        if (Libc.trySetIntSocketOption(fd, libc_h.SOL_SOCKET, forceOption, bytes) != 0) {
+            Libc.trySetIntSocketOption(fd, libc_h.SOL_SOCKET, plainOption, bytes);
+        }
+        // The kernel doubles the value for bookkeeping and reports the doubled size.
+        return Libc.getIntSocketOption(fd, libc_h.SOL_SOCKET, plainOption, "read a socket buffer size") / 2;
+    }
+
+    public NetlinkProtocol protocol() {
+        return protocol;
+    }
+
+    public NetworkNamespace namespace() {
+        return namespace;
+    }
+
+    /** The port id the kernel bound this socket to. */
+    public int portId() {
+        return portId;
+    }
+
+    /** Reserves {@code count} consecutive sequence numbers and returns the first. */
+    public int reserveSequences(int count) {
+        lock.lock();
+        try {
+            int first = sequence;
+            sequence += count;
+            if (sequence < 0 || sequence > Integer.MAX_VALUE - (1 << 24)) {
+                sequence = 1;
+                first = sequence;
+                sequence += count;
+            }
+            return first;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Sends {@code length} bytes of requests and reads replies until every request that asked
+     * for an ACK has one. {@code operations[i]} names the message with sequence
+     * {@code firstSequence + i}; the messages {@code acked.from} to {@code acked.to} (inclusive)
+     * asked for an ACK, the others only get a reply when they fail. Messages that are not ACKs
+     * or errors go to {@code onReply}. Throws for the first error, naming its operation.
+     */
+    public void transact(MemorySegment requests, long length, int firstSequence, String[] operations,
+                         AckedRange acked, Consumer<MemorySegment> onReply) {
+        lock.lock();
+        try {
+            send(requests, length, operations);
+            int pending = acked.count();
+            Failure failure = new Failure();
+            while (pending > 0) {
+                long n = receive(operations);
+                int[] answered = {0};
+                NetlinkMessages.forEach(receiveBuffer, n, m -> {
+                    if (NetlinkMessages.type(m) == kernel_h.NLMSG_ERROR) {
+                        int index = NetlinkMessages.errorSequence(m) - firstSequence;
+                        if (index < 0 || index >= operations.length) {
+                            return; // a stale reply to something earlier on this socket
+                        }
+                        if (acked.contains(index)) {
+                            answered[0]++;
+                        }
+                        int err = NetlinkMessages.error(m);
+                        if (err != 0) {
+                            failure.record(index, -err, NetlinkMessages.extendedAckMessage(m));
+                        }
+                    } else if (onReply != null) {
+                        int index = NetlinkMessages.sequence(m) - firstSequence;
+                        if (index >= 0 && index < operations.length) {
+                            onReply.accept(m);
+                        }
+                    }
+                });
+                pending -= answered[0];
+                if (failure.index >= 0 && !acked.contains(failure.index)) {
+                    break; // a message that asked for no ACK failed: the kernel stopped there
+                }
+            }
+            if (failure.index >= 0) {
+                throw failure.exception(operations[failure.index]);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Sends one dump request and decodes every message of the answer. When the kernel marks
+     * the dump as interrupted (the data changed while it was read), the dump is read again.
+     */
+    public <T> List<T> dump(MemorySegment request, long length, String operation, Function<MemorySegment, T> decode) {
+        lock.lock();
+        try {
+            String[] ops = {operation};
+            for (int attempt = 1; attempt <= DUMP_ATTEMPTS; attempt++) {
+                int seq = nextSequence();
+                nlmsghdr.nlmsg_seq(request, seq);
+                send(request, length, ops);
+                List<T> out = new ArrayList<>();
+                boolean[] done = {false};
+                boolean[] interrupted = {false};
+                Failure failure = new Failure();
+                while (!done[0]) {
+                    long n = receive(ops);
+                    NetlinkMessages.forEach(receiveBuffer, n, m -> {
+                        if (NetlinkMessages.sequence(m) != seq || done[0]) {
+                            return;
+                        }
+                        if ((NetlinkMessages.flags(m) & kernel_h.NLM_F_DUMP_INTR) != 0) {
+                            interrupted[0] = true;
+                        }
+                        int type = NetlinkMessages.type(m);
+                        if (type == kernel_h.NLMSG_DONE) {
+                            done[0] = true;
+                        } else if (type == kernel_h.NLMSG_ERROR) {
+                            int err = NetlinkMessages.error(m);
+                            if (err != 0) {
+                                failure.record(0, -err, NetlinkMessages.extendedAckMessage(m));
+                            }
+                            done[0] = true;
+                        } else if (!interrupted[0]) {
+                            T item = decode.apply(m);
+                            if (item != null) {
+                                out.add(item);
+                            }
+                        }
+                    });
+                }
+                if (failure.index >= 0) {
+                    throw failure.exception(operation);
+                }
+                if (!interrupted[0]) {
+                    return out;
+                }
+            }
+            throw new GatunException(operation + ": the kernel interrupted the dump " + DUMP_ATTEMPTS
+                    + " times because the data kept changing");
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private int nextSequence() {
+        return reserveSequences(1);
+    }
+
+    /** Grows the send buffer so that one message of {@code length} bytes fits (netlink has no partial sends). */
+    private void ensureSendBuffer(long length) {
+        if (length + 1024 > sendBufferBytes) {
+            int want = (int) Math.min(Integer.MAX_VALUE / 2, Math.max(length * 2, DEFAULT_BUFFER_BYTES));
+            sendBufferBytes = setBuffer(libc_h.SO_SNDBUFFORCE, libc_h.SO_SNDBUF, want);
+            if (length + 1024 > sendBufferBytes) {
+                throw new GatunException("a netlink batch of " + length + " bytes does not fit in the socket's send buffer ("
+                        + sendBufferBytes + " bytes, and raising it needs CAP_NET_ADMIN)");
+            }
+        }
+    }
+
+    private void send(MemorySegment data, long length, String[] operations) {
+        ensureOpen();
+        ensureSendBuffer(length);
+        long sent = libmnl_h.mnl_socket_sendto(callState, mnl, data, length);
+        if (sent < 0) {
+            throw Errno.exception("send " + describe(operations), CallState.errno(callState));
+        }
+    }
+
+    private long receive(String[] operations) {
+        long n = libmnl_h.mnl_socket_recvfrom(callState, mnl, receiveBuffer, RECEIVE_BYTES);
+        if (n < 0) {
+            int errno = CallState.errno(callState);
+            if (errno == libc_h.EAGAIN) {
+                throw new GatunException("no reply from the kernel to " + describe(operations) + " within "
+                        + REPLY_TIMEOUT_SECONDS + " seconds");
+            }
+            if (errno == libc_h.ENOBUFS) {
+                throw new GatunException("replies to " + describe(operations)
+                        + " overran the socket's receive buffer and some were lost (ENOBUFS)");
+            }
+            throw Errno.exception("receive the reply to " + describe(operations), errno);
+        }
+        return n;
+    }
+
+    private static String describe(String[] operations) {
+        return operations.length == 1 ? operations[0] : operations[0] + " and " + (operations.length - 1) + " more messages";
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("netlink socket is closed");
+        }
+    }
+
+    @Override
+    public void close() {
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            libmnl_h.mnl_socket_close(callState, mnl);
+            arena.close();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The positions, within one exchange, of the messages that asked for an ACK. */
+    public record AckedRange(int from, int to) {
+        public static final AckedRange NONE = new AckedRange(0, -1);
+
+        public static AckedRange only(int index) {
+            return new AckedRange(index, index);
+        }
+
+        boolean contains(int index) {
+            return index >= from && index <= to;
+        }
+
+        int count() {
+            return Math.max(0, to - from + 1);
+        }
+    }
+
+    /** The first error of an exchange, by position; later ones are counted. */
+    private final class Failure {
+        int index = -1;
+        int errno;
+        String kernelMessage;
+        int others;
+
+        void record(int at, int errno, String kernelMessage) {
+            if (index < 0 || at < index) {
+                if (index >= 0) {
+                    others++;
+                }
+                index = at;
+                this.errno = errno;
+                this.kernelMessage = kernelMessage;
+            } else {
+                others++;
+            }
+        }
+
+        RuntimeException exception(String operation) {
+            String op = others == 0 ? operation : operation + " (and " + others + " later operations failed too)";
+            if (errno == libc_h.EPERM || errno == libc_h.EACCES) {
+                return Errno.exception(operation + " in " + namespace.describe(), errno);
+            }
+            return new NetlinkException(op, errno, kernelMessage);
+        }
+    }
+}

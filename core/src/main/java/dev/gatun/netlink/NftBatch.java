@@ -1,0 +1,145 @@
+package dev.gatun.netlink;
+
+import dev.gatun.bindings.internal.kernel_h;
+import dev.gatun.bindings.internal.libnftnl_h;
+import dev.gatun.bindings.internal.nfgenmsg;
+import dev.gatun.bindings.internal.nlattr;
+import dev.gatun.bindings.internal.nlmsghdr;
+import dev.gatun.internal.NativeLibraries;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+/**
+ * The messages of one nftables transaction, framed by BATCH_BEGIN and BATCH_END so the kernel
+ * applies all of them or none. Each message carries the name of its operation, which is what
+ * an error reports. Build it on one thread (libnftnl objects are not thread-safe), then commit
+ * it with {@link NftChannel#commit}.
+ */
+public final class NftBatch implements AutoCloseable {
+
+    /** No single message is larger: nested attribute lengths are 16-bit. */
+    private static final int MESSAGE_HEADROOM = 128 * 1024;
+    private static final int HEADER = (int) nlmsghdr.sizeof();
+    private static final int BEGIN_BYTES = NetlinkMessages.align(HEADER + (int) nfgenmsg.sizeof());
+    private static final int GENID_BYTES = NetlinkMessages.align((int) nlattr.sizeof() + 4);
+    /** Messages start after room for a BATCH_BEGIN with its generation-id attribute. */
+    private static final int FIRST_MESSAGE = BEGIN_BYTES + GENID_BYTES;
+
+    /** Writes a message's payload (its attributes) after the header that the batch wrote. */
+    @FunctionalInterface
+    public interface PayloadWriter {
+        void write(MemorySegment message);
+    }
+
+    private static final java.lang.foreign.ValueLayout.OfInt JAVA_INT_BIG_ENDIAN = JAVA_INT.withOrder(ByteOrder.BIG_ENDIAN);
+
+    private Arena arena = Arena.ofConfined();
+    private MemorySegment buffer;
+    private long used = FIRST_MESSAGE;
+    private final List<String> operations = new ArrayList<>();
+    private final List<Long> offsets = new ArrayList<>();
+    private Integer guardGeneration;
+
+    public NftBatch() {
+        NativeLibraries.requireNftables();
+        buffer = arena.allocate(MESSAGE_HEADROOM * 2L, 8);
+    }
+
+    /**
+     * Appends one nf_tables message. {@code type} is an NFT_MSG_* value, {@code flags} the
+     * NLM_F_* creation flags (NLM_F_REQUEST and NLM_F_ACK are added). {@code operation} is how
+     * errors name it, for example "add table ip gatun".
+     */
+    public void add(String operation, int type, int family, int flags, PayloadWriter payload) {
+        ensureRoom(MESSAGE_HEADROOM);
+        MemorySegment at = buffer.asSlice(used);
+        MemorySegment nlh = libnftnl_h.nftnl_nlmsg_build_hdr(at, (short) type, (short) family,
+                (short) (flags | kernel_h.NLM_F_ACK), 0).reinterpret(MESSAGE_HEADROOM);
+        payload.write(nlh);
+        int length = nlmsghdr.nlmsg_len(nlh);
+        if (length > MESSAGE_HEADROOM) {
+            throw new IllegalStateException(operation + ": message of " + length + " bytes overran its buffer");
+        }
+        offsets.add(used);
+        operations.add(operation);
+        used += NetlinkMessages.align(length);
+    }
+
+    /**
+     * Makes the commit conditional: the kernel refuses the whole batch with ERESTART (a
+     * {@link GenerationConflictException}) if the ruleset generation is no longer this one.
+     */
+    public NftBatch guardGeneration(int generation) {
+        this.guardGeneration = generation;
+        return this;
+    }
+
+    public int size() {
+        return operations.size();
+    }
+
+    public List<String> operations() {
+        return List.copyOf(operations);
+    }
+
+    Integer guard() {
+        return guardGeneration;
+    }
+
+    /**
+     * Writes BEGIN (with the guard, if any) and END around the messages, numbers them from
+     * {@code firstSequence} and returns the bytes to send: BEGIN has {@code firstSequence}.
+     */
+    MemorySegment frame(int firstSequence) {
+        long start = guardGeneration == null ? GENID_BYTES : 0;
+        MemorySegment begin = buffer.asSlice(start, FIRST_MESSAGE - start);
+        libnftnl_h.nftnl_batch_begin(begin, firstSequence);
+        if (guardGeneration != null) {
+            MemorySegment attr = buffer.asSlice(BEGIN_BYTES, GENID_BYTES);
+            nlattr.nla_len(attr, (short) (nlattr.sizeof() + 4));
+            nlattr.nla_type(attr, (short) kernel_h.NFNL_BATCH_GENID);
+            attr.set(JAVA_INT_BIG_ENDIAN, nlattr.sizeof(), guardGeneration);
+            nlmsghdr.nlmsg_len(begin, FIRST_MESSAGE);
+        }
+        for (int i = 0; i < offsets.size(); i++) {
+            nlmsghdr.nlmsg_seq(buffer.asSlice(offsets.get(i), HEADER), firstSequence + 1 + i);
+        }
+        ensureRoom(BEGIN_BYTES);
+        libnftnl_h.nftnl_batch_end(buffer.asSlice(used), firstSequence + 1 + offsets.size());
+        return buffer.asSlice(start, used + BEGIN_BYTES - start);
+    }
+
+    /** The operation names, with the batch framing, indexed by sequence offset from BEGIN. */
+    String[] framedOperations() {
+        String[] ops = new String[operations.size() + 2];
+        ops[0] = "begin transaction";
+        for (int i = 0; i < operations.size(); i++) {
+            ops[i + 1] = operations.get(i);
+        }
+        ops[ops.length - 1] = "end transaction";
+        return ops;
+    }
+
+    private void ensureRoom(long bytes) {
+        if (used + bytes <= buffer.byteSize()) {
+            return;
+        }
+        Arena bigger = Arena.ofConfined();
+        MemorySegment grown = bigger.allocate(Math.max(buffer.byteSize() * 2, used + bytes), 8);
+        MemorySegment.copy(buffer, 0, grown, 0, used);
+        arena.close();
+        arena = bigger;
+        buffer = grown;
+    }
+
+    @Override
+    public void close() {
+        arena.close();
+    }
+}

@@ -1,0 +1,105 @@
+package dev.gatun.netlink;
+
+import dev.gatun.bindings.internal.kernel_h;
+import dev.gatun.bindings.internal.libc_h;
+import dev.gatun.bindings.internal.libnftnl_h;
+import dev.gatun.internal.NativeLibraries;
+import dev.gatun.netns.NetworkNamespace;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * An nfnetlink socket in one network namespace, for nf_tables: atomic batch commits, the
+ * ruleset generation id, and dumps.
+ */
+public final class NftChannel implements AutoCloseable {
+
+    private final NetlinkSocket socket;
+
+    private NftChannel(NetlinkSocket socket) {
+        this.socket = socket;
+    }
+
+    public static NftChannel open(NetworkNamespace namespace) {
+        NativeLibraries.requireNftables();
+        return new NftChannel(NetlinkSocket.open(NetlinkProtocol.NETFILTER, namespace));
+    }
+
+    public NetworkNamespace namespace() {
+        return socket.namespace();
+    }
+
+    /**
+     * Commits the batch as one transaction: every message applies, or none does. On failure the
+     * exception names the first failing operation; a stale generation guard gives a
+     * {@link GenerationConflictException}.
+     */
+    public void commit(NftBatch batch) {
+        if (batch.size() == 0) {
+            return;
+        }
+        String[] ops = batch.framedOperations();
+        int first = socket.reserveSequences(ops.length);
+        MemorySegment bytes = batch.frame(first);
+        try {
+            socket.transact(bytes, bytes.byteSize(), first, ops, new NetlinkSocket.AckedRange(1, ops.length - 2), null);
+        } catch (NetlinkException e) {
+            if (batch.guard() != null && e.errno() == libc_h.ERESTART) {
+                throw new GenerationConflictException("commit of " + batch.size() + " operations starting with "
+                        + ops[1], e.errno(), batch.guard());
+            }
+            throw e;
+        }
+    }
+
+    /** The current ruleset generation id (NFT_MSG_GETGEN); it changes with every commit. */
+    public int generation() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment buf = arena.allocate(256, 8);
+            int seq = socket.reserveSequences(1);
+            MemorySegment nlh = libnftnl_h.nftnl_nlmsg_build_hdr(buf, (short) kernel_h.NFT_MSG_GETGEN,
+                    (short) libc_h.AF_UNSPEC, (short) kernel_h.NLM_F_ACK, seq).reinterpret(256);
+            int[] generation = {0};
+            boolean[] seen = {false};
+            socket.transact(nlh, NetlinkMessages.align(dev.gatun.bindings.internal.nlmsghdr.nlmsg_len(nlh)), seq,
+                    new String[] {"read the ruleset generation in " + namespace().describe()},
+                    NetlinkSocket.AckedRange.only(0), reply -> {
+                        MemorySegment gen = libnftnl_h.nftnl_gen_alloc();
+                        try {
+                            if (libnftnl_h.nftnl_gen_nlmsg_parse(reply, gen) >= 0) {
+                                generation[0] = libnftnl_h.nftnl_gen_get_u32(gen, (short) libnftnl_h.NFTNL_GEN_ID);
+                                seen[0] = true;
+                            }
+                        } finally {
+                            libnftnl_h.nftnl_gen_free(gen);
+                        }
+                    });
+            if (!seen[0]) {
+                throw new IllegalStateException("the kernel acknowledged GETGEN without sending the generation");
+            }
+            return generation[0];
+        }
+    }
+
+    /**
+     * Dumps objects of one kind: {@code type} is a GET message (for example NFT_MSG_GETTABLE);
+     * each reply message goes to {@code decode}, whose non-null results are returned.
+     */
+    public <T> List<T> dump(String operation, int type, int family, Function<MemorySegment, T> decode) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment buf = arena.allocate(256, 8);
+            MemorySegment nlh = libnftnl_h.nftnl_nlmsg_build_hdr(buf, (short) type, (short) family,
+                    (short) (kernel_h.NLM_F_DUMP | kernel_h.NLM_F_ACK), 0).reinterpret(256);
+            return socket.dump(nlh, NetlinkMessages.align(dev.gatun.bindings.internal.nlmsghdr.nlmsg_len(nlh)),
+                    operation + " in " + namespace().describe(), decode);
+        }
+    }
+
+    @Override
+    public void close() {
+        socket.close();
+    }
+}

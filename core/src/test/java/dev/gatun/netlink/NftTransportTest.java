@@ -1,0 +1,102 @@
+package dev.gatun.netlink;
+
+import dev.gatun.bindings.internal.kernel_h;
+import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.testing.FreshNamespaces;
+import dev.gatun.testing.Oracle;
+import dev.gatun.testing.TestTables;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+@ExtendWith(FreshNamespaces.class)
+class NftTransportTest {
+
+    @Test
+    void tableCommittedInANamespaceIsListedByNftThereAndNotOnTheHost(NetworkNamespace a) {
+        try (NftChannel channel = NftChannel.open(a); NftBatch batch = new NftBatch()) {
+            TestTables.addIpTable(batch, "gatun_test");
+            channel.commit(batch);
+        }
+
+        assertThat(Oracle.in(a, "nft", "list", "tables")).contains("table ip gatun_test");
+        assertThat(Oracle.host("nft", "list", "tables")).doesNotContain("gatun_test");
+    }
+
+    @Test
+    void failingSecondOperationIsNamedAndTheFirstLeavesNothingBehind(NetworkNamespace a) {
+        try (NftChannel channel = NftChannel.open(a); NftBatch batch = new NftBatch()) {
+            TestTables.addIpTable(batch, "gatun_first");
+            TestTables.addChain(batch, kernel_h.NFPROTO_IPV4, "ip", "no_such_table", "c");
+
+            NetlinkException e = catchThrowableOfType(NetlinkException.class, () -> channel.commit(batch));
+
+            assertThat(e.errnoName()).isEqualTo("ENOENT");
+            assertThat(e.operation()).isEqualTo("add chain ip no_such_table c");
+            assertThat(e.getMessage()).contains("ENOENT").contains("add chain ip no_such_table c");
+        }
+        assertThat(Oracle.in(a, "nft", "list", "tables")).doesNotContain("gatun_first");
+    }
+
+    @Test
+    void commitGuardedByAStaleGenerationIsAConflictAndChangesNothing(NetworkNamespace a) {
+        try (NftChannel channel = NftChannel.open(a)) {
+            int before = channel.generation();
+            try (NftBatch other = new NftBatch()) {
+                TestTables.addIpTable(other, "gatun_other");
+                channel.commit(other);
+            }
+            assertThat(channel.generation()).isNotEqualTo(before);
+
+            try (NftBatch guarded = new NftBatch()) {
+                TestTables.addIpTable(guarded, "gatun_guarded");
+                guarded.guardGeneration(before);
+                GenerationConflictException e =
+                        catchThrowableOfType(GenerationConflictException.class, () -> channel.commit(guarded));
+                assertThat(e.errnoName()).isEqualTo("ERESTART");
+                assertThat(e.expectedGeneration()).isEqualTo(before);
+            }
+            assertThat(Oracle.in(a, "nft", "list", "tables")).doesNotContain("gatun_guarded");
+
+            // The same guard with the current generation passes: the guard itself is not what fails.
+            try (NftBatch current = new NftBatch()) {
+                TestTables.addIpTable(current, "gatun_guarded");
+                current.guardGeneration(channel.generation());
+                channel.commit(current);
+            }
+            assertThat(Oracle.in(a, "nft", "list", "tables")).contains("table ip gatun_guarded");
+        }
+    }
+
+    @Test
+    void errorsOfTheKernelCarryItsExtendedAckText(NetworkNamespace a) {
+        try (NftChannel channel = NftChannel.open(a); NftBatch batch = new NftBatch()) {
+            TestTables.addIpTable(batch, "gatun_dup");
+            channel.commit(batch);
+        }
+        try (NftChannel channel = NftChannel.open(a); NftBatch batch = new NftBatch()) {
+            // create (NLM_F_EXCL) of an existing table fails with EEXIST
+            TestTables.addTable(batch, kernel_h.NFPROTO_IPV4, "ip", "gatun_dup", kernel_h.NLM_F_CREATE | kernel_h.NLM_F_EXCL);
+            NetlinkException e = catchThrowableOfType(NetlinkException.class, () -> channel.commit(batch));
+            assertThat(e.errnoName()).isEqualTo("EEXIST");
+            assertThat(e.operation()).isEqualTo("add table ip gatun_dup");
+        }
+    }
+
+    @Test
+    void dumpListsWhatWasCommitted(NetworkNamespace a) {
+        try (NftChannel channel = NftChannel.open(a)) {
+            try (NftBatch batch = new NftBatch()) {
+                for (int i = 0; i < 50; i++) {
+                    TestTables.addIpTable(batch, "gatun_t" + i);
+                }
+                channel.commit(batch);
+            }
+            var tables = channel.dump("list tables", kernel_h.NFT_MSG_GETTABLE, kernel_h.NFPROTO_UNSPEC,
+                    NetlinkMessages::type);
+            assertThat(tables).hasSize(50);
+        }
+    }
+}
