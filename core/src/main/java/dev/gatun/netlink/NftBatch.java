@@ -118,7 +118,9 @@ public final class NftBatch implements AutoCloseable {
     /** The operation names, with the batch framing, indexed by sequence offset from BEGIN. */
     String[] framedOperations() {
         String[] ops = new String[operations.size() + 2];
-        ops[0] = "begin transaction";
+        // A failure of BEGIN (no privilege, stale generation) stands for the whole transaction.
+        ops[0] = "commit " + operations.get(0)
+                + (operations.size() > 1 ? " and " + (operations.size() - 1) + " more operations" : "");
         for (int i = 0; i < operations.size(); i++) {
             ops[i + 1] = operations.get(i);
         }

@@ -3,6 +3,7 @@ package dev.gatun.netlink;
 import dev.gatun.bindings.internal.kernel_h;
 import dev.gatun.bindings.internal.libc_h;
 import dev.gatun.bindings.internal.libnftnl_h;
+import dev.gatun.bindings.internal.nlmsghdr;
 import dev.gatun.internal.NativeLibraries;
 import dev.gatun.netns.NetworkNamespace;
 
@@ -48,8 +49,7 @@ public final class NftChannel implements AutoCloseable {
             socket.transact(bytes, bytes.byteSize(), first, ops, new NetlinkSocket.AckedRange(1, ops.length - 2), null);
         } catch (NetlinkException e) {
             if (batch.guard() != null && e.errno() == libc_h.ERESTART) {
-                throw new GenerationConflictException("commit of " + batch.size() + " operations starting with "
-                        + ops[1], e.errno(), batch.guard());
+                throw new GenerationConflictException(ops[0], e.errno(), batch.guard());
             }
             throw e;
         }
@@ -64,7 +64,7 @@ public final class NftChannel implements AutoCloseable {
                     (short) libc_h.AF_UNSPEC, (short) kernel_h.NLM_F_ACK, seq).reinterpret(256);
             int[] generation = {0};
             boolean[] seen = {false};
-            socket.transact(nlh, NetlinkMessages.align(dev.gatun.bindings.internal.nlmsghdr.nlmsg_len(nlh)), seq,
+            socket.transact(nlh, NetlinkMessages.align(nlmsghdr.nlmsg_len(nlh)), seq,
                     new String[] {"read the ruleset generation in " + namespace().describe()},
                     NetlinkSocket.AckedRange.only(0), reply -> {
                         MemorySegment gen = libnftnl_h.nftnl_gen_alloc();
@@ -93,7 +93,7 @@ public final class NftChannel implements AutoCloseable {
             MemorySegment buf = arena.allocate(256, 8);
             MemorySegment nlh = libnftnl_h.nftnl_nlmsg_build_hdr(buf, (short) type, (short) family,
                     (short) (kernel_h.NLM_F_DUMP | kernel_h.NLM_F_ACK), 0).reinterpret(256);
-            return socket.dump(nlh, NetlinkMessages.align(dev.gatun.bindings.internal.nlmsghdr.nlmsg_len(nlh)),
+            return socket.dump(nlh, NetlinkMessages.align(nlmsghdr.nlmsg_len(nlh)),
                     operation + " in " + namespace().describe(), decode);
         }
     }

@@ -1,8 +1,10 @@
 package dev.gatun.netns;
 
+import dev.gatun.ErrnoException;
 import dev.gatun.GatunException;
 import dev.gatun.InvalidInputException;
 import dev.gatun.bindings.internal.libc_h;
+import dev.gatun.internal.Errno;
 import dev.gatun.internal.Libc;
 
 import java.io.IOException;
@@ -58,7 +60,7 @@ public final class NamedNamespaces {
         }
         int err = Libc.umount2(target.toString(), libc_h.MNT_DETACH);
         if (err != 0 && err != libc_h.EINVAL) { // EINVAL: not mounted, only the file is left
-            throw dev.gatun.internal.Errno.exception("delete network namespace " + name + " (unmount " + target + ")", err);
+            throw Errno.exception("delete network namespace " + name + " (unmount " + target + ")", err);
         }
         try {
             Files.deleteIfExists(target);
@@ -128,7 +130,7 @@ public final class NamedNamespaces {
         String dir = DIRECTORY.toString();
         try {
             Libc.mount("", dir, libc_h.MS_SHARED | libc_h.MS_REC, "make " + dir + " a shared mount");
-        } catch (dev.gatun.ErrnoException e) {
+        } catch (ErrnoException e) {
             if (e.errno() != libc_h.EINVAL) {
                 throw e;
             }

@@ -41,6 +41,11 @@ final class NamespaceSwitcher {
 
     private NamespaceSwitcher() {}
 
+    /** Whether the calling thread is one of the workers, the only threads that ever call setns. */
+    static boolean isWorkerThread() {
+        return ON_WORKER.get();
+    }
+
     /** Runs the task with the network namespace at {@code target} as the thread's own. */
     static <T> T call(String target, Callable<T> task) {
         if (ON_WORKER.get()) {

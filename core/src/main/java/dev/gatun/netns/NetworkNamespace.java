@@ -105,6 +105,16 @@ public final class NetworkNamespace {
      * result. Sockets opened by the task stay in this namespace for their whole life.
      */
     public <T> T call(Callable<T> task) {
+        if (this == CURRENT && !NamespaceSwitcher.isWorkerThread()) {
+            // Only gatun's workers ever leave the process's namespace, so any other thread is in it.
+            try {
+                return task.call();
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new GatunException("task in " + describe() + " failed: " + e, e);
+            }
+        }
         return NamespaceSwitcher.call(path.toString(), task);
     }
 

@@ -2,6 +2,7 @@ package dev.gatun.netlink;
 
 import dev.gatun.bindings.internal.kernel_h;
 import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.testing.Expect;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
 import dev.gatun.testing.TestTables;
@@ -9,7 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
 
 @ExtendWith(FreshNamespaces.class)
 class NftTransportTest {
@@ -31,7 +32,7 @@ class NftTransportTest {
             TestTables.addIpTable(batch, "gatun_first");
             TestTables.addChain(batch, kernel_h.NFPROTO_IPV4, "ip", "no_such_table", "c");
 
-            NetlinkException e = catchThrowableOfType(NetlinkException.class, () -> channel.commit(batch));
+            NetlinkException e = Expect.thrown(NetlinkException.class, () -> channel.commit(batch));
 
             assertThat(e.errnoName()).isEqualTo("ENOENT");
             assertThat(e.operation()).isEqualTo("add chain ip no_such_table c");
@@ -54,7 +55,7 @@ class NftTransportTest {
                 TestTables.addIpTable(guarded, "gatun_guarded");
                 guarded.guardGeneration(before);
                 GenerationConflictException e =
-                        catchThrowableOfType(GenerationConflictException.class, () -> channel.commit(guarded));
+                        Expect.thrown(GenerationConflictException.class, () -> channel.commit(guarded));
                 assertThat(e.errnoName()).isEqualTo("ERESTART");
                 assertThat(e.expectedGeneration()).isEqualTo(before);
             }
@@ -79,7 +80,7 @@ class NftTransportTest {
         try (NftChannel channel = NftChannel.open(a); NftBatch batch = new NftBatch()) {
             // create (NLM_F_EXCL) of an existing table fails with EEXIST
             TestTables.addTable(batch, kernel_h.NFPROTO_IPV4, "ip", "gatun_dup", kernel_h.NLM_F_CREATE | kernel_h.NLM_F_EXCL);
-            NetlinkException e = catchThrowableOfType(NetlinkException.class, () -> channel.commit(batch));
+            NetlinkException e = Expect.thrown(NetlinkException.class, () -> channel.commit(batch));
             assertThat(e.errnoName()).isEqualTo("EEXIST");
             assertThat(e.operation()).isEqualTo("add table ip gatun_dup");
         }
