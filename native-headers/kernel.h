@@ -6,6 +6,12 @@
 #include <linux/netfilter.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netfilter/nf_tables.h>
+#include <linux/netfilter_ipv4.h>
+#include <linux/netfilter/nf_nat.h>
+#include <linux/netfilter/nf_log.h>
+#include <linux/netfilter/nf_conntrack_tuple_common.h>
+#include <linux/icmp.h>
+#include <linux/icmpv6.h>
 #include <linux/netfilter/nf_conntrack_common.h>
 #include <linux/netfilter/nfnetlink_conntrack.h>
 #include <linux/rtnetlink.h>

@@ -11,6 +11,8 @@
 #include <unistd.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
+#include <net/if.h>
 #include <sys/ioctl.h>
 #include <sys/time.h>
 #include <linux/limits.h>

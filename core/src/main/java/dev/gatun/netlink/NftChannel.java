@@ -9,7 +9,9 @@ import dev.gatun.netns.NetworkNamespace;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Function;
 
 /**
@@ -39,6 +41,17 @@ public final class NftChannel implements AutoCloseable {
      * {@link GenerationConflictException}.
      */
     public void commit(NftBatch batch) {
+        commit(batch, null);
+    }
+
+    /** Receives a message the kernel echoed back for operation {@code index} of a batch (NLM_F_ECHO). */
+    @FunctionalInterface
+    public interface EchoListener {
+        void echoed(int index, MemorySegment message);
+    }
+
+    /** Like {@link #commit(NftBatch)}, handing messages echoed for operations sent with NLM_F_ECHO to {@code echoes}. */
+    public void commit(NftBatch batch, EchoListener echoes) {
         if (batch.size() == 0) {
             return;
         }
@@ -46,7 +59,8 @@ public final class NftChannel implements AutoCloseable {
         int first = socket.reserveSequences(ops.length);
         MemorySegment bytes = batch.frame(first);
         try {
-            socket.transact(bytes, bytes.byteSize(), first, ops, new NetlinkSocket.AckedRange(1, ops.length - 2), null);
+            socket.transact(bytes, bytes.byteSize(), first, ops, new NetlinkSocket.AckedRange(1, ops.length - 2),
+                    echoes == null ? null : m -> echoes.echoed(NetlinkMessages.sequence(m) - first - 1, m));
         } catch (NetlinkException e) {
             if (batch.guard() != null && e.errno() == libc_h.ERESTART) {
                 throw new GenerationConflictException(ops[0], e.errno(), batch.guard());
@@ -89,12 +103,48 @@ public final class NftChannel implements AutoCloseable {
      * each reply message goes to {@code decode}, whose non-null results are returned.
      */
     public <T> List<T> dump(String operation, int type, int family, Function<MemorySegment, T> decode) {
+        return dump(operation, type, family, null, decode);
+    }
+
+    /** A dump whose request carries attributes (a filter such as the table), written by {@code filter}. */
+    public <T> List<T> dump(String operation, int type, int family, NftBatch.PayloadWriter filter,
+                            Function<MemorySegment, T> decode) {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment buf = arena.allocate(256, 8);
+            MemorySegment buf = arena.allocate(1024, 8);
             MemorySegment nlh = libnftnl_h.nftnl_nlmsg_build_hdr(buf, (short) type, (short) family,
-                    (short) (kernel_h.NLM_F_DUMP | kernel_h.NLM_F_ACK), 0).reinterpret(256);
+                    (short) (kernel_h.NLM_F_DUMP | kernel_h.NLM_F_ACK), 0).reinterpret(1024);
+            if (filter != null) {
+                filter.write(nlh);
+            }
             return socket.dump(nlh, NetlinkMessages.align(nlmsghdr.nlmsg_len(nlh)),
                     operation + " in " + namespace().describe(), decode);
+        }
+    }
+
+    /**
+     * Asks for one object (a GET without NLM_F_DUMP, naming it in the payload) and decodes the
+     * answer; empty when the kernel says it does not exist (ENOENT).
+     */
+    public <T> Optional<T> get(String operation, int type, int family, NftBatch.PayloadWriter request,
+                                         Function<MemorySegment, T> decode) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment buf = arena.allocate(64 * 1024, 8);
+            int seq = socket.reserveSequences(1);
+            MemorySegment nlh = libnftnl_h.nftnl_nlmsg_build_hdr(buf, (short) type, (short) family,
+                    (short) kernel_h.NLM_F_ACK, seq).reinterpret(64 * 1024);
+            request.write(nlh);
+            List<T> found = new ArrayList<>();
+            try {
+                socket.transact(nlh, NetlinkMessages.align(nlmsghdr.nlmsg_len(nlh)), seq,
+                        new String[] {operation + " in " + namespace().describe()}, NetlinkSocket.AckedRange.only(0),
+                        reply -> found.add(decode.apply(reply)));
+            } catch (NetlinkException e) {
+                if (e.errno() == libc_h.ENOENT) {
+                    return Optional.empty();
+                }
+                throw e;
+            }
+            return found.stream().findFirst();
         }
     }
 

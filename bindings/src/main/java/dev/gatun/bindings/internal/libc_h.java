@@ -10,7 +10,7 @@ import java.lang.invoke.MethodHandle;
 
 import static java.lang.foreign.ValueLayout.*;
 
-/** Bindings for native-headers/libc.h: 13 functions, 83 constants. */
+/** Bindings for native-headers/libc.h: 13 functions, 89 constants. */
 public final class libc_h {
 
     private libc_h() {}
@@ -415,6 +415,12 @@ public final class libc_h {
     public static final int ERESTART = 85;
     public static final int ESOCKTNOSUPPORT = 94;
     public static final int EPFNOSUPPORT = 96;
+    public static final int IPPROTO_TCP = 6;
+    public static final int IPPROTO_UDP = 17;
+    public static final int IPPROTO_SCTP = 132;
+    public static final int IPPROTO_ICMP = 1;
+    public static final int IPPROTO_ICMPV6 = 58;
+    public static final int IFNAMSIZ = 16;
     public static final int AF_UNSPEC = 0;
     public static final int AF_INET = 2;
     public static final int AF_INET6 = 10;

@@ -10,7 +10,7 @@ import java.lang.invoke.MethodHandle;
 
 import static java.lang.foreign.ValueLayout.*;
 
-/** Bindings for native-headers/libnftnl.h: 253 functions, 318 constants. */
+/** Bindings for native-headers/libnftnl.h: 253 functions, 322 constants. */
 public final class libnftnl_h {
 
     private libnftnl_h() {}
@@ -6924,4 +6924,8 @@ public final class libnftnl_h {
     public static final int NFTNL_UDATA_SET_ELEM_FLAGS = 1;
     public static final int NFTNL_SET_ELEM_F_INTERVAL_OPEN = 1;
     public static final int NFTNL_UDATA_COMMENT_MAXLEN = 128;
+    public static final int NFTNL_EXPR_MASQ_REG_PROTO_MAX = 3;
+    public static final int NFTNL_EXPR_NAT_REG_ADDR_MAX = 4;
+    public static final int NFTNL_EXPR_NAT_REG_PROTO_MAX = 6;
+    public static final int NFTNL_EXPR_REDIR_REG_PROTO_MAX = 2;
 }

@@ -1,0 +1,75 @@
+package dev.gatun.nft;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Map;
+
+import static dev.gatun.bindings.internal.libnftnl_h.*;
+
+/** Chain messages through libnftnl. */
+final class ChainCodec {
+
+    private ChainCodec() {}
+
+    static void write(MemorySegment nlh, Chain chain, boolean nameOnly) {
+        MemorySegment c = nftnl_chain_alloc();
+        try (Arena arena = Arena.ofConfined()) {
+            nftnl_chain_set_str(c, (short) NFTNL_CHAIN_TABLE, arena.allocateFrom(chain.table()));
+            nftnl_chain_set_str(c, (short) NFTNL_CHAIN_NAME, arena.allocateFrom(chain.name()));
+            if (!nameOnly) {
+                Chain.Base base = chain.base();
+                if (base != null) {
+                    nftnl_chain_set_str(c, (short) NFTNL_CHAIN_TYPE, arena.allocateFrom(base.type().keyword));
+                    nftnl_chain_set_u32(c, (short) NFTNL_CHAIN_HOOKNUM, base.hook().number(chain.family()));
+                    nftnl_chain_set_s32(c, (short) NFTNL_CHAIN_PRIO, base.priority());
+                    if (base.policy() != null) {
+                        nftnl_chain_set_u32(c, (short) NFTNL_CHAIN_POLICY, base.policy().value());
+                    }
+                    if (base.device() != null) {
+                        nftnl_chain_set_str(c, (short) NFTNL_CHAIN_DEV, arena.allocateFrom(base.device()));
+                    }
+                }
+                if (chain.comment() != null) {
+                    byte[] u = new Udata().putString(NFTNL_UDATA_CHAIN_COMMENT, chain.comment()).bytes();
+                    nftnl_chain_set_data(c, (short) NFTNL_CHAIN_USERDATA, Native.bytes(arena, u), u.length);
+                }
+            }
+            nftnl_chain_nlmsg_build_payload(nlh, c);
+        } finally {
+            nftnl_chain_free(c);
+        }
+    }
+
+    static Chain read(MemorySegment nlh) {
+        MemorySegment c = nftnl_chain_alloc();
+        try (Arena arena = Arena.ofConfined()) {
+            if (nftnl_chain_nlmsg_parse(nlh, c) < 0) {
+                throw new IllegalStateException("libnftnl could not parse a chain message");
+            }
+            Family family = Family.of(nftnl_chain_get_u32(c, (short) NFTNL_CHAIN_FAMILY));
+            Chain.Base base = null;
+            if (nftnl_chain_is_set(c, (short) NFTNL_CHAIN_HOOKNUM) != 0) {
+                Verdict.Code policy = nftnl_chain_is_set(c, (short) NFTNL_CHAIN_POLICY) != 0
+                        ? Verdict.Code.of(nftnl_chain_get_u32(c, (short) NFTNL_CHAIN_POLICY)) : null;
+                String device = nftnl_chain_is_set(c, (short) NFTNL_CHAIN_DEV) != 0
+                        ? Native.string(nftnl_chain_get_str(c, (short) NFTNL_CHAIN_DEV)) : null;
+                base = new Chain.Base(ChainType.parse(Native.string(nftnl_chain_get_str(c, (short) NFTNL_CHAIN_TYPE))),
+                        Hook.of(family, nftnl_chain_get_u32(c, (short) NFTNL_CHAIN_HOOKNUM)),
+                        nftnl_chain_get_s32(c, (short) NFTNL_CHAIN_PRIO), policy, device);
+            }
+            String comment = null;
+            if (nftnl_chain_is_set(c, (short) NFTNL_CHAIN_USERDATA) != 0) {
+                Map<Integer, byte[]> u = Udata.parse(Native.data(arena,
+                        len -> nftnl_chain_get_data(c, (short) NFTNL_CHAIN_USERDATA, len)));
+                if (u.containsKey(NFTNL_UDATA_CHAIN_COMMENT)) {
+                    comment = Udata.string(u.get(NFTNL_UDATA_CHAIN_COMMENT));
+                }
+            }
+            return new Chain(family, Native.string(nftnl_chain_get_str(c, (short) NFTNL_CHAIN_TABLE)),
+                    Native.string(nftnl_chain_get_str(c, (short) NFTNL_CHAIN_NAME)), base, comment,
+                    nftnl_chain_get_u64(c, (short) NFTNL_CHAIN_HANDLE));
+        } finally {
+            nftnl_chain_free(c);
+        }
+    }
+}

@@ -1,0 +1,340 @@
+package dev.gatun.nft;
+
+import dev.gatun.InvalidInputException;
+import dev.gatun.bindings.internal.kernel_h;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.math.BigInteger;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+
+import static dev.gatun.bindings.internal.libnftnl_h.*;
+
+/**
+ * Set elements: from nft's words to the bytes the kernel keeps (concatenations padded to 32
+ * bits, intervals as start and end elements the way nft writes them), into NEWSETELEM and
+ * DELSETELEM messages through libnftnl, and back from dumps.
+ */
+final class ElementCodec {
+
+    /** Element list bytes per message: the list is one nested attribute with a 16-bit length. */
+    static final int MAX_LIST_BYTES = 48 * 1024;
+
+    /** An element as the kernel stores it. {@code flags} holds NFT_SET_ELEM_INTERVAL_END. */
+    record Encoded(byte[] key, int flags, byte[] data, Verdict verdict, Duration timeout, String comment, String name) {
+
+        int estimatedBytes() {
+            int n = 4 + attr(attr(key.length)) + attr(4);
+            if (data != null) {
+                n += attr(attr(data.length));
+            }
+            if (verdict != null) {
+                n += attr(attr(attr(4) + (verdict.chain() == null ? 0 : attr(verdict.chain().length() + 1))));
+            }
+            if (timeout != null) {
+                n += attr(8);
+            }
+            if (comment != null) {
+                n += attr(comment.length() * 4 + 3);
+            }
+            return n;
+        }
+
+        private static int attr(int payload) {
+            return 4 + ((payload + 3) & ~3);
+        }
+    }
+
+    private ElementCodec() {}
+
+    /** Checks the elements against the set's types and turns them into what the kernel stores. */
+    static List<Encoded> encode(NftSet set, List<Element> elements, boolean forDelete) {
+        List<Encoded> out = new ArrayList<>();
+        boolean interval = set.flags().contains(SetFlag.INTERVAL);
+        for (Element e : elements) {
+            String name = e.describeKey() + " in " + set.describe();
+            if (e.key().size() != set.keyType().size()) {
+                throw new InvalidInputException("element " + name + " has " + e.key().size()
+                        + " key components, but the set's key type has " + set.keyType().size());
+            }
+            byte[] data = null;
+            Verdict verdict = null;
+            if (!forDelete) {
+                if (set.isVerdictMap()) {
+                    if (e.verdict() == null) {
+                        throw new InvalidInputException("element " + name + " needs a verdict");
+                    }
+                    verdict = e.verdict();
+                } else if (set.isMap()) {
+                    if (e.data().size() != set.dataType().size()) {
+                        throw new InvalidInputException("element " + name + " has " + e.data().size()
+                                + " data components, but the map's data type has " + set.dataType().size());
+                    }
+                    data = concatenate(set.dataType(), e.data(), name);
+                } else if (!e.data().isEmpty() || e.verdict() != null) {
+                    throw new InvalidInputException("element " + name + " has data, but " + set.describe() + " is not a map");
+                }
+            }
+            if (e.timeout() != null && !set.flags().contains(SetFlag.TIMEOUT)) {
+                throw new InvalidInputException("element " + name + " has a timeout, but the set has no timeout flag");
+            }
+            if (interval) {
+                byte[][] range = interval(set.keyType().getFirst(), e.key().getFirst(), name);
+                out.add(new Encoded(range[0], 0, data, verdict, e.timeout(), e.comment(), name));
+                if (range[1] != null) {
+                    out.add(new Encoded(range[1], kernel_h.NFT_SET_ELEM_INTERVAL_END, null, null, null, null, name));
+                }
+            } else {
+                out.add(new Encoded(concatenate(set.keyType(), e.key(), name), 0, data, verdict, e.timeout(),
+                        e.comment(), name));
+            }
+        }
+        if (interval && !forDelete && !out.isEmpty()) {
+            out.sort(Comparator.comparing(Encoded::key, Arrays::compareUnsigned));
+            if (!new BigInteger(1, out.getFirst().key()).equals(BigInteger.ZERO)) {
+                // nft opens an interval set's ranges with an end element at zero.
+                out.addFirst(new Encoded(new byte[set.keyLength()], kernel_h.NFT_SET_ELEM_INTERVAL_END, null, null,
+                        null, null, "the interval start"));
+            }
+        }
+        return out;
+    }
+
+    private static byte[] concatenate(List<DataType> types, List<String> values, String name) {
+        if (types.size() == 1) {
+            return encodeOne(types.getFirst(), values.getFirst(), name).toArray();
+        }
+        byte[] out = new byte[NftSet.length(types)];
+        int at = 0;
+        for (int i = 0; i < types.size(); i++) {
+            byte[] v = encodeOne(types.get(i), values.get(i), name).toArray();
+            System.arraycopy(v, 0, out, at, v.length);
+            at += NftSet.padded(v.length);
+        }
+        return out;
+    }
+
+    private static Bytes encodeOne(DataType type, String value, String name) {
+        try {
+            return type.encode(value);
+        } catch (InvalidInputException e) {
+            throw new InvalidInputException("element " + name + ": " + e.getMessage());
+        }
+    }
+
+    /** Start and end-plus-one of a prefix, a range or a single value; end is null past the top. */
+    private static byte[][] interval(DataType type, String text, String name) {
+        byte[] start;
+        byte[] last;
+        int slash = text.indexOf('/');
+        int dash = type == DataType.IPV6_ADDR ? -1 : text.indexOf('-', 1);
+        if (slash > 0) {
+            byte[] addr = encodeOne(type, text.substring(0, slash), name).toArray();
+            int prefix = (int) DataType.parseNumber(text.substring(slash + 1), 0, addr.length * 8L, "prefix length");
+            BigInteger a = new BigInteger(1, addr);
+            BigInteger hostMask = BigInteger.ONE.shiftLeft(addr.length * 8 - prefix).subtract(BigInteger.ONE);
+            start = toBytes(a.andNot(hostMask), addr.length);
+            last = toBytes(a.or(hostMask), addr.length);
+        } else if (dash > 0) {
+            start = encodeOne(type, text.substring(0, dash), name).toArray();
+            last = encodeOne(type, text.substring(dash + 1), name).toArray();
+            if (Arrays.compareUnsigned(start, last) > 0) {
+                throw new InvalidInputException("element " + name + ": the range is reversed");
+            }
+        } else {
+            start = encodeOne(type, text, name).toArray();
+            last = start;
+        }
+        BigInteger end = new BigInteger(1, last).add(BigInteger.ONE);
+        byte[] endBytes = end.bitLength() > start.length * 8 ? null : toBytes(end, start.length);
+        return new byte[][] {start, endBytes};
+    }
+
+    private static byte[] toBytes(BigInteger v, int length) {
+        byte[] raw = v.toByteArray();
+        byte[] out = new byte[length];
+        int copy = Math.min(raw.length, length);
+        System.arraycopy(raw, raw.length - copy, out, length - copy, copy);
+        return out;
+    }
+
+    /** Splits elements into groups that each fit in one message. */
+    static List<List<Encoded>> chunks(List<Encoded> elements) {
+        List<List<Encoded>> out = new ArrayList<>();
+        List<Encoded> current = new ArrayList<>();
+        int bytes = 0;
+        for (Encoded e : elements) {
+            int n = e.estimatedBytes();
+            if (!current.isEmpty() && bytes + n > MAX_LIST_BYTES) {
+                out.add(current);
+                current = new ArrayList<>();
+                bytes = 0;
+            }
+            current.add(e);
+            bytes += n;
+        }
+        if (!current.isEmpty()) {
+            out.add(current);
+        }
+        return out;
+    }
+
+    /** Writes a NEWSETELEM/DELSETELEM payload for one chunk. */
+    static void write(MemorySegment nlh, NftSet set, int setTransactionId, List<Encoded> chunk) {
+        MemorySegment s = nftnl_set_alloc();
+        try (Arena arena = Arena.ofConfined()) {
+            nftnl_set_set_str(s, (short) NFTNL_SET_TABLE, arena.allocateFrom(set.table()));
+            nftnl_set_set_str(s, (short) NFTNL_SET_NAME, arena.allocateFrom(set.name()));
+            if (setTransactionId > 0) {
+                nftnl_set_set_u32(s, (short) NFTNL_SET_ID, setTransactionId);
+            }
+            for (Encoded e : chunk) {
+                nftnl_set_elem_add(s, element(arena, e));
+            }
+            nftnl_set_elems_nlmsg_build_payload(nlh, s);
+        } finally {
+            nftnl_set_free(s); // frees the elements too
+        }
+    }
+
+    private static MemorySegment element(Arena arena, Encoded e) {
+        MemorySegment el = nftnl_set_elem_alloc();
+        if (e.flags() != 0) {
+            nftnl_set_elem_set_u32(el, (short) NFTNL_SET_ELEM_FLAGS, e.flags());
+        }
+        nftnl_set_elem_set(el, (short) NFTNL_SET_ELEM_KEY, Native.bytes(arena, e.key()), e.key().length);
+        if (e.data() != null) {
+            nftnl_set_elem_set(el, (short) NFTNL_SET_ELEM_DATA, Native.bytes(arena, e.data()), e.data().length);
+        }
+        if (e.verdict() != null) {
+            nftnl_set_elem_set_u32(el, (short) NFTNL_SET_ELEM_VERDICT, e.verdict().code().value());
+            if (e.verdict().chain() != null) {
+                nftnl_set_elem_set_str(el, (short) NFTNL_SET_ELEM_CHAIN, arena.allocateFrom(e.verdict().chain()));
+            }
+        }
+        if (e.timeout() != null) {
+            nftnl_set_elem_set_u64(el, (short) NFTNL_SET_ELEM_TIMEOUT, e.timeout().toMillis());
+        }
+        if (e.comment() != null) {
+            byte[] u = new Udata().putString(NFTNL_UDATA_SET_ELEM_COMMENT, e.comment()).bytes();
+            nftnl_set_elem_set(el, (short) NFTNL_SET_ELEM_USERDATA, Native.bytes(arena, u), u.length);
+        }
+        return el;
+    }
+
+    /** The elements of one NEWSETELEM message of a dump, as the kernel stores them. */
+    static List<Encoded> read(MemorySegment nlh) {
+        MemorySegment s = nftnl_set_alloc();
+        List<Encoded> out = new ArrayList<>();
+        try (Arena arena = Arena.ofConfined()) {
+            if (nftnl_set_elems_nlmsg_parse(nlh, s) < 0) {
+                throw new IllegalStateException("libnftnl could not parse a set element message");
+            }
+            MemorySegment it = nftnl_set_elems_iter_create(s);
+            try {
+                for (MemorySegment el = nftnl_set_elems_iter_next(it); !el.equals(MemorySegment.NULL);
+                     el = nftnl_set_elems_iter_next(it)) {
+                    MemorySegment e = el;
+                    byte[] key = Native.data(arena, len -> nftnl_set_elem_get(e, (short) NFTNL_SET_ELEM_KEY, len));
+                    int flags = nftnl_set_elem_is_set(e, (short) NFTNL_SET_ELEM_FLAGS) != 0
+                            ? nftnl_set_elem_get_u32(e, (short) NFTNL_SET_ELEM_FLAGS) : 0;
+                    byte[] data = nftnl_set_elem_is_set(e, (short) NFTNL_SET_ELEM_DATA) != 0
+                            ? Native.data(arena, len -> nftnl_set_elem_get(e, (short) NFTNL_SET_ELEM_DATA, len)) : null;
+                    Verdict verdict = null;
+                    if (nftnl_set_elem_is_set(e, (short) NFTNL_SET_ELEM_VERDICT) != 0) {
+                        Verdict.Code code = Verdict.Code.of(nftnl_set_elem_get_u32(e, (short) NFTNL_SET_ELEM_VERDICT));
+                        String chain = nftnl_set_elem_is_set(e, (short) NFTNL_SET_ELEM_CHAIN) != 0
+                                ? Native.string(nftnl_set_elem_get_str(e, (short) NFTNL_SET_ELEM_CHAIN)) : null;
+                        verdict = new Verdict(code, chain);
+                    }
+                    Duration timeout = nftnl_set_elem_is_set(e, (short) NFTNL_SET_ELEM_TIMEOUT) != 0
+                            ? Duration.ofMillis(nftnl_set_elem_get_u64(e, (short) NFTNL_SET_ELEM_TIMEOUT)) : null;
+                    String comment = null;
+                    if (nftnl_set_elem_is_set(e, (short) NFTNL_SET_ELEM_USERDATA) != 0) {
+                        Map<Integer, byte[]> u = Udata.parse(Native.data(arena,
+                                len -> nftnl_set_elem_get(e, (short) NFTNL_SET_ELEM_USERDATA, len)));
+                        if (u.containsKey(NFTNL_UDATA_SET_ELEM_COMMENT)) {
+                            comment = Udata.string(u.get(NFTNL_UDATA_SET_ELEM_COMMENT));
+                        }
+                    }
+                    out.add(new Encoded(key, flags, data, verdict, timeout, comment, null));
+                }
+            } finally {
+                nftnl_set_elems_iter_destroy(it);
+            }
+        } finally {
+            nftnl_set_free(s);
+        }
+        return out;
+    }
+
+    /** Turns stored elements back into nft's words; interval starts and ends are paired into prefixes or ranges. */
+    static List<Element> decode(NftSet set, List<Encoded> stored) {
+        List<Element> out = new ArrayList<>();
+        if (set.flags().contains(SetFlag.INTERVAL)) {
+            DataType type = set.keyType().getFirst();
+            List<Encoded> sorted = new ArrayList<>(stored);
+            sorted.sort(Comparator.comparing(Encoded::key, Arrays::compareUnsigned));
+            for (int i = 0; i < sorted.size(); i++) {
+                Encoded start = sorted.get(i);
+                if ((start.flags() & kernel_h.NFT_SET_ELEM_INTERVAL_END) != 0) {
+                    continue;
+                }
+                Encoded end = i + 1 < sorted.size() && (sorted.get(i + 1).flags() & kernel_h.NFT_SET_ELEM_INTERVAL_END) != 0
+                        ? sorted.get(i + 1) : null;
+                out.add(new Element(List.of(intervalText(type, start.key(), end == null ? null : end.key())),
+                        dataText(set, start), start.verdict(), start.timeout(), start.comment()));
+            }
+            return out;
+        }
+        for (Encoded e : stored) {
+            out.add(new Element(split(set.keyType(), e.key()), dataText(set, e), e.verdict(), e.timeout(), e.comment()));
+        }
+        return out;
+    }
+
+    private static List<String> dataText(NftSet set, Encoded e) {
+        return e.data() == null || set.isVerdictMap() ? List.of() : split(set.dataType(), e.data());
+    }
+
+    private static List<String> split(List<DataType> types, byte[] bytes) {
+        List<String> out = new ArrayList<>();
+        if (types.size() == 1) {
+            out.add(plain(types.getFirst(), Bytes.wrap(bytes)));
+            return out;
+        }
+        int at = 0;
+        for (DataType t : types) {
+            out.add(plain(t, Bytes.wrap(Arrays.copyOfRange(bytes, at, at + t.length))));
+            at += NftSet.padded(t.length);
+        }
+        return out;
+    }
+
+    /** A value as the element API takes it: interface names without nft's quotes. */
+    private static String plain(DataType type, Bytes b) {
+        String s = type.render(b);
+        return type == DataType.IFNAME ? s.substring(1, s.length() - 1) : s;
+    }
+
+    private static String intervalText(DataType type, byte[] start, byte[] endPlusOne) {
+        BigInteger s = new BigInteger(1, start);
+        BigInteger last = endPlusOne == null
+                ? BigInteger.ONE.shiftLeft(start.length * 8).subtract(BigInteger.ONE)
+                : new BigInteger(1, endPlusOne).subtract(BigInteger.ONE);
+        if (s.equals(last)) {
+            return plain(type, Bytes.wrap(start));
+        }
+        BigInteger size = last.subtract(s).add(BigInteger.ONE);
+        if (size.bitCount() == 1 && s.mod(size).signum() == 0) {
+            int prefix = start.length * 8 - (size.bitLength() - 1);
+            return plain(type, Bytes.wrap(start)) + "/" + prefix;
+        }
+        return plain(type, Bytes.wrap(start)) + "-" + plain(type, Bytes.wrap(toBytes(last, start.length)));
+    }
+}

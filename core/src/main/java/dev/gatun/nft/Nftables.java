@@ -1,0 +1,141 @@
+package dev.gatun.nft;
+
+import dev.gatun.bindings.internal.kernel_h;
+import dev.gatun.netlink.NftBatch;
+import dev.gatun.netlink.NftChannel;
+import dev.gatun.netns.NetworkNamespace;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import static dev.gatun.bindings.internal.libnftnl_h.*;
+
+/**
+ * nftables in one network namespace: transactions, the generation id, and reading the ruleset
+ * back into the model. Not thread-safe; use one per thread, or guard it.
+ */
+public final class Nftables implements AutoCloseable {
+
+    private final NftChannel channel;
+
+    private Nftables(NftChannel channel) {
+        this.channel = channel;
+    }
+
+    public static Nftables open(NetworkNamespace namespace) {
+        return new Nftables(NftChannel.open(namespace));
+    }
+
+    public NetworkNamespace namespace() {
+        return channel.namespace();
+    }
+
+    public Transaction transaction() {
+        return new Transaction(channel);
+    }
+
+    /** The ruleset generation; any commit changes it. */
+    public int generation() {
+        return channel.generation();
+    }
+
+    /** Reads every table of the namespace, with chains, sets, elements and rules. */
+    public Ruleset list() {
+        return read(null);
+    }
+
+    /** Reads one table with everything in it; an empty ruleset if the table does not exist. */
+    public Ruleset list(Table table) {
+        return read(table);
+    }
+
+    private Ruleset read(Table only) {
+        int family = only == null ? kernel_h.NFPROTO_UNSPEC : only.family().nfproto();
+        String where = only == null ? "" : " of " + only.describe();
+        List<Table> tables = channel.dump("list tables", kernel_h.NFT_MSG_GETTABLE, family, null, TableCodec::read)
+                .stream().filter(t -> only == null || t.name().equals(only.name())).toList();
+        if (tables.isEmpty()) {
+            return new Ruleset(List.of(), List.of(), List.of(), Map.of(), List.of());
+        }
+        List<Chain> chains = channel.dump("list chains" + where, kernel_h.NFT_MSG_GETCHAIN, family,
+                only == null ? null : chainsOf(only), ChainCodec::read);
+        List<NftSet> sets = channel.dump("list sets" + where, kernel_h.NFT_MSG_GETSET, family,
+                only == null ? null : setsOf(only),
+                m -> SetCodec.isAnonymous(m) ? null : SetCodec.read(m));
+        Map<String, List<Element>> elements = new HashMap<>();
+        for (NftSet s : sets) {
+            elements.put(Ruleset.key(s), elements(s));
+        }
+        List<Rule> rules = channel.dump("list rules" + where, kernel_h.NFT_MSG_GETRULE, family,
+                only == null ? null : rulesOf(only), RuleCodec::read);
+        if (only != null) {
+            chains = chains.stream().filter(c -> c.table().equals(only.name())).toList();
+            sets = sets.stream().filter(s -> s.table().equals(only.name())).toList();
+            rules = rules.stream().filter(r -> r.table().equals(only.name())).toList();
+        }
+        return new Ruleset(tables, chains, sets, elements, rules);
+    }
+
+    /** The elements of one set or map. */
+    public List<Element> elements(NftSet set) {
+        List<ElementCodec.Encoded> stored = new ArrayList<>();
+        channel.dump("list elements of " + set.describe(), kernel_h.NFT_MSG_GETSETELEM, set.family().nfproto(),
+                nlh -> ElementCodec.write(nlh, set, 0, List.of()), m -> stored.addAll(ElementCodec.read(m)));
+        return ElementCodec.decode(set, stored);
+    }
+
+    /** The one element with this key, as the kernel has it, or empty. */
+    public Optional<Element> element(NftSet set, Element key) {
+        List<ElementCodec.Encoded> probe = ElementCodec.encode(set, List.of(key), true);
+        return channel.get("get element " + key.describeKey() + " of " + set.describe(), kernel_h.NFT_MSG_GETSETELEM,
+                set.family().nfproto(), nlh -> ElementCodec.write(nlh, set, 0, probe.subList(0, 1)),
+                m -> ElementCodec.decode(set, ElementCodec.read(m))).flatMap(l -> l.stream().findFirst());
+    }
+
+    /** A dump request payload that names only the table, so the kernel lists that table's objects. */
+    private static NftBatch.PayloadWriter chainsOf(Table t) {
+        return nlh -> {
+            MemorySegment c = nftnl_chain_alloc();
+            try (Arena arena = Arena.ofConfined()) {
+                nftnl_chain_set_str(c, (short) NFTNL_CHAIN_TABLE, arena.allocateFrom(t.name()));
+                nftnl_chain_nlmsg_build_payload(nlh, c);
+            } finally {
+                nftnl_chain_free(c);
+            }
+        };
+    }
+
+    private static NftBatch.PayloadWriter setsOf(Table t) {
+        return nlh -> {
+            MemorySegment s = nftnl_set_alloc();
+            try (Arena arena = Arena.ofConfined()) {
+                nftnl_set_set_str(s, (short) NFTNL_SET_TABLE, arena.allocateFrom(t.name()));
+                nftnl_set_nlmsg_build_payload(nlh, s);
+            } finally {
+                nftnl_set_free(s);
+            }
+        };
+    }
+
+    private static NftBatch.PayloadWriter rulesOf(Table t) {
+        return nlh -> {
+            MemorySegment r = nftnl_rule_alloc();
+            try (Arena arena = Arena.ofConfined()) {
+                nftnl_rule_set_str(r, (short) NFTNL_RULE_TABLE, arena.allocateFrom(t.name()));
+                nftnl_rule_nlmsg_build_payload(nlh, r);
+            } finally {
+                nftnl_rule_free(r);
+            }
+        };
+    }
+
+    @Override
+    public void close() {
+        channel.close();
+    }
+}

@@ -1,0 +1,524 @@
+package dev.gatun.nft;
+
+import dev.gatun.InvalidInputException;
+import dev.gatun.bindings.internal.kernel_h;
+import dev.gatun.bindings.internal.libc_h;
+import dev.gatun.nft.expr.Bitwise;
+import dev.gatun.nft.expr.Cmp;
+import dev.gatun.nft.expr.CmpOp;
+import dev.gatun.nft.expr.Counter;
+import dev.gatun.nft.expr.Ct;
+import dev.gatun.nft.expr.Expr;
+import dev.gatun.nft.expr.Fib;
+import dev.gatun.nft.expr.Immediate;
+import dev.gatun.nft.expr.Log;
+import dev.gatun.nft.expr.Lookup;
+import dev.gatun.nft.expr.Masquerade;
+import dev.gatun.nft.expr.Meta;
+import dev.gatun.nft.expr.Nat;
+import dev.gatun.nft.expr.Payload;
+import dev.gatun.nft.expr.Range;
+import dev.gatun.nft.expr.Redirect;
+import dev.gatun.nft.expr.Registers;
+import dev.gatun.nft.expr.Reject;
+import dev.gatun.nft.expr.VerdictExpr;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Writes a rule the way it reads in nft, producing the expressions nft produces for the same
+ * line, protocol dependencies included:
+ *
+ * <pre>{@code
+ * Rule.in(forward).match(Field.IP_DADDR, "10.0.0.1").match(Field.TCP_DPORT, "80").counter().accept().build()
+ *   // ip daddr 10.0.0.1 tcp dport 80 counter accept
+ * Rule.in(prerouting).fibDaddrTypeLocal().dnatMap(Family.IP, "ports4", Field.META_L4PROTO, Field.TH_DPORT).build()
+ *   // fib daddr type local dnat ip to meta l4proto . th dport map @ports4
+ * }</pre>
+ */
+public final class RuleBuilder {
+
+    private final Family family;
+    private final String table;
+    private final String chain;
+    private final List<Expr> exprs = new ArrayList<>();
+    private String comment;
+    /** The network protocol the rule has already matched (IPV4, IPV6) or null. */
+    private Field.Dependency networkKnown;
+    /** The transport protocol number the rule has already matched, or -1. */
+    private int transportKnown = -1;
+    private boolean etherKnown;
+
+    RuleBuilder(Family family, String table, String chain) {
+        this.family = family;
+        this.table = table;
+        this.chain = chain;
+        if (family == Family.IP) {
+            networkKnown = Field.Dependency.IPV4;
+        } else if (family == Family.IP6) {
+            networkKnown = Field.Dependency.IPV6;
+        }
+        etherKnown = family == Family.BRIDGE;
+    }
+
+    // ------------------------------------------------------------------ matches
+
+    /** {@code FIELD VALUE}: equality, a prefix ("10.0.0.0/8"), a range ("8000-8010") or an interface wildcard ("br-*"). */
+    public RuleBuilder match(Field field, String value) {
+        return compare(field, CmpOp.EQ, value);
+    }
+
+    /** {@code FIELD != VALUE}. */
+    public RuleBuilder matchNot(Field field, String value) {
+        return compare(field, CmpOp.NEQ, value);
+    }
+
+    /** {@code FIELD . FIELD ... @set}: the fields, concatenated, are in the set. */
+    public RuleBuilder inSet(String set, Field... key) {
+        loadConcatenation(key);
+        exprs.add(new Lookup(Registers.REG1, NftNames.check("set", set), null, false));
+        return this;
+    }
+
+    /** {@code FIELD . FIELD ... != @set}. */
+    public RuleBuilder notInSet(String set, Field... key) {
+        loadConcatenation(key);
+        exprs.add(new Lookup(Registers.REG1, NftNames.check("set", set), null, true));
+        return this;
+    }
+
+    /** {@code FIELD . FIELD ... vmap @map}: the verdict is the map's data for the key. */
+    public RuleBuilder verdictMap(String map, Field... key) {
+        loadConcatenation(key);
+        exprs.add(new Lookup(Registers.REG1, NftNames.check("map", map), Registers.VERDICT, false));
+        return this;
+    }
+
+    /** {@code ct state established,related}. */
+    public RuleBuilder ctState(String... states) {
+        int mask = 0;
+        for (String s : states) {
+            mask |= ctStateBit(s);
+        }
+        return ctBits(Ct.Key.STATE, mask);
+    }
+
+    /** {@code ct status dnat}. */
+    public RuleBuilder ctStatus(String... statuses) {
+        int mask = 0;
+        for (String s : statuses) {
+            mask |= ctStatusBit(s);
+        }
+        return ctBits(Ct.Key.STATUS, mask);
+    }
+
+    /** {@code fib daddr type local}. */
+    public RuleBuilder fibDaddrTypeLocal() {
+        exprs.add(new Fib(kernel_h.NFTA_FIB_F_DADDR, kernel_h.NFT_FIB_RESULT_ADDRTYPE, Registers.REG1));
+        exprs.add(new Cmp(Registers.REG1, CmpOp.EQ, hostInt(kernel_h.RTN_LOCAL)));
+        return this;
+    }
+
+    /** {@code fib daddr oif INDEX}: the route to the destination leaves through interface INDEX. */
+    public RuleBuilder fibDaddrOif(int interfaceIndex) {
+        exprs.add(new Fib(kernel_h.NFTA_FIB_F_DADDR, kernel_h.NFT_FIB_RESULT_OIF, Registers.REG1));
+        exprs.add(new Cmp(Registers.REG1, CmpOp.EQ, hostInt(interfaceIndex)));
+        return this;
+    }
+
+    // ------------------------------------------------------------------ statements
+
+    public RuleBuilder counter() {
+        exprs.add(new Counter(0, 0));
+        return this;
+    }
+
+    /** {@code log prefix "..."}. */
+    public RuleBuilder log(String prefix) {
+        exprs.add(new Log(checkLogPrefix(prefix), null, null));
+        return this;
+    }
+
+    /** {@code log prefix "..." level LEVEL} with a syslog level 0-7. */
+    public RuleBuilder log(String prefix, int level) {
+        if (level < 0 || level > 7) {
+            throw new InvalidInputException("log level " + level + " is out of range 0-7");
+        }
+        exprs.add(new Log(prefix == null ? null : checkLogPrefix(prefix), level, null));
+        return this;
+    }
+
+    /** {@code log group N}: to nflog group N. */
+    public RuleBuilder logGroup(int group) {
+        if (group < 0 || group > 65535) {
+            throw new InvalidInputException("log group " + group + " is out of range 0-65535");
+        }
+        exprs.add(new Log(null, null, group));
+        return this;
+    }
+
+    /** {@code masquerade}, with {@code fully-random} when asked. */
+    public RuleBuilder masquerade(boolean fullyRandom) {
+        exprs.add(new Masquerade(fullyRandom ? kernel_h.NF_NAT_RANGE_PROTO_RANDOM_FULLY : 0, 0, 0));
+        return this;
+    }
+
+    /** {@code snat ip to ADDRESS} (or ip6 by the address's family). */
+    public RuleBuilder snat(String address) {
+        return natTo(Nat.Type.SNAT, address, null);
+    }
+
+    /** {@code dnat ip to ADDRESS}. */
+    public RuleBuilder dnat(String address) {
+        return natTo(Nat.Type.DNAT, address, null);
+    }
+
+    /** {@code dnat ip to ADDRESS:PORT}: needs a transport protocol match before it. */
+    public RuleBuilder dnat(String address, int port) {
+        return natTo(Nat.Type.DNAT, address, port);
+    }
+
+    /**
+     * {@code dnat ip to KEY . KEY map @map}: the map's data (an address, or an address and a
+     * port) comes from looking the concatenated key up.
+     */
+    public RuleBuilder dnatMap(Family addressFamily, String map, Field... key) {
+        if (addressFamily != Family.IP && addressFamily != Family.IP6) {
+            throw new InvalidInputException("dnat maps to ip or ip6 addresses, not " + addressFamily);
+        }
+        loadConcatenation(key);
+        exprs.add(new Lookup(Registers.REG1, NftNames.check("map", map), Registers.REG1, false));
+        int addressWords = (addressFamily == Family.IP ? DataType.IPV4_ADDR : DataType.IPV6_ADDR).length
+                / Registers.BYTES_32;
+        exprs.add(new Nat(Nat.Type.DNAT, addressFamily, Registers.REG1, 0, Registers.after(addressWords), 0, 0));
+        return this;
+    }
+
+    /** {@code redirect to :PORT}: needs a transport protocol match before it. */
+    public RuleBuilder redirect(int port) {
+        requireTransport("redirect to a port");
+        exprs.add(new Immediate(Registers.REG1, port(port)));
+        exprs.add(new Redirect(Registers.REG1, 0, kernel_h.NF_NAT_RANGE_PROTO_SPECIFIED));
+        return this;
+    }
+
+    /** {@code reject}: an ICMP port-unreachable of the packet's family. */
+    public RuleBuilder reject() {
+        switch (family) {
+            case IP -> exprs.add(new Reject(kernel_h.NFT_REJECT_ICMP_UNREACH, kernel_h.ICMP_PORT_UNREACH));
+            case IP6 -> exprs.add(new Reject(kernel_h.NFT_REJECT_ICMP_UNREACH, kernel_h.ICMPV6_PORT_UNREACH));
+            default -> exprs.add(new Reject(kernel_h.NFT_REJECT_ICMPX_UNREACH, kernel_h.NFT_REJECT_ICMPX_PORT_UNREACH));
+        }
+        return this;
+    }
+
+    /** {@code reject with tcp reset}. */
+    public RuleBuilder rejectWithTcpReset() {
+        if (transportKnown != libc_h.IPPROTO_TCP) {
+            throw new InvalidInputException("reject with tcp reset needs a tcp match before it");
+        }
+        exprs.add(new Reject(kernel_h.NFT_REJECT_TCP_RST, 0));
+        return this;
+    }
+
+    public RuleBuilder accept() {
+        return verdict(Verdict.ACCEPT);
+    }
+
+    public RuleBuilder drop() {
+        return verdict(Verdict.DROP);
+    }
+
+    public RuleBuilder returnFromChain() {
+        return verdict(Verdict.RETURN);
+    }
+
+    public RuleBuilder jump(String chain) {
+        return verdict(Verdict.jump(chain));
+    }
+
+    public RuleBuilder goTo(String chain) {
+        return verdict(Verdict.goTo(chain));
+    }
+
+    public RuleBuilder verdict(Verdict verdict) {
+        exprs.add(new VerdictExpr(verdict));
+        return this;
+    }
+
+    /** Appends expressions as they are, for what the builder has no words for. */
+    public RuleBuilder raw(Expr... expressions) {
+        exprs.addAll(Arrays.asList(expressions));
+        return this;
+    }
+
+    public RuleBuilder comment(String comment) {
+        this.comment = comment;
+        return this;
+    }
+
+    public Rule build() {
+        return new Rule(family, table, chain, exprs, comment, 0);
+    }
+
+    // ------------------------------------------------------------------ how nft does it
+
+    private RuleBuilder compare(Field field, CmpOp op, String value) {
+        if (value == null || value.isEmpty()) {
+            throw new InvalidInputException(field.words + ": the value to match must not be empty");
+        }
+        addDependency(field);
+        if (field.type == DataType.IFNAME && value.endsWith("*")) {
+            load(field, Registers.REG1);
+            byte[] prefix = value.substring(0, value.length() - 1).getBytes(StandardCharsets.UTF_8);
+            DataType.IFNAME.encode(value.substring(0, Math.max(1, value.length() - 1))); // validates the length
+            exprs.add(new Cmp(Registers.REG1, op, Bytes.wrap(prefix)));
+            return this;
+        }
+        int slash = value.indexOf('/');
+        if (slash > 0 && (field.type == DataType.IPV4_ADDR || field.type == DataType.IPV6_ADDR)) {
+            return comparePrefix(field, op, value.substring(0, slash), value.substring(slash + 1));
+        }
+        int dash = rangeDash(field, value);
+        if (dash > 0) {
+            Bytes from = encode(field, value.substring(0, dash));
+            Bytes to = encode(field, value.substring(dash + 1));
+            if (compareUnsigned(from, to) > 0) {
+                throw new InvalidInputException(field.words + " range " + value + " is reversed");
+            }
+            load(field, Registers.REG1);
+            if (op == CmpOp.EQ) {
+                exprs.add(new Cmp(Registers.REG1, CmpOp.GTE, from));
+                exprs.add(new Cmp(Registers.REG1, CmpOp.LTE, to));
+            } else {
+                exprs.add(new Range(Registers.REG1, CmpOp.NEQ, from, to));
+            }
+            return this;
+        }
+        Bytes data = encode(field, value);
+        load(field, Registers.REG1);
+        exprs.add(new Cmp(Registers.REG1, op, data));
+        noteContext(field, op, data);
+        return this;
+    }
+
+    private RuleBuilder comparePrefix(Field field, CmpOp op, String address, String prefixText) {
+        Bytes addr = field.type.encode(address);
+        int bits = addr.length() * 8;
+        int prefix = (int) DataType.parseNumber(prefixText, 0, bits, "prefix length");
+        byte[] mask = new byte[addr.length()];
+        for (int i = 0; i < prefix; i++) {
+            mask[i / 8] |= (byte) (0x80 >>> (i % 8));
+        }
+        byte[] network = addr.toArray();
+        for (int i = 0; i < network.length; i++) {
+            network[i] &= mask[i];
+        }
+        if (prefix == bits) {
+            load(field, Registers.REG1);
+            exprs.add(new Cmp(Registers.REG1, op, Bytes.wrap(network)));
+        } else if (prefix > 0 && prefix % 8 == 0) {
+            // nft loads only the prefix's bytes and compares those.
+            int n = prefix / 8;
+            exprs.add(new Payload(field.base, field.offset, n, Registers.REG1));
+            exprs.add(new Cmp(Registers.REG1, op, Bytes.wrap(Arrays.copyOf(network, n))));
+        } else {
+            load(field, Registers.REG1);
+            exprs.add(new Bitwise(Registers.REG1, Registers.REG1, Bytes.wrap(mask), Bytes.zeros(mask.length)));
+            exprs.add(new Cmp(Registers.REG1, op, Bytes.wrap(network)));
+        }
+        return this;
+    }
+
+    private static int rangeDash(Field field, String value) {
+        if (field.type == DataType.IPV6_ADDR || field.type == DataType.IFNAME || field.type == null) {
+            return -1;
+        }
+        return value.indexOf('-', 1);
+    }
+
+    private RuleBuilder ctBits(Ct.Key key, int mask) {
+        exprs.add(new Ct(key, null, Registers.REG1));
+        exprs.add(new Bitwise(Registers.REG1, Registers.REG1, hostInt(mask), Bytes.zeros(4)));
+        exprs.add(new Cmp(Registers.REG1, CmpOp.NEQ, Bytes.zeros(4)));
+        return this;
+    }
+
+    private RuleBuilder natTo(Nat.Type type, String address, Integer port) {
+        boolean v6 = address.contains(":");
+        Family addressFamily = v6 ? Family.IP6 : Family.IP;
+        Bytes addr = (v6 ? DataType.IPV6_ADDR : DataType.IPV4_ADDR).encode(address);
+        exprs.add(new Immediate(Registers.REG1, addr));
+        int protoReg = 0;
+        int flags = 0;
+        if (port != null) {
+            requireTransport(type.keyword + " to a port");
+            exprs.add(new Immediate(Registers.REG2, port(port)));
+            protoReg = Registers.REG2;
+            flags = kernel_h.NF_NAT_RANGE_PROTO_SPECIFIED;
+        }
+        exprs.add(new Nat(type, addressFamily, Registers.REG1, 0, protoReg, 0, flags));
+        return this;
+    }
+
+    private void loadConcatenation(Field... key) {
+        if (key.length == 0) {
+            throw new InvalidInputException("a lookup needs at least one field");
+        }
+        for (Field f : key) {
+            addDependency(f);
+        }
+        int words = 0;
+        for (Field f : key) {
+            load(f, Registers.after(words));
+            words += NftSet.padded(f.length()) / Registers.BYTES_32;
+        }
+    }
+
+    private void load(Field field, int dreg) {
+        if (field.isPayload()) {
+            exprs.add(new Payload(field.base, field.offset, field.length(), dreg));
+        } else if (field.meta != null) {
+            exprs.add(new Meta(field.meta, dreg));
+        } else {
+            exprs.add(new Ct(field.ct, null, dreg));
+        }
+    }
+
+    private void addDependency(Field field) {
+        switch (field.dependency) {
+            case IPV4, IPV6 -> {
+                if (networkKnown != field.dependency) {
+                    if (!family.mixesNetworkProtocols()) {
+                        throw new InvalidInputException(field.words + " cannot match in a table of family " + family);
+                    }
+                    exprs.add(new Meta(Meta.Key.NFPROTO, Registers.REG1));
+                    int proto = field.dependency == Field.Dependency.IPV4 ? kernel_h.NFPROTO_IPV4 : kernel_h.NFPROTO_IPV6;
+                    exprs.add(new Cmp(Registers.REG1, CmpOp.EQ, Bytes.of((byte) proto)));
+                    networkKnown = field.dependency;
+                }
+            }
+            case TCP, UDP, SCTP -> {
+                int proto = switch (field.dependency) {
+                    case TCP -> libc_h.IPPROTO_TCP;
+                    case UDP -> libc_h.IPPROTO_UDP;
+                    default -> libc_h.IPPROTO_SCTP;
+                };
+                if (transportKnown != proto) {
+                    exprs.add(new Meta(Meta.Key.L4PROTO, Registers.REG1));
+                    exprs.add(new Cmp(Registers.REG1, CmpOp.EQ, Bytes.of((byte) proto)));
+                    transportKnown = proto;
+                }
+            }
+            case ETHER -> {
+                if (!etherKnown) {
+                    exprs.add(new Meta(Meta.Key.IIFTYPE, Registers.REG1));
+                    exprs.add(new Cmp(Registers.REG1, CmpOp.EQ, hostShort(kernel_h.ARPHRD_ETHER)));
+                    etherKnown = true;
+                }
+            }
+            case NONE -> { }
+        }
+    }
+
+    /** An explicit protocol match satisfies later dependencies, as it does for nft. */
+    private void noteContext(Field field, CmpOp op, Bytes data) {
+        if (op != CmpOp.EQ) {
+            return;
+        }
+        if (field == Field.META_L4PROTO || field == Field.IP_PROTOCOL || field == Field.IP6_NEXTHDR) {
+            transportKnown = data.get(0);
+        } else if (field == Field.META_NFPROTO) {
+            networkKnown = data.get(0) == kernel_h.NFPROTO_IPV4 ? Field.Dependency.IPV4 : Field.Dependency.IPV6;
+        }
+    }
+
+    private void requireTransport(String what) {
+        if (transportKnown < 0) {
+            throw new InvalidInputException(what + " needs a transport protocol match (tcp, udp or sctp) before it");
+        }
+    }
+
+    private static Bytes encode(Field field, String value) {
+        return switch (field) {
+            case META_NFPROTO -> Bytes.of((byte) switch (value) {
+                case "ipv4" -> kernel_h.NFPROTO_IPV4;
+                case "ipv6" -> kernel_h.NFPROTO_IPV6;
+                default -> throw new InvalidInputException("meta nfproto is ipv4 or ipv6, not '" + value + "'");
+            });
+            case CT_DIRECTION -> Bytes.of((byte) switch (value) {
+                case "original" -> kernel_h.IP_CT_DIR_ORIGINAL;
+                case "reply" -> kernel_h.IP_CT_DIR_REPLY;
+                default -> throw new InvalidInputException("ct direction is original or reply, not '" + value + "'");
+            });
+            case META_IIF, META_OIF -> hostInt((int) DataType.parseNumber(value, 1, Integer.MAX_VALUE, "interface index"));
+            default -> field.type.encode(value);
+        };
+    }
+
+    static Bytes hostInt(int v) {
+        return Bytes.wrap(ByteBuffer.allocate(4).order(ByteOrder.nativeOrder()).putInt(v).array());
+    }
+
+    static Bytes hostShort(int v) {
+        return Bytes.wrap(ByteBuffer.allocate(2).order(ByteOrder.nativeOrder()).putShort((short) v).array());
+    }
+
+    private static Bytes port(int port) {
+        if (port < 1 || port > 65535) {
+            throw new InvalidInputException("port " + port + " is out of range 1-65535");
+        }
+        return Bytes.of((byte) (port >> 8), (byte) port);
+    }
+
+    private static int compareUnsigned(Bytes a, Bytes b) {
+        return Arrays.compareUnsigned(a.raw(), b.raw());
+    }
+
+    private static String checkLogPrefix(String prefix) {
+        if (prefix.length() > kernel_h.NF_LOG_PREFIXLEN - 1 || prefix.contains("\"")) {
+            throw new InvalidInputException("log prefix '" + prefix + "' must be at most "
+                    + (kernel_h.NF_LOG_PREFIXLEN - 1) + " characters without double quotes");
+        }
+        return prefix;
+    }
+
+    static int ctStateBit(String state) {
+        return switch (state.toLowerCase(Locale.ROOT)) {
+            case "invalid" -> kernel_h.NF_CT_STATE_INVALID_BIT;
+            case "established" -> stateBit(kernel_h.IP_CT_ESTABLISHED);
+            case "related" -> stateBit(kernel_h.IP_CT_RELATED);
+            case "new" -> stateBit(kernel_h.IP_CT_NEW);
+            case "untracked" -> kernel_h.NF_CT_STATE_UNTRACKED_BIT;
+            default -> throw new InvalidInputException("unknown ct state '" + state
+                    + "' (expected invalid, established, related, new or untracked)");
+        };
+    }
+
+    /** The kernel's NF_CT_STATE_BIT(ctinfo) macro. */
+    private static int stateBit(int ctinfo) {
+        return 1 << (ctinfo % kernel_h.IP_CT_IS_REPLY + 1);
+    }
+
+    static final String[] CT_STATES = {"invalid", "established", "related", "new", "untracked"};
+    static final String[] CT_STATUSES = {"expected", "seen-reply", "assured", "confirmed", "snat", "dnat", "dying"};
+
+    static int ctStatusBit(String status) {
+        return switch (status.toLowerCase(Locale.ROOT)) {
+            case "expected" -> kernel_h.IPS_EXPECTED;
+            case "seen-reply" -> kernel_h.IPS_SEEN_REPLY;
+            case "assured" -> kernel_h.IPS_ASSURED;
+            case "confirmed" -> kernel_h.IPS_CONFIRMED;
+            case "snat" -> kernel_h.IPS_SRC_NAT;
+            case "dnat" -> kernel_h.IPS_DST_NAT;
+            case "dying" -> kernel_h.IPS_DYING;
+            default -> throw new InvalidInputException("unknown ct status '" + status + "'");
+        };
+    }
+}

@@ -1,0 +1,72 @@
+package dev.gatun.nft;
+
+import dev.gatun.nft.expr.Expr;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static dev.gatun.bindings.internal.libnftnl_h.*;
+
+/** Rule messages through libnftnl; the expressions go through {@link ExprCodec}. */
+final class RuleCodec {
+
+    private RuleCodec() {}
+
+    /** Writes a NEWRULE payload, or with {@code handleOnly} the DELRULE payload for the rule's handle. */
+    static void write(MemorySegment nlh, Rule rule, boolean handleOnly) {
+        MemorySegment r = nftnl_rule_alloc();
+        try (Arena arena = Arena.ofConfined()) {
+            nftnl_rule_set_str(r, (short) NFTNL_RULE_TABLE, arena.allocateFrom(rule.table()));
+            nftnl_rule_set_str(r, (short) NFTNL_RULE_CHAIN, arena.allocateFrom(rule.chain()));
+            if (handleOnly) {
+                nftnl_rule_set_u64(r, (short) NFTNL_RULE_HANDLE, rule.handle());
+            } else {
+                for (Expr e : rule.expressions()) {
+                    nftnl_rule_add_expr(r, ExprCodec.toNative(arena, e));
+                }
+                if (rule.comment() != null) {
+                    byte[] u = new Udata().putString(NFTNL_UDATA_RULE_COMMENT, rule.comment()).bytes();
+                    nftnl_rule_set_data(r, (short) NFTNL_RULE_USERDATA, Native.bytes(arena, u), u.length);
+                }
+            }
+            nftnl_rule_nlmsg_build_payload(nlh, r);
+        } finally {
+            nftnl_rule_free(r);
+        }
+    }
+
+    static Rule read(MemorySegment nlh) {
+        MemorySegment r = nftnl_rule_alloc();
+        try (Arena arena = Arena.ofConfined()) {
+            if (nftnl_rule_nlmsg_parse(nlh, r) < 0) {
+                throw new IllegalStateException("libnftnl could not parse a rule message");
+            }
+            List<Expr> exprs = new ArrayList<>();
+            MemorySegment it = nftnl_expr_iter_create(r);
+            try {
+                for (MemorySegment x = nftnl_expr_iter_next(it); !x.equals(MemorySegment.NULL); x = nftnl_expr_iter_next(it)) {
+                    exprs.add(ExprCodec.fromNative(arena, x));
+                }
+            } finally {
+                nftnl_expr_iter_destroy(it);
+            }
+            String comment = null;
+            if (nftnl_rule_is_set(r, (short) NFTNL_RULE_USERDATA) != 0) {
+                Map<Integer, byte[]> u = Udata.parse(Native.data(arena,
+                        len -> nftnl_rule_get_data(r, (short) NFTNL_RULE_USERDATA, len)));
+                if (u.containsKey(NFTNL_UDATA_RULE_COMMENT)) {
+                    comment = Udata.string(u.get(NFTNL_UDATA_RULE_COMMENT));
+                }
+            }
+            return new Rule(Family.of(nftnl_rule_get_u32(r, (short) NFTNL_RULE_FAMILY)),
+                    Native.string(nftnl_rule_get_str(r, (short) NFTNL_RULE_TABLE)),
+                    Native.string(nftnl_rule_get_str(r, (short) NFTNL_RULE_CHAIN)), exprs, comment,
+                    nftnl_rule_get_u64(r, (short) NFTNL_RULE_HANDLE));
+        } finally {
+            nftnl_rule_free(r);
+        }
+    }
+}

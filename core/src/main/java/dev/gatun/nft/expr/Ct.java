@@ -1,0 +1,36 @@
+package dev.gatun.nft.expr;
+
+import dev.gatun.bindings.internal.kernel_h;
+
+/** Loads a conntrack field into register {@code dreg}; {@code direction} (original 0, reply 1) or null. */
+public record Ct(Key key, Integer direction, int dreg) implements Expr {
+
+    public enum Key {
+        STATE(kernel_h.NFT_CT_STATE, "state"),
+        DIRECTION(kernel_h.NFT_CT_DIRECTION, "direction"),
+        STATUS(kernel_h.NFT_CT_STATUS, "status"),
+        MARK(kernel_h.NFT_CT_MARK, "mark");
+
+        public final int value;
+        public final String keyword;
+
+        Key(int value, String keyword) {
+            this.value = value;
+            this.keyword = keyword;
+        }
+
+        public static Key of(int value) {
+            for (Key k : values()) {
+                if (k.value == value) {
+                    return k;
+                }
+            }
+            throw new IllegalArgumentException("ct key " + value + " is not one gatun knows");
+        }
+    }
+
+    @Override
+    public String kind() {
+        return "ct";
+    }
+}
