@@ -132,9 +132,6 @@ final class ExprCodec {
                 }
                 if (l.group() != null) {
                     nftnl_expr_set_u16(x, (short) NFTNL_EXPR_LOG_GROUP, (short) (int) l.group());
-                    // nft sends these with a group; the listing depends on it.
-                    u32(x, NFTNL_EXPR_LOG_SNAPLEN, 0);
-                    nftnl_expr_set_u16(x, (short) NFTNL_EXPR_LOG_QTHRESHOLD, (short) 0);
                 }
             }
         }

@@ -118,10 +118,18 @@ public final class RuleBuilder {
         return ctBits(Ct.Key.STATUS, mask);
     }
 
-    /** {@code fib daddr type local}. */
+    /** {@code fib daddr type local}: the destination is an address of this host. */
     public RuleBuilder fibDaddrTypeLocal() {
+        return fibDaddrType(CmpOp.EQ, "local");
+    }
+
+    /** {@code fib daddr type TYPE} or {@code fib daddr type != TYPE} (local, unicast, broadcast, multicast, ...). */
+    public RuleBuilder fibDaddrType(CmpOp op, String type) {
+        if (op != CmpOp.EQ && op != CmpOp.NEQ) {
+            throw new InvalidInputException("fib daddr type compares with == or !=, not " + op.symbol);
+        }
         exprs.add(new Fib(kernel_h.NFTA_FIB_F_DADDR, kernel_h.NFT_FIB_RESULT_ADDRTYPE, Registers.REG1));
-        exprs.add(new Cmp(Registers.REG1, CmpOp.EQ, hostInt(kernel_h.RTN_LOCAL)));
+        exprs.add(new Cmp(Registers.REG1, op, hostInt(addressType(type))));
         return this;
     }
 
@@ -504,6 +512,20 @@ public final class RuleBuilder {
     /** The kernel's NF_CT_STATE_BIT(ctinfo) macro. */
     private static int stateBit(int ctinfo) {
         return 1 << (ctinfo % kernel_h.IP_CT_IS_REPLY + 1);
+    }
+
+    static int addressType(String type) {
+        return switch (type) {
+            case "unicast" -> kernel_h.RTN_UNICAST;
+            case "local" -> kernel_h.RTN_LOCAL;
+            case "broadcast" -> kernel_h.RTN_BROADCAST;
+            case "anycast" -> kernel_h.RTN_ANYCAST;
+            case "multicast" -> kernel_h.RTN_MULTICAST;
+            case "blackhole" -> kernel_h.RTN_BLACKHOLE;
+            case "unreachable" -> kernel_h.RTN_UNREACHABLE;
+            case "prohibit" -> kernel_h.RTN_PROHIBIT;
+            default -> throw new InvalidInputException("unknown address type '" + type + "'");
+        };
     }
 
     static final String[] CT_STATES = {"invalid", "established", "related", "new", "untracked"};

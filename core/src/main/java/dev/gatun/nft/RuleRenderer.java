@@ -85,8 +85,7 @@ final class RuleRenderer {
             switch (e) {
                 case Payload p -> set(p.dreg(), payload(p));
                 case Meta m -> set(m.dreg(), meta(m));
-                case Ct c -> set(c.dreg(), new Load(null, "ct " + c.key().keyword
-                        + (c.direction() == null ? "" : c.direction() == 0 ? " original" : " reply")));
+                case Ct c -> set(c.dreg(), ct(c));
                 case Bitwise b -> set(b.dreg(), new Masked(take(b.sreg()), b.mask()));
                 case Immediate im -> registers.put(im.dreg(), new Data(im.data()));
                 case Cmp c -> {
@@ -111,8 +110,9 @@ final class RuleRenderer {
                         : "counter packets " + c.packets() + " bytes " + c.bytes());
                 case Log l -> words.add(log(l));
                 case Nat n -> words.add(nat(n));
-                case Masquerade m -> words.add("masquerade" + port(m.protoMin()) + natFlags(m.flags()));
-                case Redirect r -> words.add("redirect" + port(r.protoMin()) + natFlags(r.flags()));
+                case Masquerade m -> words.add("masquerade" + to(m.protoMin()) + natFlags(m.flags()));
+                case Redirect r -> words.add("redirect" + to(r.protoMin())
+                        + natFlags(r.flags() & ~kernel_h.NF_NAT_RANGE_PROTO_SPECIFIED));
                 case Reject r -> words.add(reject(r));
             }
         }
@@ -162,6 +162,16 @@ final class RuleRenderer {
             return "sctp" + port;
         }
         return f.words;
+    }
+
+    private static Value ct(Ct c) {
+        String words = "ct " + (c.direction() == null ? "" : c.direction() == 0 ? "original " : "reply ") + c.key().keyword;
+        for (Field f : Field.values()) {
+            if (f.ct == c.key() && c.direction() == null) {
+                return new Load(f, f.words);
+            }
+        }
+        return new Load(null, words);
     }
 
     private Value meta(Meta m) {
@@ -254,6 +264,11 @@ final class RuleRenderer {
             out += " to" + port(n.protoMin());
         }
         return out + natFlags(n.flags() & ~kernel_h.NF_NAT_RANGE_PROTO_SPECIFIED);
+    }
+
+    private String to(int portRegister) {
+        String p = port(portRegister);
+        return p.isEmpty() ? "" : " to " + p;
     }
 
     private String port(int reg) {

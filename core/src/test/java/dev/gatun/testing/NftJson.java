@@ -40,6 +40,8 @@ public final class NftJson {
     private static JsonNode normalise(JsonNode node) {
         if (node instanceof ObjectNode o) {
             o.remove("handle");
+            o.remove("expires"); // time left on an element with a timeout: it runs down
+
             List<String> names = new ArrayList<>();
             o.fieldNames().forEachRemaining(names::add);
             for (String n : names) {
