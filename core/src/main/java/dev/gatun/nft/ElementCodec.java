@@ -273,6 +273,17 @@ final class ElementCodec {
         return out;
     }
 
+    /** Whether no key appears twice (interval starts and ends count separately). */
+    static boolean hasDistinctKeys(List<Encoded> stored) {
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (Encoded e : stored) {
+            if (!seen.add(java.util.HexFormat.of().formatHex(e.key()) + "/" + e.flags())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Turns stored elements back into nft's words; interval starts and ends are paired into prefixes or ranges. */
     static List<Element> decode(NftSet set, List<Encoded> stored) {
         List<Element> out = new ArrayList<>();

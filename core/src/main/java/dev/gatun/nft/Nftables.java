@@ -81,13 +81,34 @@ public final class Nftables implements AutoCloseable {
         return new Ruleset(tables, chains, sets, elements, rules);
     }
 
-    /** The elements of one set or map. */
+    /**
+     * The elements of one set or map. A dump comes in parts, and the kernel resumes a hash set's
+     * walk by position; if the table is resized between parts (as it is after a large insert),
+     * an element can come twice and another not at all. A key seen twice proves that, and the
+     * dump is read again.
+     */
     public List<Element> elements(NftSet set) {
-        List<ElementCodec.Encoded> stored = new ArrayList<>();
-        channel.dump("list elements of " + set.describe(), kernel_h.NFT_MSG_GETSETELEM, set.family().nfproto(),
-                nlh -> ElementCodec.write(nlh, set, 0, List.of()), m -> stored.addAll(ElementCodec.read(m)));
-        return ElementCodec.decode(set, stored);
+        for (int attempt = 1; ; attempt++) {
+            List<ElementCodec.Encoded> stored = new ArrayList<>();
+            channel.dump("list elements of " + set.describe(), kernel_h.NFT_MSG_GETSETELEM, set.family().nfproto(),
+                    nlh -> ElementCodec.write(nlh, set, 0, List.of()), m -> stored.addAll(ElementCodec.read(m)));
+            if (ElementCodec.hasDistinctKeys(stored) || attempt == CONSISTENT_DUMP_ATTEMPTS) {
+                if (!ElementCodec.hasDistinctKeys(stored)) {
+                    throw new dev.gatun.GatunException("list elements of " + set.describe() + ": the kernel's dump repeated "
+                            + "elements " + CONSISTENT_DUMP_ATTEMPTS + " times in a row while the set was changing");
+                }
+                return ElementCodec.decode(set, stored);
+            }
+            try {
+                Thread.sleep(10L * attempt);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new dev.gatun.GatunException("interrupted while listing " + set.describe(), e);
+            }
+        }
     }
+
+    private static final int CONSISTENT_DUMP_ATTEMPTS = 20;
 
     /** The one element with this key, as the kernel has it, or empty. */
     public Optional<Element> element(NftSet set, Element key) {

@@ -3,6 +3,7 @@ package dev.gatun.nft;
 import dev.gatun.InvalidInputException;
 import dev.gatun.bindings.internal.kernel_h;
 import dev.gatun.netlink.NftBatch;
+import dev.gatun.netlink.NetlinkMessages;
 import dev.gatun.netlink.NftChannel;
 
 import java.lang.foreign.MemorySegment;
@@ -244,7 +245,7 @@ public final class Transaction {
                 batch.guardGeneration(guard);
             }
             channel.commit(batch, echo ? (index, message) -> {
-                if (index >= 0 && index < handles.length) {
+                if (index >= 0 && index < handles.length && handles[index] == 0) {
                     handles[index] = handleOf(sent.get(index).type, message);
                 }
             } : null);
@@ -262,6 +263,11 @@ public final class Transaction {
     }
 
     private static long handleOf(int type, MemorySegment message) {
+        // Other notifications (such as NEWGEN) share sequence numbers; libnftnl exits the
+        // process on a message of the wrong kind, so only the echo of the request is parsed.
+        if ((NetlinkMessages.type(message) & 0xff) != type) {
+            return 0;
+        }
         if (type == kernel_h.NFT_MSG_NEWTABLE) {
             return TableCodec.read(message).handle();
         }

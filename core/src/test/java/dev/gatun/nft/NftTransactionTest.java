@@ -1,0 +1,187 @@
+package dev.gatun.nft;
+
+import dev.gatun.InvalidInputException;
+import dev.gatun.netlink.NetlinkException;
+import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.testing.Expect;
+import dev.gatun.testing.FreshNamespaces;
+import dev.gatun.testing.Oracle;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import static dev.gatun.nft.DataType.INET_PROTO;
+import static dev.gatun.nft.DataType.INET_SERVICE;
+import static dev.gatun.nft.DataType.IPV4_ADDR;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+@ExtendWith(FreshNamespaces.class)
+class NftTransactionTest {
+
+    private static final Table GATUN = Table.of(Family.IP, "gatun");
+    private static final NftSet PORTS = NftSet.map(GATUN, "ports4", List.of(INET_PROTO, INET_SERVICE),
+            List.of(IPV4_ADDR, INET_SERVICE));
+
+    /** 100,000 distinct mappings: tcp and udp host ports 1-50,000 to container addresses. */
+    private static List<Element> manyMappings() {
+        List<Element> out = new ArrayList<>(100_000);
+        for (int i = 0; i < 100_000; i++) {
+            String proto = i % 2 == 0 ? "tcp" : "udp";
+            int port = i / 2 + 1;
+            out.add(Element.of(proto, Integer.toString(port))
+                    .to("10.88." + (i / 250 % 250) + "." + (i % 250 + 2), "80").withComment("owner-" + i));
+        }
+        return out;
+    }
+
+    /** Set equality with a readable failure: the first few missing and unexpected elements. */
+    private static void assertSameElements(java.util.Collection<Element> actual, java.util.Collection<Element> expected) {
+        Set<Element> actualSet = new HashSet<>(actual);
+        Set<Element> expectedSet = new HashSet<>(expected);
+        assertThat(actualSet).as("distinct elements listed").hasSize(actual.size());
+        Set<Element> missing = new HashSet<>(expectedSet);
+        missing.removeAll(actualSet);
+        Set<Element> extra = new HashSet<>(actualSet);
+        extra.removeAll(expectedSet);
+        assertThat(missing.stream().limit(3).toList()).as("missing").isEmpty();
+        assertThat(extra.stream().limit(3).toList()).as("unexpected").isEmpty();
+    }
+
+    @Test
+    void hundredThousandElementsInOneCommitAreAllListedBack(NetworkNamespace a) {
+        List<Element> elements = manyMappings();
+        try (Nftables nft = Nftables.open(a)) {
+            int before = nft.generation();
+            nft.transaction().add(GATUN).add(PORTS).addElements(PORTS, elements).commit();
+            // One commit: the generation moved by exactly one.
+            assertThat(nft.generation()).isEqualTo(before + 1);
+
+            List<Element> listed = nft.elements(PORTS);
+            assertThat(listed).hasSize(100_000);
+            assertSameElements(listed, elements);
+        }
+        // The real nft agrees on the count.
+        String out = Oracle.in(a, "nft", "list", "map", "ip", "gatun", "ports4");
+        assertThat(out.split("comment \"owner-", -1).length - 1).isEqualTo(100_000);
+    }
+
+    @Test
+    void deletingOneOfHundredThousandLeavesTheOthers(NetworkNamespace a) {
+        List<Element> elements = manyMappings();
+        try (Nftables nft = Nftables.open(a)) {
+            nft.transaction().add(GATUN).add(PORTS).addElements(PORTS, elements).commit();
+            Element victim = elements.get(4242);
+
+            nft.transaction().deleteElements(PORTS, List.of(Element.of(victim.key().toArray(String[]::new)))).commit();
+
+            List<Element> listed = nft.elements(PORTS);
+            Set<Element> expected = new HashSet<>(elements);
+            expected.remove(victim);
+            assertThat(listed).hasSize(99_999);
+            assertSameElements(listed, expected);
+            assertThat(nft.element(PORTS, Element.of(victim.key().toArray(String[]::new)))).isEmpty();
+            assertThat(nft.element(PORTS, Element.of("tcp", "1"))).contains(elements.getFirst());
+        }
+    }
+
+    @Test
+    void exclusiveCreateOfAnExistingElementFailsTheWholeTransaction(NetworkNamespace a) {
+        try (Nftables nft = Nftables.open(a)) {
+            nft.transaction().add(GATUN).add(PORTS)
+                    .addElements(PORTS, List.of(Element.of("tcp", "8080").to("10.88.0.2", "80"))).commit();
+
+            Table other = Table.of(Family.IP, "newcomer");
+            Chain chain = Chain.base(other, "fwd", ChainType.FILTER, Hook.FORWARD, 0, Verdict.Code.ACCEPT);
+            Transaction tx = nft.transaction().add(other).add(chain)
+                    .add(Rule.in(chain).match(Field.TCP_DPORT, "22").accept().build())
+                    .createElements(PORTS, List.of(Element.of("tcp", "8080").to("10.88.0.9", "80")));
+
+            NetlinkException e = Expect.thrown(NetlinkException.class, tx::commit);
+
+            assertThat(e.errnoName()).isEqualTo("EEXIST");
+            assertThat(e.operation()).contains("tcp . 8080").contains("map ip gatun ports4");
+            assertThat(nft.list().tables()).extracting(Table::name).containsExactly("gatun");
+            assertThat(nft.elements(PORTS)).containsExactly(Element.of("tcp", "8080").to("10.88.0.2", "80"));
+        }
+        assertThat(Oracle.in(a, "nft", "list", "tables")).doesNotContain("newcomer");
+    }
+
+    @Test
+    void handlesAreReportedWhenAskedFor(NetworkNamespace a) {
+        try (Nftables nft = Nftables.open(a)) {
+            Chain chain = Chain.regular(GATUN, "c");
+            var results = nft.transaction().withHandles().add(GATUN).add(chain)
+                    .add(Rule.in(chain).counter().accept().build()).commit();
+
+            assertThat(results).extracting(Transaction.OperationResult::operation)
+                    .containsExactly("add table ip gatun", "add chain ip gatun c", "add rule in chain ip gatun c");
+            Ruleset listed = nft.list();
+            assertThat(results.get(1).handle()).isEqualTo(listed.chains().getFirst().handle()).isPositive();
+            assertThat(results.get(2).handle()).isEqualTo(listed.rules().getFirst().handle()).isPositive();
+
+            // A rule is deleted by that handle.
+            nft.transaction().delete(listed.rules().getFirst()).commit();
+            assertThat(nft.list().rules()).isEmpty();
+        }
+    }
+
+    @Test
+    void destroyDeletesOnlyWhatExistsAndFlushEmpties(NetworkNamespace a) {
+        try (Nftables nft = Nftables.open(a)) {
+            nft.transaction().add(GATUN).add(PORTS)
+                    .addElements(PORTS, List.of(Element.of("tcp", "1").to("10.0.0.1", "1"))).commit();
+            nft.transaction().flush(PORTS).commit();
+            assertThat(nft.elements(PORTS)).isEmpty();
+
+            Table missing = Table.of(Family.IP6, "never_made");
+            nft.transaction().destroy(missing).destroy(PORTS).commit();
+            assertThat(nft.list().sets()).isEmpty();
+            assertThatThrownBy(() -> nft.transaction().delete(missing).commit())
+                    .isInstanceOf(NetlinkException.class).hasMessageContaining("ENOENT")
+                    .hasMessageContaining("delete table ip6 never_made");
+        }
+    }
+
+    @Test
+    void jumpToAChainThatDoesNotExistIsNamedByTheKernelError(NetworkNamespace a) {
+        try (Nftables nft = Nftables.open(a)) {
+            Chain chain = Chain.regular(GATUN, "c");
+            Transaction tx = nft.transaction().add(GATUN).add(chain).add(Rule.in(chain).jump("nowhere").build());
+            NetlinkException e = Expect.thrown(NetlinkException.class, tx::commit);
+            assertThat(e.errnoName()).isEqualTo("ENOENT");
+            assertThat(e.operation()).isEqualTo("add rule in chain ip gatun c");
+        }
+        assertThat(Oracle.in(a, "nft", "list", "tables")).doesNotContain("gatun");
+    }
+
+    @Test
+    void badInputIsRefusedBeforeAnythingIsSent() {
+        String longName = "t".repeat(256);
+        assertThatThrownBy(() -> Table.of(Family.IP, longName)).isInstanceOf(InvalidInputException.class)
+                .hasMessageContaining("table name").hasMessageContaining("256 bytes").hasMessageContaining("255");
+        assertThatThrownBy(() -> Family.parse("ipx")).isInstanceOf(InvalidInputException.class)
+                .hasMessageContaining("'ipx'");
+        assertThatThrownBy(() -> ElementCodec.encode(PORTS, List.of(Element.of("tcp").to("10.0.0.1", "80")), false))
+                .isInstanceOf(InvalidInputException.class).hasMessageContaining("element tcp")
+                .hasMessageContaining("1 key components").hasMessageContaining("has 2");
+        assertThatThrownBy(() -> ElementCodec.encode(PORTS, List.of(Element.of("tcp", "70000").to("10.0.0.1", "80")), false))
+                .isInstanceOf(InvalidInputException.class).hasMessageContaining("70000");
+        assertThatThrownBy(() -> ElementCodec.encode(PORTS, List.of(Element.of("tcp", "80").to("10.0.0.300", "80")), false))
+                .isInstanceOf(InvalidInputException.class).hasMessageContaining("10.0.0.300");
+        assertThatThrownBy(() -> Rule.in(GATUN, "c").match(Field.IP_SADDR, "fd00::1"))
+                .isInstanceOf(InvalidInputException.class).hasMessageContaining("fd00::1");
+        assertThatThrownBy(() -> Rule.in(GATUN, "c").match(Field.TCP_DPORT, "90-80"))
+                .isInstanceOf(InvalidInputException.class).hasMessageContaining("90-80").hasMessageContaining("reversed");
+        assertThatThrownBy(() -> Rule.in(GATUN, "c").match(Field.META_IIFNAME, "a-very-long-interface-name"))
+                .isInstanceOf(InvalidInputException.class).hasMessageContaining("a-very-long-interface-name");
+        assertThatThrownBy(() -> Rule.in(GATUN, "c").jump("x".repeat(300)))
+                .isInstanceOf(InvalidInputException.class).hasMessageContaining("chain name");
+        assertThatThrownBy(() -> Table.of(Family.IP, "t").withComment("line\\nbreak\n"))
+                .isInstanceOf(InvalidInputException.class).hasMessageContaining("control character");
+    }
+}
