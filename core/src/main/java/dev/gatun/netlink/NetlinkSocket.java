@@ -61,9 +61,24 @@ public final class NetlinkSocket implements AutoCloseable {
 
     /** Opens a socket of {@code protocol} inside {@code namespace}. */
     public static NetlinkSocket open(NetlinkProtocol protocol, NetworkNamespace namespace) {
+        return open(protocol, namespace, 0);
+    }
+
+    /**
+     * Opens a socket that also receives the notifications of multicast {@code group} (for
+     * example NFNLGRP_NFTABLES); read them with {@link #receiveNotifications}.
+     */
+    public static NetlinkSocket subscribe(NetlinkProtocol protocol, NetworkNamespace namespace, int group) {
+        if (group < 1 || group > 32) {
+            throw new IllegalArgumentException("netlink group " + group + " is out of range 1-32");
+        }
+        return open(protocol, namespace, 1 << (group - 1));
+    }
+
+    private static NetlinkSocket open(NetlinkProtocol protocol, NetworkNamespace namespace, int groups) {
         NativeLibraries.requireNetlink();
         // The socket is created on a thread inside the namespace; it keeps that namespace for good.
-        MemorySegment mnl = namespace.call(() -> create(protocol, namespace));
+        MemorySegment mnl = namespace.call(() -> create(protocol, namespace, groups));
         NetlinkSocket s = new NetlinkSocket(protocol, namespace, mnl);
         try {
             s.configure();
@@ -74,14 +89,14 @@ public final class NetlinkSocket implements AutoCloseable {
         return s;
     }
 
-    private static MemorySegment create(NetlinkProtocol protocol, NetworkNamespace namespace) {
+    private static MemorySegment create(NetlinkProtocol protocol, NetworkNamespace namespace, int groups) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment state = CallState.allocate(a);
             MemorySegment mnl = libmnl_h.mnl_socket_open2(state, protocol.number, libc_h.SOCK_CLOEXEC);
             if (mnl.equals(MemorySegment.NULL)) {
                 throw Errno.exception("open a " + protocol.label + " socket in " + namespace.describe(), CallState.errno(state));
             }
-            if (libmnl_h.mnl_socket_bind(state, mnl, 0, libmnl_h.MNL_SOCKET_AUTOPID) < 0) {
+            if (libmnl_h.mnl_socket_bind(state, mnl, groups, libmnl_h.MNL_SOCKET_AUTOPID) < 0) {
                 int errno = CallState.errno(state);
                 libmnl_h.mnl_socket_close(state, mnl);
                 throw Errno.exception("bind a " + protocol.label + " socket in " + namespace.describe(), errno);
@@ -252,6 +267,49 @@ public final class NetlinkSocket implements AutoCloseable {
                     + " times because the data kept changing");
         } finally {
             lock.unlock();
+        }
+    }
+
+    /** What {@link #receiveNotifications} saw. */
+    public enum Receipt { MESSAGES, TIMEOUT, OVERRUN }
+
+    /**
+     * Waits up to the socket's reply timeout for one datagram of notifications and hands each
+     * message to {@code each}. OVERRUN means the kernel dropped notifications because the
+     * receive buffer was full: the reader must assume it missed changes.
+     */
+    public Receipt receiveNotifications(Consumer<MemorySegment> each) {
+        lock.lock();
+        try {
+            ensureOpen();
+            long n = libmnl_h.mnl_socket_recvfrom(callState, mnl, receiveBuffer, RECEIVE_BYTES);
+            if (n < 0) {
+                int errno = CallState.errno(callState);
+                if (errno == libc_h.EAGAIN || errno == libc_h.EINTR) {
+                    return Receipt.TIMEOUT;
+                }
+                if (errno == libc_h.ENOBUFS) {
+                    return Receipt.OVERRUN;
+                }
+                throw Errno.exception("receive notifications in " + namespace.describe(), errno);
+            }
+            NetlinkMessages.forEach(receiveBuffer, n, each);
+            return Receipt.MESSAGES;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Shortens how long a receive waits, so a reader thread can notice that it should stop. */
+    public void setReceiveTimeout(java.time.Duration timeout) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment tv = timeval.allocate(a);
+            timeval.tv_sec(tv, timeout.toSeconds());
+            timeval.tv_usec(tv, timeout.toMillisPart() * 1000L);
+            MemorySegment state = CallState.allocate(a);
+            if (libc_h.setsockopt(state, fd, libc_h.SOL_SOCKET, libc_h.SO_RCVTIMEO, tv, (int) tv.byteSize()) < 0) {
+                throw Errno.exception("set the receive timeout of a " + protocol.label + " socket", CallState.errno(state));
+            }
         }
     }
 

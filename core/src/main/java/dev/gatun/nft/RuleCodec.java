@@ -38,6 +38,22 @@ final class RuleCodec {
         }
     }
 
+    /** Where a rule notification belongs, without decoding its expressions. */
+    static Rule readHeader(MemorySegment nlh) {
+        MemorySegment r = nftnl_rule_alloc();
+        try {
+            if (nftnl_rule_nlmsg_parse(nlh, r) < 0) {
+                throw new IllegalStateException("libnftnl could not parse a rule message");
+            }
+            return new Rule(Family.of(nftnl_rule_get_u32(r, (short) NFTNL_RULE_FAMILY)),
+                    Native.string(nftnl_rule_get_str(r, (short) NFTNL_RULE_TABLE)),
+                    Native.string(nftnl_rule_get_str(r, (short) NFTNL_RULE_CHAIN)), List.of(), null,
+                    nftnl_rule_get_u64(r, (short) NFTNL_RULE_HANDLE));
+        } finally {
+            nftnl_rule_free(r);
+        }
+    }
+
     static Rule read(MemorySegment nlh) {
         MemorySegment r = nftnl_rule_alloc();
         try (Arena arena = Arena.ofConfined()) {

@@ -1,0 +1,109 @@
+package dev.gatun.nft;
+
+import dev.gatun.bindings.internal.kernel_h;
+import dev.gatun.netlink.NetlinkMessages;
+import dev.gatun.netlink.NetlinkProtocol;
+import dev.gatun.netlink.NetlinkSocket;
+import dev.gatun.netns.NetworkNamespace;
+
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.function.Consumer;
+
+import static dev.gatun.bindings.internal.libnftnl_h.*;
+
+/**
+ * Listens to nftables change notifications (NFNLGRP_NFTABLES) in a namespace and hands each to
+ * a listener on a thread of its own, so an embedding can notice when someone else deletes or
+ * flushes its objects. Close it to stop.
+ */
+public final class RulesetMonitor implements AutoCloseable {
+
+    private static final Duration POLL = Duration.ofMillis(200);
+
+    private final NetlinkSocket socket;
+    private final Thread reader;
+    private volatile boolean running = true;
+
+    private RulesetMonitor(NetlinkSocket socket, Consumer<RulesetEvent> listener) {
+        this.socket = socket;
+        socket.setReceiveTimeout(POLL);
+        this.reader = Thread.ofPlatform().daemon().name("gatun-nft-monitor").start(() -> read(listener));
+    }
+
+    /** Starts listening; events that happen after this returns are delivered. */
+    public static RulesetMonitor start(NetworkNamespace namespace, Consumer<RulesetEvent> listener) {
+        dev.gatun.internal.NativeLibraries.requireNftables();
+        return new RulesetMonitor(NetlinkSocket.subscribe(NetlinkProtocol.NETFILTER, namespace,
+                kernel_h.NFNLGRP_NFTABLES), listener);
+    }
+
+    private void read(Consumer<RulesetEvent> listener) {
+        while (running) {
+            NetlinkSocket.Receipt r = socket.receiveNotifications(m -> {
+                RulesetEvent e = decode(m);
+                if (e != null) {
+                    listener.accept(e);
+                }
+            });
+            if (r == NetlinkSocket.Receipt.OVERRUN) {
+                listener.accept(new RulesetEvent(RulesetEvent.Kind.OVERRUN, null, null, null));
+            }
+        }
+    }
+
+    /** The event a notification stands for, or null for one gatun does not report. */
+    static RulesetEvent decode(MemorySegment m) {
+        int type = NetlinkMessages.type(m);
+        if ((type >> 8) != kernel_h.NFNL_SUBSYS_NFTABLES) {
+            return null;
+        }
+        return switch (type & 0xff) {
+            case kernel_h.NFT_MSG_NEWTABLE, kernel_h.NFT_MSG_DELTABLE -> {
+                Table t = TableCodec.read(m);
+                yield new RulesetEvent((type & 0xff) == kernel_h.NFT_MSG_NEWTABLE ? RulesetEvent.Kind.NEW_TABLE
+                        : RulesetEvent.Kind.DELETE_TABLE, t.family(), t.name(), t.name());
+            }
+            case kernel_h.NFT_MSG_NEWCHAIN, kernel_h.NFT_MSG_DELCHAIN -> {
+                Chain c = ChainCodec.read(m);
+                yield new RulesetEvent((type & 0xff) == kernel_h.NFT_MSG_NEWCHAIN ? RulesetEvent.Kind.NEW_CHAIN
+                        : RulesetEvent.Kind.DELETE_CHAIN, c.family(), c.table(), c.name());
+            }
+            case kernel_h.NFT_MSG_NEWRULE, kernel_h.NFT_MSG_DELRULE -> {
+                Rule r = RuleCodec.readHeader(m);
+                yield new RulesetEvent((type & 0xff) == kernel_h.NFT_MSG_NEWRULE ? RulesetEvent.Kind.NEW_RULE
+                        : RulesetEvent.Kind.DELETE_RULE, r.family(), r.table(), r.chain());
+            }
+            case kernel_h.NFT_MSG_NEWSET, kernel_h.NFT_MSG_DELSET -> {
+                NftSet s = SetCodec.read(m);
+                yield new RulesetEvent((type & 0xff) == kernel_h.NFT_MSG_NEWSET ? RulesetEvent.Kind.NEW_SET
+                        : RulesetEvent.Kind.DELETE_SET, s.family(), s.table(), s.name());
+            }
+            case kernel_h.NFT_MSG_NEWSETELEM, kernel_h.NFT_MSG_DELSETELEM -> {
+                MemorySegment s = nftnl_set_alloc();
+                try {
+                    nftnl_set_elems_nlmsg_parse(m, s);
+                    yield new RulesetEvent((type & 0xff) == kernel_h.NFT_MSG_NEWSETELEM ? RulesetEvent.Kind.NEW_ELEMENTS
+                            : RulesetEvent.Kind.DELETE_ELEMENTS, Family.of(nftnl_set_get_u32(s, (short) NFTNL_SET_FAMILY)),
+                            Native.string(nftnl_set_get_str(s, (short) NFTNL_SET_TABLE)),
+                            Native.string(nftnl_set_get_str(s, (short) NFTNL_SET_NAME)));
+                } finally {
+                    nftnl_set_free(s);
+                }
+            }
+            case kernel_h.NFT_MSG_NEWGEN -> new RulesetEvent(RulesetEvent.Kind.NEW_GENERATION, null, null, null);
+            default -> null;
+        };
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        try {
+            reader.join(POLL.toMillis() * 10);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        socket.close();
+    }
+}
