@@ -88,6 +88,16 @@ public final class NftBatch implements AutoCloseable {
         return List.copyOf(operations);
     }
 
+    /** A copy of each message as it stands (sequence numbers are set at commit). */
+    public List<byte[]> messageBytes() {
+        List<byte[]> out = new ArrayList<>();
+        for (long offset : offsets) {
+            int length = nlmsghdr.nlmsg_len(buffer.asSlice(offset, HEADER));
+            out.add(buffer.asSlice(offset, length).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+        }
+        return out;
+    }
+
     Integer guard() {
         return guardGeneration;
     }

@@ -4,6 +4,9 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Map;
 
+import dev.gatun.bindings.internal.kernel_h;
+
+import static dev.gatun.bindings.internal.libmnl_h.*;
 import static dev.gatun.bindings.internal.libnftnl_h.*;
 
 /** Chain messages through libnftnl. */
@@ -11,30 +14,37 @@ final class ChainCodec {
 
     private ChainCodec() {}
 
+    /**
+     * Writes the payload in nft's attribute order: table and name through libnftnl, then the
+     * type, policy, hook and user data, as nft appends them.
+     */
     static void write(MemorySegment nlh, Chain chain, boolean nameOnly) {
         MemorySegment c = nftnl_chain_alloc();
         try (Arena arena = Arena.ofConfined()) {
             nftnl_chain_set_str(c, (short) NFTNL_CHAIN_TABLE, arena.allocateFrom(chain.table()));
             nftnl_chain_set_str(c, (short) NFTNL_CHAIN_NAME, arena.allocateFrom(chain.name()));
-            if (!nameOnly) {
-                Chain.Base base = chain.base();
-                if (base != null) {
-                    nftnl_chain_set_str(c, (short) NFTNL_CHAIN_TYPE, arena.allocateFrom(base.type().keyword));
-                    nftnl_chain_set_u32(c, (short) NFTNL_CHAIN_HOOKNUM, base.hook().number(chain.family()));
-                    nftnl_chain_set_s32(c, (short) NFTNL_CHAIN_PRIO, base.priority());
-                    if (base.policy() != null) {
-                        nftnl_chain_set_u32(c, (short) NFTNL_CHAIN_POLICY, base.policy().value());
-                    }
-                    if (base.device() != null) {
-                        nftnl_chain_set_str(c, (short) NFTNL_CHAIN_DEV, arena.allocateFrom(base.device()));
-                    }
-                }
-                if (chain.comment() != null) {
-                    byte[] u = new Udata().putString(NFTNL_UDATA_CHAIN_COMMENT, chain.comment()).bytes();
-                    nftnl_chain_set_data(c, (short) NFTNL_CHAIN_USERDATA, Native.bytes(arena, u), u.length);
-                }
-            }
             nftnl_chain_nlmsg_build_payload(nlh, c);
+            if (nameOnly) {
+                return;
+            }
+            Chain.Base base = chain.base();
+            if (base != null) {
+                mnl_attr_put_strz(nlh, (short) kernel_h.NFTA_CHAIN_TYPE, arena.allocateFrom(base.type().keyword));
+                if (base.policy() != null) {
+                    mnl_attr_put_u32(nlh, (short) kernel_h.NFTA_CHAIN_POLICY, Native.bigEndian(base.policy().value()));
+                }
+                MemorySegment hook = mnl_attr_nest_start(nlh, (short) kernel_h.NFTA_CHAIN_HOOK);
+                mnl_attr_put_u32(nlh, (short) kernel_h.NFTA_HOOK_HOOKNUM, Native.bigEndian(base.hook().number(chain.family())));
+                mnl_attr_put_u32(nlh, (short) kernel_h.NFTA_HOOK_PRIORITY, Native.bigEndian(base.priority()));
+                if (base.device() != null) {
+                    mnl_attr_put_strz(nlh, (short) kernel_h.NFTA_HOOK_DEV, arena.allocateFrom(base.device()));
+                }
+                mnl_attr_nest_end(nlh, hook);
+            }
+            if (chain.comment() != null) {
+                byte[] u = new Udata().putString(NFTNL_UDATA_CHAIN_COMMENT, chain.comment()).bytes();
+                mnl_attr_put(nlh, (short) kernel_h.NFTA_CHAIN_USERDATA, u.length, Native.bytes(arena, u));
+            }
         } finally {
             nftnl_chain_free(c);
         }

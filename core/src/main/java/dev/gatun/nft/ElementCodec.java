@@ -13,6 +13,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 
+import static dev.gatun.bindings.internal.libmnl_h.*;
 import static dev.gatun.bindings.internal.libnftnl_h.*;
 
 /**
@@ -184,21 +185,34 @@ final class ElementCodec {
         return out;
     }
 
-    /** Writes a NEWSETELEM/DELSETELEM payload for one chunk. */
+    /**
+     * Writes a NEWSETELEM/DELSETELEM payload for one chunk, in nft's attribute order: table, set,
+     * set id, then the element list, each element encoded by libnftnl.
+     */
     static void write(MemorySegment nlh, NftSet set, int setTransactionId, List<Encoded> chunk) {
-        MemorySegment s = nftnl_set_alloc();
         try (Arena arena = Arena.ofConfined()) {
-            nftnl_set_set_str(s, (short) NFTNL_SET_TABLE, arena.allocateFrom(set.table()));
-            nftnl_set_set_str(s, (short) NFTNL_SET_NAME, arena.allocateFrom(set.name()));
+            mnl_attr_put_strz(nlh, (short) kernel_h.NFTA_SET_ELEM_LIST_TABLE, arena.allocateFrom(set.table()));
+            mnl_attr_put_strz(nlh, (short) kernel_h.NFTA_SET_ELEM_LIST_SET, arena.allocateFrom(set.name()));
             if (setTransactionId > 0) {
-                nftnl_set_set_u32(s, (short) NFTNL_SET_ID, setTransactionId);
+                mnl_attr_put_u32(nlh, (short) kernel_h.NFTA_SET_ELEM_LIST_SET_ID, Native.bigEndian(setTransactionId));
             }
+            if (chunk.isEmpty()) {
+                return;
+            }
+            MemorySegment list = mnl_attr_nest_start(nlh, (short) kernel_h.NFTA_SET_ELEM_LIST_ELEMENTS);
+            int position = 0;
             for (Encoded e : chunk) {
-                nftnl_set_elem_add(s, element(arena, e));
+                MemorySegment el = element(arena, e);
+                try {
+                    // Like libnftnl and nft, each element's nest is numbered by its position.
+                    MemorySegment item = mnl_attr_nest_start(nlh, (short) ++position);
+                    nftnl_set_elem_nlmsg_build_payload(nlh, el);
+                    mnl_attr_nest_end(nlh, item);
+                } finally {
+                    nftnl_set_elem_free(el);
+                }
             }
-            nftnl_set_elems_nlmsg_build_payload(nlh, s);
-        } finally {
-            nftnl_set_free(s); // frees the elements too
+            mnl_attr_nest_end(nlh, list);
         }
     }
 

@@ -30,7 +30,7 @@ final class ExprCodec {
     private ExprCodec() {}
 
     /** A libnftnl expression for {@code e}; the rule it is added to owns it. */
-    static MemorySegment toNative(Arena arena, Expr e) {
+    static MemorySegment toNative(Arena arena, Expr e, java.util.function.ToIntFunction<String> newSetIds) {
         MemorySegment x = nftnl_expr_alloc(arena.allocateFrom(e.kind()));
         switch (e) {
             case Payload p -> {
@@ -67,6 +67,10 @@ final class ExprCodec {
                     u32(x, NFTNL_EXPR_LOOKUP_DREG, l.dreg());
                 }
                 nftnl_expr_set_str(x, (short) NFTNL_EXPR_LOOKUP_SET, arena.allocateFrom(l.set()));
+                int setId = newSetIds.applyAsInt(l.set());
+                if (setId > 0) {
+                    u32(x, NFTNL_EXPR_LOOKUP_SET_ID, setId);
+                }
                 if (l.inverted()) {
                     u32(x, NFTNL_EXPR_LOOKUP_FLAGS, dev.gatun.bindings.internal.kernel_h.NFT_LOOKUP_F_INV);
                 }

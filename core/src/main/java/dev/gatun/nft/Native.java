@@ -15,6 +15,11 @@ final class Native {
         return cString.equals(MemorySegment.NULL) ? null : cString.reinterpret(Integer.MAX_VALUE).getString(0);
     }
 
+    /** The int whose bytes in memory are {@code value} in network (big-endian) order, for mnl_attr_put_u32. */
+    static int bigEndian(int value) {
+        return java.nio.ByteOrder.nativeOrder() == java.nio.ByteOrder.BIG_ENDIAN ? value : Integer.reverseBytes(value);
+    }
+
     static MemorySegment bytes(Arena arena, byte[] data) {
         return arena.allocateFrom(JAVA_BYTE, data);
     }

@@ -8,6 +8,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import dev.gatun.bindings.internal.kernel_h;
+
+import static dev.gatun.bindings.internal.libmnl_h.*;
 import static dev.gatun.bindings.internal.libnftnl_h.*;
 
 /** Rule messages through libnftnl; the expressions go through {@link ExprCodec}. */
@@ -17,6 +20,14 @@ final class RuleCodec {
 
     /** Writes a NEWRULE payload, or with {@code handleOnly} the DELRULE payload for the rule's handle. */
     static void write(MemorySegment nlh, Rule rule, boolean handleOnly) {
+        write(nlh, rule, handleOnly, name -> 0);
+    }
+
+    /**
+     * {@code newSetIds} gives the transaction id of a set created in the same batch (0 for an
+     * existing one), which lookups carry as nft does.
+     */
+    static void write(MemorySegment nlh, Rule rule, boolean handleOnly, java.util.function.ToIntFunction<String> newSetIds) {
         MemorySegment r = nftnl_rule_alloc();
         try (Arena arena = Arena.ofConfined()) {
             nftnl_rule_set_str(r, (short) NFTNL_RULE_TABLE, arena.allocateFrom(rule.table()));
@@ -25,14 +36,15 @@ final class RuleCodec {
                 nftnl_rule_set_u64(r, (short) NFTNL_RULE_HANDLE, rule.handle());
             } else {
                 for (Expr e : rule.expressions()) {
-                    nftnl_rule_add_expr(r, ExprCodec.toNative(arena, e));
-                }
-                if (rule.comment() != null) {
-                    byte[] u = new Udata().putString(NFTNL_UDATA_RULE_COMMENT, rule.comment()).bytes();
-                    nftnl_rule_set_data(r, (short) NFTNL_RULE_USERDATA, Native.bytes(arena, u), u.length);
+                    nftnl_rule_add_expr(r, ExprCodec.toNative(arena, e, newSetIds));
                 }
             }
             nftnl_rule_nlmsg_build_payload(nlh, r);
+            if (!handleOnly && rule.comment() != null) {
+                // nft puts the comment after the expressions; libnftnl would put it before.
+                byte[] u = new Udata().putString(NFTNL_UDATA_RULE_COMMENT, rule.comment()).bytes();
+                mnl_attr_put(nlh, (short) kernel_h.NFTA_RULE_USERDATA, u.length, Native.bytes(arena, u));
+            }
         } finally {
             nftnl_rule_free(r);
         }

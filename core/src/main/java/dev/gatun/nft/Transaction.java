@@ -196,7 +196,9 @@ public final class Transaction {
     /** Appends the rule to its chain. */
     public Transaction add(Rule r) {
         return add(new Pending("add " + r.describe(), kernel_h.NFT_MSG_NEWRULE, r.family().nfproto(),
-                kernel_h.NLM_F_CREATE | kernel_h.NLM_F_APPEND, nlh -> RuleCodec.write(nlh, r, false), null));
+                kernel_h.NLM_F_CREATE | kernel_h.NLM_F_APPEND,
+                nlh -> RuleCodec.write(nlh, r, false,
+                        set -> newSetIds.getOrDefault(r.family() + " " + r.table() + " " + set, 0)), null));
     }
 
     /** Deletes the rule with the rule's handle (as read back or reported by a commit). */
@@ -236,14 +238,7 @@ public final class Transaction {
             }
         }
         long[] handles = new long[sent.size()];
-        try (NftBatch batch = new NftBatch()) {
-            for (Pending p : sent) {
-                int flags = p.flags | (echo && isNew(p.type) ? kernel_h.NLM_F_ECHO : 0);
-                batch.add(p.operation, p.type, p.family, flags, p.payload);
-            }
-            if (guard != null) {
-                batch.guardGeneration(guard);
-            }
+        try (NftBatch batch = batch(sent)) {
             channel.commit(batch, echo ? (index, message) -> {
                 if (index >= 0 && index < handles.length && handles[index] == 0) {
                     handles[index] = handleOf(sent.get(index).type, message);
@@ -255,6 +250,30 @@ public final class Transaction {
             results.add(new OperationResult(sent.get(i).operation, handles[i]));
         }
         return results;
+    }
+
+    private NftBatch batch(List<Pending> operations) {
+        NftBatch batch = new NftBatch();
+        try {
+            for (Pending p : operations) {
+                int flags = p.flags | (echo && isNew(p.type) ? kernel_h.NLM_F_ECHO : 0);
+                batch.add(p.operation, p.type, p.family, flags, p.payload);
+            }
+            if (guard != null) {
+                batch.guardGeneration(guard);
+            }
+            return batch;
+        } catch (RuntimeException e) {
+            batch.close();
+            throw e;
+        }
+    }
+
+    /** The messages this transaction would send, without sending them (destroys as deletes). */
+    List<byte[]> encode() {
+        try (NftBatch batch = batch(pending)) {
+            return batch.messageBytes();
+        }
     }
 
     private static boolean isNew(int type) {
