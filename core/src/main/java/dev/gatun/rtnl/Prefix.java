@@ -1,0 +1,72 @@
+package dev.gatun.rtnl;
+
+import dev.gatun.InvalidInputException;
+
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+
+/** An address with a prefix length, "10.88.0.1/16" or "fd00::1/64". */
+public record Prefix(InetAddress address, int length) {
+
+    public Prefix {
+        int max = address instanceof Inet4Address ? 32 : 128;
+        if (length < 0 || length > max) {
+            throw new InvalidInputException("prefix length " + length + " of " + address.getHostAddress()
+                    + " is out of range 0-" + max);
+        }
+    }
+
+    public static Prefix parse(String text) {
+        int slash = text == null ? -1 : text.indexOf('/');
+        if (slash < 0) {
+            throw new InvalidInputException("'" + text + "' is not an address with a prefix length, such as 10.88.0.1/16");
+        }
+        InetAddress a = address(text.substring(0, slash));
+        int length;
+        try {
+            length = Integer.parseInt(text.substring(slash + 1));
+        } catch (NumberFormatException e) {
+            throw new InvalidInputException("'" + text + "' has no valid prefix length");
+        }
+        return new Prefix(a, length);
+    }
+
+    /** Parses a literal IPv4 or IPv6 address, never a host name. */
+    public static InetAddress address(String text) {
+        try {
+            return InetAddress.ofLiteral(text);
+        } catch (IllegalArgumentException | NullPointerException e) {
+            throw new InvalidInputException("'" + text + "' is not an IPv4 or IPv6 address");
+        }
+    }
+
+    public boolean isIpv6() {
+        return address instanceof Inet6Address;
+    }
+
+    /** The network part: the address with the host bits cleared. */
+    public Prefix network() {
+        byte[] b = address.getAddress();
+        for (int i = length; i < b.length * 8; i++) {
+            b[i / 8] &= (byte) ~(0x80 >>> (i % 8));
+        }
+        try {
+            return new Prefix(InetAddress.getByAddress(b), length);
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public boolean contains(InetAddress a) {
+        if ((a instanceof Inet4Address) != (address instanceof Inet4Address)) {
+            return false;
+        }
+        return new Prefix(a, length).network().equals(network());
+    }
+
+    @Override
+    public String toString() {
+        return address.getHostAddress() + "/" + length;
+    }
+}

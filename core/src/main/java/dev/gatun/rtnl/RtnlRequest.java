@@ -1,0 +1,89 @@
+package dev.gatun.rtnl;
+
+import dev.gatun.bindings.internal.kernel_h;
+import dev.gatun.bindings.internal.nlmsghdr;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+import java.util.Deque;
+
+import static dev.gatun.bindings.internal.libmnl_h.*;
+
+/** One rtnetlink request being written with libmnl: a header, the family header, attributes. */
+final class RtnlRequest implements AutoCloseable {
+
+    private static final int CAPACITY = 8192;
+
+    private final Arena arena = Arena.ofConfined();
+    private final MemorySegment nlh;
+    private final MemorySegment family;
+    private final Deque<MemorySegment> nests = new ArrayDeque<>();
+    final String operation;
+
+    /** {@code familyHeaderBytes} is the size of ifinfomsg, ifaddrmsg or rtmsg. */
+    RtnlRequest(String operation, int type, int flags, long familyHeaderBytes) {
+        this.operation = operation;
+        MemorySegment buf = arena.allocate(CAPACITY, 8);
+        nlh = mnl_nlmsg_put_header(buf).reinterpret(CAPACITY);
+        nlmsghdr.nlmsg_type(nlh, (short) type);
+        nlmsghdr.nlmsg_flags(nlh, (short) (kernel_h.NLM_F_REQUEST | flags));
+        family = mnl_nlmsg_put_extra_header(nlh, familyHeaderBytes).reinterpret(familyHeaderBytes);
+    }
+
+    /** The family header (ifinfomsg, ifaddrmsg or rtmsg) to fill in. */
+    MemorySegment header() {
+        return family;
+    }
+
+    RtnlRequest string(int type, String value) {
+        mnl_attr_put_strz(nlh, (short) type, arena.allocateFrom(value));
+        return this;
+    }
+
+    RtnlRequest u32(int type, int value) {
+        mnl_attr_put_u32(nlh, (short) type, value);
+        return this;
+    }
+
+    RtnlRequest u8(int type, int value) {
+        mnl_attr_put_u8(nlh, (short) type, (byte) value);
+        return this;
+    }
+
+    RtnlRequest bytes(int type, byte[] value) {
+        mnl_attr_put(nlh, (short) type, value.length, arena.allocateFrom(java.lang.foreign.ValueLayout.JAVA_BYTE, value));
+        return this;
+    }
+
+    RtnlRequest begin(int type) {
+        nests.push(mnl_attr_nest_start(nlh, (short) type));
+        return this;
+    }
+
+    RtnlRequest end() {
+        mnl_attr_nest_end(nlh, nests.pop());
+        return this;
+    }
+
+    /** Appends a nested family header (for the veth peer's ifinfomsg) and returns it to fill in. */
+    MemorySegment inlineHeader(long bytes) {
+        MemorySegment at = mnl_nlmsg_get_payload_tail(nlh).reinterpret(bytes);
+        at.fill((byte) 0);
+        nlmsghdr.nlmsg_len(nlh, nlmsghdr.nlmsg_len(nlh) + (int) ((bytes + 3) & ~3));
+        return at;
+    }
+
+    MemorySegment message() {
+        return nlh;
+    }
+
+    int length() {
+        return nlmsghdr.nlmsg_len(nlh);
+    }
+
+    @Override
+    public void close() {
+        arena.close();
+    }
+}
