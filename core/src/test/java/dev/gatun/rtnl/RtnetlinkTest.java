@@ -71,8 +71,40 @@ class RtnetlinkTest {
     @Test
     void connectionThroughTheBridgeSurvivesALowerMacJoining(NetworkNamespace host, NetworkNamespace c1,
                                                             NetworkNamespace c2, NetworkNamespace peer) throws Exception {
+        assertThat(connectionSurvives(host, c1, c2, peer, true, Change.LOWER_MAC_JOINS)).isTrue();
+        assertThat(sysfs(host, "gbr0", "address")).isEqualTo(BRIDGE_MAC.toString());
+    }
+
+    /** The same when the container with the lowest MAC leaves: the case that broke published connections. */
+    @Test
+    void connectionThroughTheBridgeSurvivesTheLowestMacLeaving(NetworkNamespace host, NetworkNamespace c1,
+                                                               NetworkNamespace c2, NetworkNamespace peer) throws Exception {
+        assertThat(connectionSurvives(host, c1, c2, peer, true, Change.LOWEST_MAC_LEAVES)).isTrue();
+    }
+
+    /**
+     * The control, so the test above can fail: on a bridge created without a MAC, the bridge
+     * took the lowest port's MAC; when that port leaves, the bridge's MAC moves and the
+     * container, still sending to the old one, is cut off.
+     */
+    @Test
+    void controlConnectionThroughAFloatingMacBridgeStallsWhenTheLowestMacLeaves(
+            NetworkNamespace host, NetworkNamespace c1, NetworkNamespace c2, NetworkNamespace peer) throws Exception {
+        assertThat(connectionSurvives(host, c1, c2, peer, false, Change.LOWEST_MAC_LEAVES)).isFalse();
+    }
+
+    private enum Change { LOWER_MAC_JOINS, LOWEST_MAC_LEAVES }
+
+    private static boolean connectionSurvives(NetworkNamespace host, NetworkNamespace c1, NetworkNamespace c2,
+                                              NetworkNamespace peer, boolean fixedMac, Change change) throws Exception {
+        var lowest = new ContainerInterface.Spec("gc2", MacAddress.parse("02:00:00:00:00:01"), "gbr0", false, c2, "eth0",
+                null, List.of(Prefix.parse("10.77.0.3/24")), List.of(InetAddress.ofLiteral("10.77.0.1")), null);
         try (Rtnetlink rt = Rtnetlink.open(host)) {
-            rt.createBridge("gbr0", BRIDGE_MAC, null);
+            if (fixedMac) {
+                rt.createBridge("gbr0", BRIDGE_MAC, null);
+            } else {
+                rt.createBridgeWithoutMac("gbr0");
+            }
             rt.addAddress("gbr0", Prefix.parse("10.77.0.1/24"));
             rt.setUp("gbr0", true);
             new Sysctls(host).setIpv4Forwarding(true);
@@ -80,6 +112,9 @@ class RtnetlinkTest {
             ContainerInterface.create(rt, new ContainerInterface.Spec("gpeer", null, null, false, peer, "eth0", null,
                     List.of(Prefix.parse("10.78.0.2/24")), List.of(InetAddress.ofLiteral("10.78.0.1")), null));
             rt.addAddress("gpeer", Prefix.parse("10.78.0.1/24"));
+            if (change == Change.LOWEST_MAC_LEAVES) {
+                ContainerInterface.create(rt, lowest);
+            }
             ContainerInterface.create(rt, new ContainerInterface.Spec("gc1", MacAddress.parse("02:bb:00:00:00:01"),
                     "gbr0", false, c1, "eth0", MacAddress.parse("02:cc:00:00:00:01"),
                     List.of(Prefix.parse("10.77.0.2/24")), List.of(InetAddress.ofLiteral("10.77.0.1")), null));
@@ -90,13 +125,18 @@ class RtnetlinkTest {
                 Traffic.roundTrip(client, accepted, "before");
                 Traffic.roundTrip(accepted, client, "before-reply");
 
-                ContainerInterface.create(rt, new ContainerInterface.Spec("gc2", MacAddress.parse("02:00:00:00:00:01"),
-                        "gbr0", false, c2, "eth0", null, List.of(Prefix.parse("10.77.0.3/24")),
-                        List.of(InetAddress.ofLiteral("10.77.0.1")), null));
-                assertThat(sysfs(host, "gbr0", "address")).isEqualTo(BRIDGE_MAC.toString());
-
-                Traffic.roundTrip(client, accepted, "after");
-                Traffic.roundTrip(accepted, client, "after-reply");
+                if (change == Change.LOWER_MAC_JOINS) {
+                    ContainerInterface.create(rt, lowest);
+                } else {
+                    rt.delete("gc2");
+                }
+                try {
+                    Traffic.roundTrip(client, accepted, "after");
+                    Traffic.roundTrip(accepted, client, "after-reply");
+                    return true;
+                } catch (java.io.IOException stalled) {
+                    return false;
+                }
             }
         }
     }
@@ -274,5 +314,21 @@ class RtnetlinkTest {
         }
         assertThat(Oracle.in(a, "ip", "-o", "link", "show", "gv0")).contains("mtu 1300");
         assertThat(Oracle.in(b, "ip", "-o", "link", "show")).contains("gv9");
+    }
+
+    /** The dummy driver is a module that not every kernel has (this one's CI kernel lacks it): either works or says so. */
+    @Test
+    void dummyIsCreatedOrRefusedByNameWhenTheKernelLacksIt(NetworkNamespace a) {
+        try (Rtnetlink rt = Rtnetlink.open(a)) {
+            try {
+                Link d = rt.createDummy("gdummy0", MacAddress.parse("02:dd:00:00:00:01"));
+                assertThat(d.kind()).isEqualTo("dummy");
+                assertThat(d.mac()).isEqualTo(MacAddress.parse("02:dd:00:00:00:01"));
+            } catch (NetlinkException e) {
+                assertThat(e.errnoName()).isEqualTo("EOPNOTSUPP");
+                assertThat(e.getMessage()).contains("create dummy gdummy0");
+                assertThat(rt.find("gdummy0")).isEmpty();
+            }
+        }
     }
 }
