@@ -123,7 +123,7 @@ public enum DataType {
         return switch (this) {
             case IPV4_ADDR, IPV6_ADDR -> {
                 try {
-                    yield InetAddress.getByAddress(b.raw()).getHostAddress();
+                    yield dev.gatun.internal.InetText.of(InetAddress.getByAddress(b.raw()));
                 } catch (java.net.UnknownHostException e) {
                     throw new IllegalArgumentException(e);
                 }

@@ -1,5 +1,6 @@
 package dev.gatun.rtnl;
 
+import dev.gatun.internal.InetText;
 import dev.gatun.InvalidInputException;
 
 import java.net.Inet4Address;
@@ -12,7 +13,7 @@ public record Prefix(InetAddress address, int length) {
     public Prefix {
         int max = address instanceof Inet4Address ? 32 : 128;
         if (length < 0 || length > max) {
-            throw new InvalidInputException("prefix length " + length + " of " + address.getHostAddress()
+            throw new InvalidInputException("prefix length " + length + " of " + InetText.of(address)
                     + " is out of range 0-" + max);
         }
     }
@@ -67,6 +68,6 @@ public record Prefix(InetAddress address, int length) {
 
     @Override
     public String toString() {
-        return address.getHostAddress() + "/" + length;
+        return InetText.of(address) + "/" + length;
     }
 }

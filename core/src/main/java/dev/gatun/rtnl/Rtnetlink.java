@@ -1,5 +1,6 @@
 package dev.gatun.rtnl;
 
+import dev.gatun.internal.InetText;
 import dev.gatun.GatunException;
 import dev.gatun.InvalidInputException;
 import dev.gatun.bindings.internal.ifaddrmsg;
@@ -309,11 +310,11 @@ public final class Rtnetlink implements AutoCloseable {
         }
         boolean v6 = destination != null ? destination.isIpv6() : !(gateway instanceof Inet4Address);
         if (gateway != null && (gateway instanceof Inet4Address) == v6) {
-            throw new InvalidInputException("gateway " + gateway.getHostAddress() + " is not of the family of "
+            throw new InvalidInputException("gateway " + InetText.of(gateway) + " is not of the family of "
                     + (destination == null ? "the route" : destination));
         }
         String what = (destination == null ? "default route" : "route to " + destination.network())
-                + (gateway == null ? "" : " via " + gateway.getHostAddress()) + (link == null ? "" : " dev " + link);
+                + (gateway == null ? "" : " via " + InetText.of(gateway)) + (link == null ? "" : " dev " + link);
         int index = link == null ? 0 : link(link).index();
         try (RtnlRequest r = new RtnlRequest((type == kernel_h.RTM_NEWROUTE ? "add " : "delete ") + what, type, flags,
                 rtmsg.sizeof())) {

@@ -44,6 +44,14 @@ public final class Sysctls {
         write(NET.resolve("ipv6/conf").resolve(InterfaceNames.check(iface)).resolve("accept_ra"), Integer.toString(mode));
     }
 
+    /**
+     * net.ipv6.conf.IFACE.accept_dad: whether the interface first checks its IPv6 addresses
+     * for duplicates (about a second during which its link-local address cannot be used).
+     */
+    public void setDuplicateAddressDetection(String iface, boolean on) {
+        write(NET.resolve("ipv6/conf").resolve(InterfaceNames.check(iface)).resolve("accept_dad"), on);
+    }
+
     /** net.ipv6.conf.IFACE.disable_ipv6. */
     public void setIpv6Disabled(String iface, boolean disabled) {
         write(NET.resolve("ipv6/conf").resolve(InterfaceNames.check(iface)).resolve("disable_ipv6"), disabled);

@@ -1,0 +1,149 @@
+package dev.gatun.conntrack;
+
+import dev.gatun.bindings.internal.kernel_h;
+import dev.gatun.bindings.internal.libc_h;
+import dev.gatun.bindings.internal.nfgenmsg;
+import dev.gatun.bindings.internal.nlmsghdr;
+import dev.gatun.netlink.NetlinkException;
+import dev.gatun.netlink.NetlinkMessages;
+import dev.gatun.netlink.NetlinkProtocol;
+import dev.gatun.netlink.NetlinkSocket;
+import dev.gatun.netns.NetworkNamespace;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import java.util.List;
+
+import static dev.gatun.bindings.internal.libmnl_h.*;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
+
+/**
+ * Conntrack entries of a namespace over ctnetlink. When a published port is removed or moves to
+ * another container, the entries that the old mapping made must go, or a client that keeps its
+ * source port (UDP) stays stuck on the old container.
+ */
+public final class Conntrack implements AutoCloseable {
+
+    private final NetlinkSocket socket;
+
+    private Conntrack(NetlinkSocket socket) {
+        this.socket = socket;
+    }
+
+    public static Conntrack open(NetworkNamespace namespace) {
+        return new Conntrack(NetlinkSocket.open(NetlinkProtocol.NETFILTER, namespace));
+    }
+
+    /**
+     * Deletes the destination-NATed entries whose original destination is {@code port} of
+     * {@code protocol} (and {@code address}, unless it is null: any address). Returns how many.
+     */
+    public int deleteNatted(int protocol, InetAddress address, int port) {
+        int deleted = 0;
+        for (int family : new int[] {libc_h.AF_INET, libc_h.AF_INET6}) {
+            List<byte[]> tuples = matching(family, protocol, address, port);
+            for (byte[] tuple : tuples) {
+                if (delete(family, tuple)) {
+                    deleted++;
+                }
+            }
+        }
+        return deleted;
+    }
+
+    private List<byte[]> matching(int family, int protocol, InetAddress address, int port) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment nlh = header(arena, kernel_h.IPCTNL_MSG_CT_GET, kernel_h.NLM_F_DUMP | kernel_h.NLM_F_ACK, family);
+            List<byte[]> found = socket.dump(nlh, nlmsghdr.nlmsg_len(nlh), "list conntrack entries",
+                    m -> tupleIfMatches(m, protocol, address, port));
+            return found;
+        }
+    }
+
+    /** The raw CTA_TUPLE_ORIG attribute of an entry that matches, else null. */
+    private static byte[] tupleIfMatches(MemorySegment m, int protocol, InetAddress address, int port) {
+        long start = NetlinkMessages.align(NetlinkMessages.HEADER_BYTES + (int) nfgenmsg.sizeof());
+        byte[][] tuple = {null};
+        int[] status = {0};
+        boolean[] match = {false};
+        NetlinkMessages.forEachAttribute(m, start, (type, payload) -> {
+            if (type == kernel_h.CTA_STATUS) {
+                status[0] = payload.get(JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 0);
+            } else if (type == kernel_h.CTA_TUPLE_ORIG) {
+                tuple[0] = payload.toArray(JAVA_BYTE);
+                match[0] = tupleMatches(payload, protocol, address, port);
+            }
+        });
+        if (!match[0] || (status[0] & kernel_h.IPS_DST_NAT) == 0) {
+            return null;
+        }
+        return tuple[0];
+    }
+
+    private static boolean tupleMatches(MemorySegment tuple, int protocol, InetAddress address, int port) {
+        boolean[] ok = {true, false, false};
+        NetlinkMessages.forEachAttribute(tuple, 0, (type, payload) -> {
+            if (type == kernel_h.CTA_TUPLE_IP) {
+                NetlinkMessages.forEachAttribute(payload, 0, (t, p) -> {
+                    if ((t == kernel_h.CTA_IP_V4_DST || t == kernel_h.CTA_IP_V6_DST) && address != null
+                            && !Arrays.equals(p.toArray(JAVA_BYTE), address.getAddress())) {
+                        ok[0] = false;
+                    }
+                });
+            } else if (type == kernel_h.CTA_TUPLE_PROTO) {
+                NetlinkMessages.forEachAttribute(payload, 0, (t, p) -> {
+                    if (t == kernel_h.CTA_PROTO_NUM) {
+                        ok[1] = Byte.toUnsignedInt(p.get(JAVA_BYTE, 0)) == protocol;
+                    } else if (t == kernel_h.CTA_PROTO_DST_PORT) {
+                        ok[2] = ((Byte.toUnsignedInt(p.get(JAVA_BYTE, 0)) << 8) | Byte.toUnsignedInt(p.get(JAVA_BYTE, 1)))
+                                == port;
+                    }
+                });
+            }
+        });
+        return ok[0] && ok[1] && ok[2];
+    }
+
+    /** Deletes the entry with this original tuple; false when it is already gone. */
+    private boolean delete(int family, byte[] tuple) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment nlh = header(arena, kernel_h.IPCTNL_MSG_CT_DELETE, kernel_h.NLM_F_ACK, family);
+            MemorySegment nest = mnl_attr_nest_start(nlh, (short) kernel_h.CTA_TUPLE_ORIG);
+            MemorySegment tail = mnl_nlmsg_get_payload_tail(nlh).reinterpret(tuple.length);
+            MemorySegment.copy(tuple, 0, tail, JAVA_BYTE, 0, tuple.length);
+            nlmsghdr.nlmsg_len(nlh, nlmsghdr.nlmsg_len(nlh) + ((tuple.length + 3) & ~3));
+            mnl_attr_nest_end(nlh, nest);
+            int seq = socket.reserveSequences(1);
+            nlmsghdr.nlmsg_seq(nlh, seq);
+            socket.transact(nlh, nlmsghdr.nlmsg_len(nlh), seq,
+                    new String[] {"delete a conntrack entry in " + socket.namespace().describe()},
+                    NetlinkSocket.AckedRange.only(0), null);
+            return true;
+        } catch (NetlinkException e) {
+            if (e.errno() == libc_h.ENOENT) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    private static MemorySegment header(Arena arena, int message, int flags, int family) {
+        MemorySegment buf = arena.allocate(4096, 8);
+        MemorySegment nlh = mnl_nlmsg_put_header(buf).reinterpret(4096);
+        nlmsghdr.nlmsg_type(nlh, (short) ((kernel_h.NFNL_SUBSYS_CTNETLINK << 8) | message));
+        nlmsghdr.nlmsg_flags(nlh, (short) (kernel_h.NLM_F_REQUEST | flags));
+        MemorySegment g = mnl_nlmsg_put_extra_header(nlh, nfgenmsg.sizeof()).reinterpret(nfgenmsg.sizeof());
+        nfgenmsg.nfgen_family(g, (byte) family);
+        nfgenmsg.version(g, (byte) kernel_h.NFNETLINK_V0);
+        return nlh;
+    }
+
+    @Override
+    public void close() {
+        socket.close();
+    }
+}

@@ -1,0 +1,11 @@
+package dev.gatun.driver;
+
+import dev.gatun.rtnl.MacAddress;
+import dev.gatun.rtnl.Prefix;
+
+import java.net.InetAddress;
+import java.util.List;
+
+/** A network as it exists in the kernel: its bridge, subnets with their gateways, and options. */
+public record Network(String name, String bridge, MacAddress mac, List<Prefix> subnets, List<InetAddress> gateways,
+                      boolean icc, boolean internal, boolean masquerade, int mtu) {}

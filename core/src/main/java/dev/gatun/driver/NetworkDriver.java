@@ -1,0 +1,56 @@
+package dev.gatun.driver;
+
+import dev.gatun.netns.NetworkNamespace;
+
+import java.util.List;
+
+/**
+ * The backend-driver contract an engine calls: container networks, their endpoints, and
+ * published ports with Docker's {@code -p} semantics. Implementations keep all state in the
+ * kernel, so a fresh instance (in any process) sees what another made.
+ *
+ * <p>Errors: {@link dev.gatun.InvalidInputException} for bad input (nothing is sent), its
+ * subclass {@link NotFoundException} for a network or endpoint that does not exist,
+ * {@link ConflictException} for collisions, {@link dev.gatun.PrivilegeException} for missing
+ * privilege, other {@link dev.gatun.GatunException}s when the kernel or a tool fails.
+ */
+public interface NetworkDriver extends AutoCloseable {
+
+    /** The namespace that plays the host. */
+    NetworkNamespace host();
+
+    /** Creates a network: a bridge with a fixed MAC, gateway addresses, forwarding, and its firewall entries. */
+    Network createNetwork(NetworkSpec spec);
+
+    /** Deletes a network; with endpoints attached it refuses unless {@code force}, which detaches them first. */
+    void deleteNetwork(String name, boolean force);
+
+    List<Network> networks();
+
+    /** Attaches a container: a veth pair, the container end addressed, up, with a default route. */
+    Endpoint attach(EndpointSpec spec);
+
+    /** Detaches the container's interface and removes the ports published to its addresses. */
+    void detach(String network, NetworkNamespace container, String ifname);
+
+    List<Endpoint> endpoints(String network);
+
+    /**
+     * Publishes ports to {@code containerIp} in one transaction. A host port held by another
+     * owner is a {@link ConflictException} naming the holder, and nothing changes; publishing
+     * the same mapping again by its owner changes nothing. Returns the mappings now in place.
+     */
+    List<PortMapping> publish(String network, java.net.InetAddress containerIp, List<PortSpec> ports, String owner);
+
+    /**
+     * Removes {@code owner}'s mappings to {@code containerIp}: those of {@code ports}, or all of
+     * them when {@code ports} is empty. A listed port held by another owner is refused.
+     */
+    List<PortMapping> unpublish(String network, java.net.InetAddress containerIp, List<PortSpec> ports, String owner);
+
+    /** The published ports of one network, or of all when {@code network} is null. */
+    List<PortMapping> published(String network);
+
+    @Override
+    void close();
+}

@@ -1,0 +1,34 @@
+package dev.gatun.driver;
+
+import dev.gatun.InvalidInputException;
+import dev.gatun.bindings.internal.libc_h;
+
+import java.util.Locale;
+
+/** Transport protocols a port can be published for. */
+public enum Protocol {
+    TCP(libc_h.IPPROTO_TCP), UDP(libc_h.IPPROTO_UDP), SCTP(libc_h.IPPROTO_SCTP);
+
+    private final int number;
+
+    Protocol(int number) {
+        this.number = number;
+    }
+
+    public int number() {
+        return number;
+    }
+
+    public String keyword() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    public static Protocol parse(String text) {
+        for (Protocol p : values()) {
+            if (p.keyword().equals(text)) {
+                return p;
+            }
+        }
+        throw new InvalidInputException("unknown protocol '" + text + "' (expected tcp, udp or sctp)");
+    }
+}

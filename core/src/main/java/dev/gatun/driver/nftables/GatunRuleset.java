@@ -1,0 +1,119 @@
+package dev.gatun.driver.nftables;
+
+import dev.gatun.bindings.internal.libc_h;
+import dev.gatun.netlink.NetlinkException;
+import dev.gatun.nft.Chain;
+import dev.gatun.nft.ChainType;
+import dev.gatun.nft.DataType;
+import dev.gatun.nft.Family;
+import dev.gatun.nft.Field;
+import dev.gatun.nft.Hook;
+import dev.gatun.nft.NftSet;
+import dev.gatun.nft.Nftables;
+import dev.gatun.nft.Priority;
+import dev.gatun.nft.Rule;
+import dev.gatun.nft.SetFlag;
+import dev.gatun.nft.Table;
+import dev.gatun.nft.Transaction;
+import dev.gatun.nft.Verdict;
+
+import java.util.List;
+
+import static dev.gatun.nft.DataType.INET_PROTO;
+import static dev.gatun.nft.DataType.INET_SERVICE;
+import static dev.gatun.nft.DataType.IPV4_ADDR;
+import static dev.gatun.nft.DataType.IPV6_ADDR;
+
+/**
+ * gatun's own table, {@code inet gatun}. Its rules are static: publishing a port or adding a
+ * network only adds elements to the sets and maps below, so the cost of a change does not grow
+ * with how many there are (the kernel rebuilds a chain's rules on every commit that touches it).
+ *
+ * <pre>
+ * ports4/6   proto . port            : container addr . port    published on every host address
+ * hostip4/6  host addr . proto . port : container addr . port    published on one host address
+ * bridges    ifname of every gatun bridge;  internal: bridges of internal networks
+ * subnets4/6 every network's subnet;  masq4/6: subnets whose outbound traffic is masqueraded
+ * </pre>
+ */
+final class GatunRuleset {
+
+    static final Table TABLE = Table.of(Family.INET, "gatun").withComment("managed by gatun");
+
+    static final NftSet PORTS4 = NftSet.map(TABLE, "ports4", List.of(INET_PROTO, INET_SERVICE), List.of(IPV4_ADDR, INET_SERVICE));
+    static final NftSet HOSTIP4 = NftSet.map(TABLE, "hostip4", List.of(IPV4_ADDR, INET_PROTO, INET_SERVICE),
+            List.of(IPV4_ADDR, INET_SERVICE));
+    static final NftSet PORTS6 = NftSet.map(TABLE, "ports6", List.of(INET_PROTO, INET_SERVICE), List.of(IPV6_ADDR, INET_SERVICE));
+    static final NftSet HOSTIP6 = NftSet.map(TABLE, "hostip6", List.of(IPV6_ADDR, INET_PROTO, INET_SERVICE),
+            List.of(IPV6_ADDR, INET_SERVICE));
+    static final NftSet BRIDGES = NftSet.of(TABLE, "bridges", DataType.IFNAME);
+    static final NftSet INTERNAL = NftSet.of(TABLE, "internal", DataType.IFNAME);
+    static final NftSet SUBNETS4 = NftSet.of(TABLE, "subnets4", IPV4_ADDR).withFlags(SetFlag.INTERVAL);
+    static final NftSet SUBNETS6 = NftSet.of(TABLE, "subnets6", IPV6_ADDR).withFlags(SetFlag.INTERVAL);
+    static final NftSet MASQ4 = NftSet.of(TABLE, "masq4", IPV4_ADDR).withFlags(SetFlag.INTERVAL);
+    static final NftSet MASQ6 = NftSet.of(TABLE, "masq6", IPV6_ADDR).withFlags(SetFlag.INTERVAL);
+
+    static final List<NftSet> SETS = List.of(PORTS4, HOSTIP4, PORTS6, HOSTIP6, BRIDGES, INTERNAL, SUBNETS4, SUBNETS6,
+            MASQ4, MASQ6);
+
+    private GatunRuleset() {}
+
+    /**
+     * Makes the table, its sets and its rules, in one transaction, unless the table exists. The
+     * table is created exclusively, so of two processes racing here exactly one adds the rules.
+     */
+    static void ensure(Nftables nft) {
+        if (!nft.list(TABLE).tables().isEmpty()) {
+            return;
+        }
+        Transaction tx = nft.transaction().create(TABLE);
+        SETS.forEach(tx::add);
+        Chain prerouting = Chain.base(TABLE, "prerouting", ChainType.NAT, Hook.PREROUTING, Priority.DSTNAT, Verdict.Code.ACCEPT);
+        Chain output = Chain.base(TABLE, "output", ChainType.NAT, Hook.OUTPUT, Priority.DSTNAT, Verdict.Code.ACCEPT);
+        Chain postrouting = Chain.base(TABLE, "postrouting", ChainType.NAT, Hook.POSTROUTING, Priority.SRCNAT,
+                Verdict.Code.ACCEPT);
+        // "fwd" is an nft keyword; the chain is called forward.
+        Chain forward = Chain.base(TABLE, "forward", ChainType.FILTER, Hook.FORWARD, Priority.FILTER, Verdict.Code.ACCEPT);
+        tx.add(prerouting).add(output).add(postrouting).add(forward);
+        for (Chain dnat : List.of(prerouting, output)) {
+            tx.add(Rule.in(dnat).fibDaddrTypeLocal()
+                    .dnatMap(Family.IP, HOSTIP4.name(), Field.IP_DADDR, Field.META_L4PROTO, Field.TH_DPORT).build());
+            tx.add(Rule.in(dnat).match(Field.META_NFPROTO, "ipv4").fibDaddrTypeLocal()
+                    .dnatMap(Family.IP, PORTS4.name(), Field.META_L4PROTO, Field.TH_DPORT).build());
+            tx.add(Rule.in(dnat).fibDaddrTypeLocal()
+                    .dnatMap(Family.IP6, HOSTIP6.name(), Field.IP6_DADDR, Field.META_L4PROTO, Field.TH_DPORT).build());
+            tx.add(Rule.in(dnat).match(Field.META_NFPROTO, "ipv6").fibDaddrTypeLocal()
+                    .dnatMap(Family.IP6, PORTS6.name(), Field.META_L4PROTO, Field.TH_DPORT).build());
+        }
+        // A host process reaching 127.0.0.1:port: the source must change, or the reply stays in the container.
+        tx.add(Rule.in(postrouting).match(Field.IP_SADDR, "127.0.0.0/8").inSet(BRIDGES.name(), Field.META_OIFNAME)
+                .masquerade(false).comment("localhost to a published port").build());
+        // Hairpin: a container reaching a published port of itself or a sibling through a host address.
+        tx.add(Rule.in(postrouting).ctStatus("dnat").inSet(SUBNETS4.name(), Field.IP_SADDR)
+                .inSet(BRIDGES.name(), Field.META_OIFNAME).masquerade(false).comment("hairpin").build());
+        tx.add(Rule.in(postrouting).ctStatus("dnat").inSet(SUBNETS6.name(), Field.IP6_SADDR)
+                .inSet(BRIDGES.name(), Field.META_OIFNAME).masquerade(false).comment("hairpin").build());
+        tx.add(Rule.in(postrouting).inSet(MASQ4.name(), Field.IP_SADDR).notInSet(BRIDGES.name(), Field.META_OIFNAME)
+                .masquerade(false).comment("outbound").build());
+        tx.add(Rule.in(postrouting).inSet(MASQ6.name(), Field.IP6_SADDR).notInSet(BRIDGES.name(), Field.META_OIFNAME)
+                .masquerade(false).comment("outbound").build());
+        tx.add(Rule.in(forward).inSet(INTERNAL.name(), Field.META_IIFNAME).notInSet(INTERNAL.name(), Field.META_OIFNAME)
+                .drop().comment("internal networks have no way out").build());
+        tx.add(Rule.in(forward).notInSet(INTERNAL.name(), Field.META_IIFNAME).inSet(INTERNAL.name(), Field.META_OIFNAME)
+                .drop().comment("nor a way in").build());
+        tx.add(Rule.in(forward).ctState("established", "related").accept().build());
+        // Only the published-port maps translate destinations into a bridge.
+        tx.add(Rule.in(forward).ctStatus("dnat").inSet(BRIDGES.name(), Field.META_OIFNAME).accept()
+                .comment("published ports").build());
+        tx.add(Rule.in(forward).inSet(BRIDGES.name(), Field.META_IIFNAME).accept().build());
+        tx.add(Rule.in(forward).inSet(BRIDGES.name(), Field.META_OIFNAME).drop()
+                .comment("unpublished ports and routes straight to containers").build());
+        try {
+            tx.commit();
+        } catch (NetlinkException e) {
+            if (e.errno() != libc_h.EEXIST) {
+                throw e;
+            }
+        }
+    }
+}

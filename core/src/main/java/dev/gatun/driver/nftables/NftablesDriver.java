@@ -1,0 +1,548 @@
+package dev.gatun.driver.nftables;
+
+import dev.gatun.internal.InetText;
+import dev.gatun.GatunException;
+import dev.gatun.InvalidInputException;
+import dev.gatun.driver.ConflictException;
+import dev.gatun.driver.Endpoint;
+import dev.gatun.driver.EndpointSpec;
+import dev.gatun.driver.Network;
+import dev.gatun.driver.NetworkDriver;
+import dev.gatun.driver.NetworkSpec;
+import dev.gatun.driver.NotFoundException;
+import dev.gatun.driver.PortMapping;
+import dev.gatun.driver.PortSpec;
+import dev.gatun.internal.Rollback;
+import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.nft.Element;
+import dev.gatun.nft.NftSet;
+import dev.gatun.nft.Nftables;
+import dev.gatun.nft.Transaction;
+import dev.gatun.rtnl.ContainerInterface;
+import dev.gatun.rtnl.InterfaceNames;
+import dev.gatun.rtnl.Link;
+import dev.gatun.rtnl.MacAddress;
+import dev.gatun.rtnl.Prefix;
+import dev.gatun.rtnl.Rtnetlink;
+import dev.gatun.rtnl.Sysctls;
+
+import java.math.BigInteger;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * The driver contract on nftables and rtnetlink. Networks are bridges whose alias describes
+ * them; endpoints are bridge ports whose alias describes the container; published ports are
+ * elements of gatun's maps with their owner in the element comment. Nothing lives elsewhere.
+ */
+public final class NftablesDriver implements NetworkDriver {
+
+    private static final int MAX_OWNER_BYTES = dev.gatun.nft.NftNames.MAX_COMMENT_BYTES;
+
+    private final NetworkNamespace host;
+    private final Publisher publisher;
+    private final Object topology = new Object();
+
+    public NftablesDriver(NetworkNamespace host) {
+        this.host = host;
+        dev.gatun.internal.NativeLibraries.requireNftables();
+        this.publisher = new Publisher(host);
+    }
+
+    @Override
+    public NetworkNamespace host() {
+        return host;
+    }
+
+    // ------------------------------------------------------------------ networks
+
+    @Override
+    public Network createNetwork(NetworkSpec spec) {
+        checkNetworkName(spec.name());
+        if (spec.subnet4() == null || spec.subnet4().isIpv6()) {
+            throw new InvalidInputException("network " + spec.name() + " needs an IPv4 subnet, such as 10.88.0.0/16");
+        }
+        if (spec.subnet6() != null && !spec.subnet6().isIpv6()) {
+            throw new InvalidInputException("the second subnet of network " + spec.name() + " must be IPv6, not "
+                    + spec.subnet6());
+        }
+        Prefix subnet4 = spec.subnet4().network();
+        Prefix subnet6 = spec.subnet6() == null ? null : spec.subnet6().network();
+        InetAddress gw4 = gateway(subnet4, spec.gateway4(), spec.name());
+        InetAddress gw6 = subnet6 == null ? null : gateway(subnet6, spec.gateway6(), spec.name());
+        String bridge = spec.bridge() != null ? InterfaceNames.check(spec.bridge()) : defaultBridgeName(spec.name());
+        synchronized (topology) {
+            List<Network> existing = networks();
+            for (Network n : existing) {
+                if (n.name().equals(spec.name())) {
+                    throw new ConflictException("network " + spec.name() + " already exists (bridge " + n.bridge() + ")");
+                }
+                for (Prefix p : n.subnets()) {
+                    if (overlaps(p, subnet4) || (subnet6 != null && overlaps(p, subnet6))) {
+                        throw new ConflictException("subnet " + (p.isIpv6() ? subnet6 : subnet4)
+                                + " overlaps subnet " + p + " of network " + n.name());
+                    }
+                }
+            }
+            Map<String, String> meta = new LinkedHashMap<>();
+            meta.put("name", spec.name());
+            meta.put("v4", subnet4.toString());
+            meta.put("gw4", InetText.of(gw4));
+            meta.put("v6", subnet6 == null ? null : subnet6.toString());
+            meta.put("gw6", gw6 == null ? null : InetText.of(gw6));
+            meta.put("icc", spec.icc() ? "1" : "0");
+            meta.put("internal", spec.internal() ? "1" : "0");
+            meta.put("masq", spec.masquerade() ? "1" : "0");
+            String alias = Metadata.encode(Metadata.NETWORK, meta);
+            try (Rtnetlink rt = Rtnetlink.open(host); Nftables nft = Nftables.open(host)) {
+                if (rt.find(bridge).isPresent()) {
+                    throw new ConflictException("a link named " + bridge + " already exists; choose another bridge name");
+                }
+                GatunRuleset.ensure(nft);
+                Rollback rollback = new Rollback();
+                try {
+                    rt.createBridge(bridge, spec.mac(), spec.mtu());
+                    rollback.onFailure(() -> rt.delete(bridge));
+                    rt.setAlias(bridge, alias);
+                    // The gateway must answer neighbour discovery at once, not after a second of DAD.
+                    new Sysctls(host).setDuplicateAddressDetection(bridge, false);
+                    rt.addAddress(bridge, new Prefix(gw4, subnet4.length()));
+                    if (gw6 != null) {
+                        rt.addAddress(bridge, new Prefix(gw6, subnet6.length()));
+                    }
+                    rt.setUp(bridge, true);
+                    Sysctls sysctls = new Sysctls(host);
+                    sysctls.setIpv4Forwarding(true);
+                    sysctls.setRouteLocalnet(bridge, true);
+                    if (subnet6 != null) {
+                        sysctls.setIpv6Forwarding(true);
+                    }
+                    Transaction tx = nft.transaction();
+                    networkElements(tx, bridge, subnet4, subnet6, spec.internal(), spec.masquerade(), true);
+                    tx.commit();
+                } catch (RuntimeException e) {
+                    throw rollback.undo(e);
+                }
+            }
+            return network(spec.name());
+        }
+    }
+
+    @Override
+    public void deleteNetwork(String name, boolean force) {
+        synchronized (topology) {
+            Network n = network(name);
+            List<Endpoint> attached = endpoints(name);
+            if (!attached.isEmpty() && !force) {
+                throw new ConflictException("network " + name + " has " + attached.size()
+                        + " endpoint(s) attached; detach them first, or force");
+            }
+            for (Endpoint e : attached) {
+                detachEndpoint(e);
+            }
+            publisher.unpublish(new Publisher.Selection(null, null, null,
+                    m -> n.subnets().stream().anyMatch(p -> p.contains(m.containerIp()))));
+            Prefix v4 = n.subnets().stream().filter(p -> !p.isIpv6()).findFirst().orElse(null);
+            Prefix v6 = n.subnets().stream().filter(Prefix::isIpv6).findFirst().orElse(null);
+            try (Rtnetlink rt = Rtnetlink.open(host); Nftables nft = Nftables.open(host)) {
+                Transaction tx = nft.transaction();
+                networkElements(tx, n.bridge(), v4, v6, n.internal(), n.masquerade(), false);
+                tx.commit();
+                rt.delete(n.bridge());
+            }
+        }
+    }
+
+    @Override
+    public List<Network> networks() {
+        try (Rtnetlink rt = Rtnetlink.open(host)) {
+            List<Network> out = new ArrayList<>();
+            for (Link l : rt.links()) {
+                Map<String, String> m = Metadata.decode(Metadata.NETWORK, l.alias());
+                if (m != null) {
+                    out.add(toNetwork(l, m));
+                }
+            }
+            out.sort(java.util.Comparator.comparing(Network::name));
+            return out;
+        }
+    }
+
+    /** The network with this name; a NotFoundException naming it if there is none. */
+    public Network network(String name) {
+        return networks().stream().filter(n -> n.name().equals(name)).findFirst()
+                .orElseThrow(() -> new NotFoundException("network " + name + " does not exist"));
+    }
+
+    private static Network toNetwork(Link l, Map<String, String> m) {
+        List<Prefix> subnets = new ArrayList<>();
+        List<InetAddress> gateways = new ArrayList<>();
+        subnets.add(Prefix.parse(m.get("v4")));
+        gateways.add(InetAddress.ofLiteral(m.get("gw4")));
+        if (m.get("v6") != null) {
+            subnets.add(Prefix.parse(m.get("v6")));
+            gateways.add(InetAddress.ofLiteral(m.get("gw6")));
+        }
+        return new Network(m.get("name"), l.name(), l.mac(), subnets, gateways, "1".equals(m.get("icc")),
+                "1".equals(m.get("internal")), "1".equals(m.get("masq")), l.mtu());
+    }
+
+    private static void networkElements(Transaction tx, String bridge, Prefix v4, Prefix v6, boolean internal,
+                                        boolean masquerade, boolean add) {
+        Map<NftSet, Element> elements = new LinkedHashMap<>();
+        elements.put(GatunRuleset.BRIDGES, Element.of(bridge));
+        if (internal) {
+            elements.put(GatunRuleset.INTERNAL, Element.of(bridge));
+        }
+        elements.put(GatunRuleset.SUBNETS4, Element.of(v4.toString()));
+        if (masquerade && !internal) {
+            elements.put(GatunRuleset.MASQ4, Element.of(v4.toString()));
+        }
+        if (v6 != null) {
+            elements.put(GatunRuleset.SUBNETS6, Element.of(v6.toString()));
+            if (masquerade && !internal) {
+                elements.put(GatunRuleset.MASQ6, Element.of(v6.toString()));
+            }
+        }
+        elements.forEach((set, e) -> {
+            if (add) {
+                tx.addElements(set, List.of(e));
+            } else {
+                tx.deleteElements(set, List.of(e));
+            }
+        });
+    }
+
+    // ------------------------------------------------------------------ endpoints
+
+    @Override
+    public Endpoint attach(EndpointSpec spec) {
+        if (spec.container() == null) {
+            throw new InvalidInputException("attach to network " + spec.network() + ": the container namespace is missing");
+        }
+        String ifname = InterfaceNames.check(spec.ifname() == null ? "eth0" : spec.ifname());
+        synchronized (topology) {
+            Network n = network(spec.network());
+            Prefix v4 = n.subnets().getFirst();
+            Prefix v6 = n.subnets().size() > 1 ? n.subnets().get(1) : null;
+            List<Endpoint> existing = endpoints(n.name());
+            long inode = spec.container().inode();
+            Set<InetAddress> used = new HashSet<>(n.gateways());
+            for (Endpoint e : existing) {
+                used.add(e.ip());
+                if (e.ip6() != null) {
+                    used.add(e.ip6());
+                }
+            }
+            InetAddress ip = spec.ip() != null ? checkAddress(spec.ip(), v4, used, n.name()) : lowestFree(v4, used, n.name());
+            InetAddress ip6 = null;
+            if (spec.ip6() != null && v6 == null) {
+                throw new InvalidInputException("network " + n.name() + " has no IPv6 subnet for " + InetText.of(spec.ip6()));
+            }
+            if (v6 != null) {
+                ip6 = spec.ip6() != null ? checkAddress(spec.ip6(), v6, used, n.name()) : lowestFree(v6, used, n.name());
+            }
+            String owner = checkOwner(spec.owner() == null ? InetText.of(ip) : spec.owner());
+            MacAddress mac = spec.mac() == null ? MacAddress.randomLocal() : spec.mac();
+            try (Rtnetlink rt = Rtnetlink.open(host)) {
+                String hostName = freeHostName(rt);
+                Map<String, String> meta = new LinkedHashMap<>();
+                meta.put("network", n.name());
+                meta.put("nsino", Long.toString(inode));
+                meta.put("ifname", ifname);
+                meta.put("ip", InetText.of(ip));
+                meta.put("ip6", ip6 == null ? null : InetText.of(ip6));
+                meta.put("mac", mac.toString());
+                meta.put("owner", owner);
+                String ns = spec.container().name() != null ? spec.container().name() : spec.container().path().toString();
+                Map<String, String> withNs = new LinkedHashMap<>(meta);
+                withNs.put("ns", ns);
+                String alias;
+                try {
+                    alias = Metadata.encode(Metadata.ENDPOINT, withNs);
+                } catch (InvalidInputException tooLong) {
+                    alias = Metadata.encode(Metadata.ENDPOINT, meta);
+                }
+                List<Prefix> addresses = new ArrayList<>();
+                addresses.add(new Prefix(ip, v4.length()));
+                List<InetAddress> gateways = new ArrayList<>(List.of(n.gateways().getFirst()));
+                if (ip6 != null) {
+                    addresses.add(new Prefix(ip6, v6.length()));
+                    gateways.add(n.gateways().get(1));
+                }
+                ContainerInterface.create(rt, new ContainerInterface.Spec(hostName, null, n.bridge(), !n.icc(),
+                        spec.container(), ifname, mac, addresses, n.internal() ? List.of() : gateways, n.mtu()));
+                try {
+                    rt.setAlias(hostName, alias);
+                } catch (RuntimeException e) {
+                    rt.delete(hostName);
+                    throw e;
+                }
+                return toEndpoint(rt.link(hostName), Metadata.decode(Metadata.ENDPOINT, alias));
+            }
+        }
+    }
+
+    @Override
+    public void detach(String network, NetworkNamespace container, String ifname) {
+        String name = InterfaceNames.check(ifname == null ? "eth0" : ifname);
+        synchronized (topology) {
+            network(network);
+            String ino = Long.toString(container.inode());
+            Endpoint e = endpointLinks(network).stream()
+                    .filter(x -> ino.equals(x.meta.get("nsino")) && name.equals(x.meta.get("ifname"))).findFirst()
+                    .map(EndpointLink::endpoint)
+                    .orElseThrow(() -> new NotFoundException("no endpoint " + name + " of " + container.describe()
+                            + " on network " + network));
+            detachEndpoint(e);
+        }
+    }
+
+    private void detachEndpoint(Endpoint e) {
+        Set<InetAddress> ips = new HashSet<>();
+        ips.add(e.ip());
+        if (e.ip6() != null) {
+            ips.add(e.ip6());
+        }
+        publisher.unpublish(new Publisher.Selection(null, null, null, m -> ips.contains(m.containerIp())));
+        try (Rtnetlink rt = Rtnetlink.open(host)) {
+            if (rt.find(e.hostIfname()).isPresent()) {
+                rt.delete(e.hostIfname());
+            }
+        }
+    }
+
+    @Override
+    public List<Endpoint> endpoints(String network) {
+        return endpointLinks(network).stream().map(EndpointLink::endpoint).toList();
+    }
+
+    private record EndpointLink(Link link, Map<String, String> meta) {
+        Endpoint endpoint() {
+            return toEndpoint(link, meta);
+        }
+    }
+
+    private List<EndpointLink> endpointLinks(String network) {
+        try (Rtnetlink rt = Rtnetlink.open(host)) {
+            List<EndpointLink> out = new ArrayList<>();
+            for (Link l : rt.links()) {
+                Map<String, String> m = Metadata.decode(Metadata.ENDPOINT, l.alias());
+                if (m != null && (network == null || network.equals(m.get("network")))) {
+                    out.add(new EndpointLink(l, m));
+                }
+            }
+            return out;
+        }
+    }
+
+    private static Endpoint toEndpoint(Link l, Map<String, String> m) {
+        return new Endpoint(m.get("network"), m.getOrDefault("ns", "inode " + m.get("nsino")), m.get("ifname"), l.name(),
+                InetAddress.ofLiteral(m.get("ip")), m.get("ip6") == null ? null : InetAddress.ofLiteral(m.get("ip6")),
+                MacAddress.parse(m.get("mac")), m.get("owner"));
+    }
+
+    // ------------------------------------------------------------------ published ports
+
+    @Override
+    public List<PortMapping> publish(String network, InetAddress containerIp, List<PortSpec> ports, String owner) {
+        Network n = network(network);
+        checkContainer(n, containerIp);
+        String who = checkOwner(owner == null ? InetText.of(containerIp) : owner);
+        if (ports.isEmpty()) {
+            throw new InvalidInputException("publish to " + InetText.of(containerIp) + ": no ports given");
+        }
+        List<Publisher.Wanted> wanted = wanted(containerIp, ports);
+        return named(n.name(), publisher.publish(wanted, who));
+    }
+
+    @Override
+    public List<PortMapping> unpublish(String network, InetAddress containerIp, List<PortSpec> ports, String owner) {
+        Network n = network(network);
+        checkContainer(n, containerIp);
+        String who = checkOwner(owner == null ? InetText.of(containerIp) : owner);
+        Publisher.Selection s = ports.isEmpty()
+                ? new Publisher.Selection(containerIp, null, who,
+                        m -> m.containerIp().equals(containerIp) && m.owner().equals(who))
+                : new Publisher.Selection(containerIp, wanted(containerIp, ports), who, null);
+        return named(n.name(), publisher.unpublish(s));
+    }
+
+    @Override
+    public List<PortMapping> published(String network) {
+        List<Network> networks = network == null ? networks() : List.of(network(network));
+        List<PortMapping> out = new ArrayList<>();
+        try (Nftables nft = Nftables.open(host)) {
+            if (nft.list(GatunRuleset.TABLE).tables().isEmpty()) {
+                return out;
+            }
+            for (PortMapping m : Publisher.list(nft)) {
+                for (Network n : networks) {
+                    if (n.subnets().stream().anyMatch(p -> p.contains(m.containerIp()))) {
+                        out.add(withNetwork(n.name(), m));
+                    }
+                }
+            }
+        }
+        out.sort(java.util.Comparator.comparing(PortMapping::network).thenComparing(m -> m.protocol().ordinal())
+                .thenComparingInt(PortMapping::hostPort));
+        return out;
+    }
+
+    private static List<Publisher.Wanted> wanted(InetAddress containerIp, List<PortSpec> ports) {
+        boolean v4 = containerIp instanceof Inet4Address;
+        List<Publisher.Wanted> out = new ArrayList<>();
+        for (PortSpec p : ports) {
+            if (p.hostIp() != null && (p.hostIp() instanceof Inet4Address) != v4) {
+                throw new InvalidInputException("host address " + InetText.of(p.hostIp()) + " in " + p
+                        + " is not of the family of container address " + InetText.of(containerIp));
+            }
+            // 0.0.0.0 and :: mean every address, as with Docker.
+            InetAddress hostIp = p.hostIp() != null && p.hostIp().isAnyLocalAddress() ? null : p.hostIp();
+            for (int[] pair : p.pairs()) {
+                out.add(new Publisher.Wanted(p.protocol(), hostIp, pair[0], containerIp, pair[1]));
+            }
+        }
+        return out;
+    }
+
+    private static List<PortMapping> named(String network, List<PortMapping> mappings) {
+        return mappings.stream().map(m -> withNetwork(network, m)).toList();
+    }
+
+    private static PortMapping withNetwork(String network, PortMapping m) {
+        return new PortMapping(network, m.protocol(), m.hostIp(), m.hostPort(), m.containerIp(), m.containerPort(), m.owner());
+    }
+
+    // ------------------------------------------------------------------ checks
+
+    private static void checkContainer(Network n, InetAddress ip) {
+        if (ip == null) {
+            throw new InvalidInputException("the container address is missing");
+        }
+        if (n.subnets().stream().noneMatch(p -> p.contains(ip))) {
+            throw new InvalidInputException("container address " + InetText.of(ip) + " is outside the subnets "
+                    + n.subnets() + " of network " + n.name());
+        }
+    }
+
+    static String checkOwner(String owner) {
+        if (owner.isEmpty()) {
+            throw new InvalidInputException("owner must not be empty");
+        }
+        for (int i = 0; i < owner.length(); i++) {
+            char c = owner.charAt(i);
+            if (Character.isISOControl(c) || c == '"') {
+                throw new InvalidInputException("owner '" + owner.replaceAll("\\p{Cntrl}", "?")
+                        + "' contains a control character or a double quote");
+            }
+        }
+        if (owner.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MAX_OWNER_BYTES) {
+            throw new InvalidInputException("owner '" + owner + "' is longer than " + MAX_OWNER_BYTES + " bytes");
+        }
+        return owner;
+    }
+
+    private static void checkNetworkName(String name) {
+        if (name == null || !name.matches("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")) {
+            throw new InvalidInputException("network name '" + name
+                    + "' must be 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit");
+        }
+    }
+
+    private static String defaultBridgeName(String network) {
+        String candidate = "gatun-" + network;
+        if (candidate.length() <= InterfaceNames.MAX_BYTES) {
+            return candidate;
+        }
+        return "gatun-" + Integer.toHexString(network.hashCode() & 0x7fffffff);
+    }
+
+    private static InetAddress gateway(Prefix subnet, InetAddress given, String network) {
+        if (given == null) {
+            return offset(subnet, BigInteger.ONE);
+        }
+        if (!subnet.contains(given) || given.equals(subnet.network().address())) {
+            throw new InvalidInputException("gateway " + InetText.of(given) + " of network " + network
+                    + " is not a host address of subnet " + subnet);
+        }
+        return given;
+    }
+
+    private static InetAddress checkAddress(InetAddress ip, Prefix subnet, Set<InetAddress> used, String network) {
+        if (!subnet.contains(ip) || ip.equals(subnet.network().address()) || isBroadcast(ip, subnet)) {
+            throw new InvalidInputException("address " + InetText.of(ip) + " is not a host address of subnet "
+                    + subnet + " of network " + network);
+        }
+        if (used.contains(ip)) {
+            throw new ConflictException("address " + InetText.of(ip) + " is already in use on network " + network);
+        }
+        return ip;
+    }
+
+    private static InetAddress lowestFree(Prefix subnet, Set<InetAddress> used, String network) {
+        int bits = subnet.address().getAddress().length * 8;
+        BigInteger size = BigInteger.ONE.shiftLeft(bits - subnet.length());
+        BigInteger limit = size.min(BigInteger.valueOf(1 << 20));
+        for (BigInteger i = BigInteger.ONE; i.compareTo(limit.subtract(BigInteger.ONE)) < 0; i = i.add(BigInteger.ONE)) {
+            InetAddress a = offset(subnet, i);
+            if (!used.contains(a)) {
+                return a;
+            }
+        }
+        throw new ConflictException("network " + network + " has no free address left in " + subnet);
+    }
+
+    private static boolean isBroadcast(InetAddress ip, Prefix subnet) {
+        if (subnet.isIpv6()) {
+            return false;
+        }
+        int bits = 32 - subnet.length();
+        return bits > 1 && offset(subnet, BigInteger.ONE.shiftLeft(bits).subtract(BigInteger.ONE)).equals(ip);
+    }
+
+    private static InetAddress offset(Prefix subnet, BigInteger n) {
+        byte[] base = subnet.network().address().getAddress();
+        BigInteger v = new BigInteger(1, base).add(n);
+        byte[] raw = v.toByteArray();
+        byte[] out = new byte[base.length];
+        int copy = Math.min(raw.length, out.length);
+        System.arraycopy(raw, raw.length - copy, out, out.length - copy, copy);
+        try {
+            return InetAddress.getByAddress(out);
+        } catch (UnknownHostException e) {
+            throw new GatunException("address arithmetic failed", e);
+        }
+    }
+
+    private static boolean overlaps(Prefix a, Prefix b) {
+        if (a.isIpv6() != b.isIpv6()) {
+            return false;
+        }
+        int shorter = Math.min(a.length(), b.length());
+        return new Prefix(a.address(), shorter).network().equals(new Prefix(b.address(), shorter).network());
+    }
+
+    private static String freeHostName(Rtnetlink rt) {
+        for (int i = 0; i < 16; i++) {
+            String name = "gv" + String.format("%08x", ThreadLocalRandom.current().nextInt());
+            if (rt.find(name).isEmpty()) {
+                return name;
+            }
+        }
+        throw new GatunException("could not find a free host interface name");
+    }
+
+    @Override
+    public void close() {
+        publisher.close();
+    }
+}

@@ -1,0 +1,377 @@
+package dev.gatun.driver.nftables;
+
+import dev.gatun.internal.InetText;
+import dev.gatun.GatunException;
+import dev.gatun.InvalidInputException;
+import dev.gatun.conntrack.Conntrack;
+import dev.gatun.driver.ConflictException;
+import dev.gatun.driver.NotFoundException;
+import dev.gatun.driver.PortMapping;
+import dev.gatun.driver.Protocol;
+import dev.gatun.netlink.GenerationConflictException;
+import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.nft.Element;
+import dev.gatun.nft.NftSet;
+import dev.gatun.nft.Nftables;
+import dev.gatun.nft.Transaction;
+import dev.gatun.rtnl.Rtnetlink;
+
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.function.Predicate;
+
+/**
+ * Publishes and unpublishes port mappings as map elements, with group commit: requests from
+ * many threads queue up, and one committer thread turns whatever is waiting into a single
+ * transaction, guarded by the generation id it read the maps at. Each request gets its own
+ * result; one request's conflict never fails another's. libnftnl objects stay on that thread.
+ */
+final class Publisher implements AutoCloseable {
+
+    /** One mapping to make, before it has an owner. */
+    record Wanted(Protocol protocol, InetAddress hostIp, int hostPort, InetAddress containerIp, int containerPort) {}
+
+    /** Which mappings an unpublish removes: by host port keys, or all matching a filter. */
+    record Selection(InetAddress containerIp, List<Wanted> keys, String owner, Predicate<PortMapping> all) {}
+
+    private sealed interface Request permits Publish, Unpublish {
+        CompletableFuture<List<PortMapping>> result();
+    }
+
+    private record Publish(List<Wanted> mappings, String owner, CompletableFuture<List<PortMapping>> result)
+            implements Request {}
+
+    private record Unpublish(Selection selection, CompletableFuture<List<PortMapping>> result) implements Request {}
+
+    /** A map element's key, as the maps key them. */
+    private record Key(NftSet map, List<String> key) {}
+
+    private static final int MAX_BATCH = 512;
+    private static final int MAX_ATTEMPTS = 50;
+
+    private final NetworkNamespace host;
+    private final LinkedBlockingQueue<Request> queue = new LinkedBlockingQueue<>();
+    private final Thread committer;
+    private volatile boolean running = true;
+
+    Publisher(NetworkNamespace host) {
+        this.host = host;
+        this.committer = Thread.ofPlatform().daemon().name("gatun-publish").start(this::run);
+    }
+
+    List<PortMapping> publish(List<Wanted> mappings, String owner) {
+        return await(new Publish(List.copyOf(mappings), owner, new CompletableFuture<>()));
+    }
+
+    List<PortMapping> unpublish(Selection selection) {
+        return await(new Unpublish(selection, new CompletableFuture<>()));
+    }
+
+    /** Every mapping in the maps, read from the kernel. */
+    static List<PortMapping> list(Nftables nft) {
+        List<PortMapping> out = new ArrayList<>();
+        for (NftSet map : List.of(GatunRuleset.PORTS4, GatunRuleset.HOSTIP4, GatunRuleset.PORTS6, GatunRuleset.HOSTIP6)) {
+            for (Element e : nft.elements(map)) {
+                out.add(mapping(map, e));
+            }
+        }
+        return out;
+    }
+
+    private List<PortMapping> await(Request r) {
+        if (!running) {
+            throw new IllegalStateException("the driver is closed");
+        }
+        queue.add(r);
+        try {
+            return r.result().get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new GatunException("interrupted while waiting for the commit", e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new GatunException("commit failed: " + e.getCause(), e.getCause());
+        }
+    }
+
+    private void run() {
+        try (Nftables nft = Nftables.open(host); Conntrack conntrack = Conntrack.open(host);
+             Rtnetlink rt = Rtnetlink.open(host)) {
+            while (running) {
+                Request first = queue.poll(200, java.util.concurrent.TimeUnit.MILLISECONDS);
+                if (first == null) {
+                    continue;
+                }
+                List<Request> batch = new ArrayList<>();
+                batch.add(first);
+                queue.drainTo(batch, MAX_BATCH - 1);
+                process(nft, conntrack, rt, batch);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            failAll(e);
+        }
+        failAll(new IllegalStateException("the driver is closed"));
+    }
+
+    private void failAll(RuntimeException e) {
+        for (Request r; (r = queue.poll()) != null; ) {
+            r.result().completeExceptionally(e);
+        }
+    }
+
+    /** Plans every request against the maps as they are, commits them together, and retries on a race. */
+    private void process(Nftables nft, Conntrack conntrack, Rtnetlink rt, List<Request> batch) {
+        for (int attempt = 1; ; attempt++) {
+            int generation = nft.generation();
+            Transaction tx = nft.transaction().guardGeneration(generation);
+            Map<Request, Object> outcomes = new LinkedHashMap<>();
+            Map<Key, PortMapping> claimed = new HashMap<>();
+            List<PortMapping> flushes = new ArrayList<>();
+            List<InetAddress> localAddresses = null;
+            boolean changes = false;
+            for (Request r : batch) {
+                try {
+                    Plan plan;
+                    if (r instanceof Publish p) {
+                        if (localAddresses == null && p.mappings.stream().anyMatch(w -> w.hostIp() == null)) {
+                            localAddresses = rt.addresses(null).stream().map(a -> a.prefix().address()).toList();
+                        }
+                        plan = planPublish(nft, p, claimed, localAddresses);
+                    } else {
+                        plan = planUnpublish(nft, ((Unpublish) r).selection, claimed);
+                    }
+                    plan.apply(tx, claimed);
+                    changes |= plan.changes();
+                    flushes.addAll(plan.flush);
+                    outcomes.put(r, plan.result);
+                } catch (InvalidInputException | ConflictException e) {
+                    outcomes.put(r, e);
+                }
+            }
+            try {
+                if (changes) {
+                    tx.commit();
+                }
+            } catch (GenerationConflictException e) {
+                if (attempt < MAX_ATTEMPTS) {
+                    continue; // someone changed the ruleset after we read it: plan again
+                }
+                batch.forEach(r -> r.result().completeExceptionally(e));
+                return;
+            } catch (RuntimeException e) {
+                if (batch.size() > 1) {
+                    // Something in the batch failed in the kernel: find whose by committing them one by one.
+                    for (Request r : batch) {
+                        process(nft, conntrack, rt, List.of(r));
+                    }
+                } else {
+                    batch.getFirst().result().completeExceptionally(e);
+                }
+                return;
+            }
+            for (PortMapping m : flushes) {
+                conntrack.deleteNatted(m.protocol().number(), m.hostIp(), m.hostPort());
+            }
+            outcomes.forEach((r, o) -> {
+                if (o instanceof RuntimeException e) {
+                    r.result().completeExceptionally(e);
+                } else {
+                    @SuppressWarnings("unchecked")
+                    List<PortMapping> list = (List<PortMapping>) o;
+                    r.result().complete(list);
+                }
+            });
+            return;
+        }
+    }
+
+    /** What one request adds and deletes, and what it returns. */
+    private static final class Plan {
+        final Map<Key, PortMapping> add = new LinkedHashMap<>();
+        final Map<Key, PortMapping> delete = new LinkedHashMap<>();
+        final List<PortMapping> flush = new ArrayList<>();
+        final List<PortMapping> result = new ArrayList<>();
+
+        boolean changes() {
+            return !add.isEmpty() || !delete.isEmpty();
+        }
+
+        void apply(Transaction tx, Map<Key, PortMapping> claimed) {
+            delete.forEach((k, m) -> {
+                tx.deleteElements(k.map, List.of(Element.of(k.key.toArray(String[]::new))));
+                claimed.put(k, null);
+            });
+            add.forEach((k, m) -> {
+                tx.addElements(k.map, List.of(element(m)));
+                claimed.put(k, m);
+            });
+        }
+    }
+
+    private Plan planPublish(Nftables nft, Publish p, Map<Key, PortMapping> claimed, List<InetAddress> localAddresses) {
+        Plan plan = new Plan();
+        Set<Key> inRequest = new HashSet<>();
+        for (Wanted w : p.mappings) {
+            PortMapping m = new PortMapping(null, w.protocol(), w.hostIp(), w.hostPort(), w.containerIp(), w.containerPort(),
+                    p.owner);
+            Key key = key(m);
+            if (!inRequest.add(key)) {
+                throw new InvalidInputException("host port " + describeHost(m) + " is published twice in one request");
+            }
+            Optional<PortMapping> existing = current(nft, key, claimed);
+            if (existing.isPresent()) {
+                PortMapping old = existing.get();
+                if (!old.owner().equals(p.owner)) {
+                    throw held(m, old);
+                }
+                if (sameTarget(old, m)) {
+                    plan.result.add(old);
+                    continue;
+                }
+                plan.delete.put(key, old);
+                plan.flush.add(old);
+            }
+            checkOverlaps(nft, m, claimed, localAddresses);
+            plan.add.put(key, m);
+            plan.result.add(m);
+        }
+        return plan;
+    }
+
+    /** A wildcard and an address-bound mapping of the same port must have the same owner. */
+    private static void checkOverlaps(Nftables nft, PortMapping m, Map<Key, PortMapping> claimed,
+                                      List<InetAddress> localAddresses) {
+        List<Key> others = new ArrayList<>();
+        boolean v4 = m.containerIp() instanceof Inet4Address;
+        if (m.hostIp() == null) {
+            for (InetAddress a : localAddresses) {
+                if ((a instanceof Inet4Address) == v4) {
+                    others.add(key(new PortMapping(null, m.protocol(), a, m.hostPort(), m.containerIp(), 0, null)));
+                }
+            }
+        } else {
+            others.add(key(new PortMapping(null, m.protocol(), null, m.hostPort(), m.containerIp(), 0, null)));
+        }
+        for (Key k : others) {
+            Optional<PortMapping> o = current(nft, k, claimed);
+            if (o.isPresent() && !o.get().owner().equals(m.owner())) {
+                throw held(m, o.get());
+            }
+        }
+    }
+
+    private Plan planUnpublish(Nftables nft, Selection s, Map<Key, PortMapping> claimed) {
+        Plan plan = new Plan();
+        if (s.keys() == null) {
+            for (PortMapping m : list(nft)) {
+                Key k = key(m);
+                if (claimed.containsKey(k)) {
+                    PortMapping now = claimed.get(k);
+                    if (now == null || !s.all().test(now)) {
+                        continue;
+                    }
+                    m = now;
+                }
+                if (s.all().test(m)) {
+                    plan.delete.put(k, m);
+                    plan.flush.add(m);
+                    plan.result.add(m);
+                }
+            }
+            return plan;
+        }
+        for (Wanted w : s.keys()) {
+            PortMapping wanted = new PortMapping(null, w.protocol(), w.hostIp(), w.hostPort(), w.containerIp(),
+                    w.containerPort(), s.owner());
+            Key key = key(wanted);
+            PortMapping old = current(nft, key, claimed).orElseThrow(() -> new NotFoundException(
+                    "no port " + describeHost(wanted) + " is published to " + InetText.of(s.containerIp())));
+            if (!old.containerIp().equals(s.containerIp()) || old.containerPort() != w.containerPort()) {
+                throw new NotFoundException("port " + describeHost(wanted) + " is published to "
+                        + InetText.of(old.containerIp()) + ":" + old.containerPort() + ", not to "
+                        + InetText.of(s.containerIp()) + ":" + w.containerPort());
+            }
+            if (!old.owner().equals(s.owner())) {
+                throw new ConflictException("port " + describeHost(wanted) + " is held by owner " + old.owner()
+                        + ", not by " + s.owner() + "; only its owner may unpublish it");
+            }
+            plan.delete.put(key, old);
+            plan.flush.add(old);
+            plan.result.add(old);
+        }
+        return plan;
+    }
+
+    /** The mapping for a key: as planned earlier in this batch, else as the kernel has it. */
+    private static Optional<PortMapping> current(Nftables nft, Key key, Map<Key, PortMapping> claimed) {
+        if (claimed.containsKey(key)) {
+            return Optional.ofNullable(claimed.get(key));
+        }
+        return nft.element(key.map, Element.of(key.key.toArray(String[]::new))).map(e -> mapping(key.map, e));
+    }
+
+    private static ConflictException held(PortMapping wanted, PortMapping holder) {
+        return new ConflictException("host port " + describeHost(wanted) + " is already published by owner "
+                + holder.owner() + " (to " + InetText.of(holder.containerIp()) + ":" + holder.containerPort() + ")");
+    }
+
+    static String describeHost(PortMapping m) {
+        String ip = m.hostIp() == null ? "" : (m.hostIp() instanceof Inet4Address ? InetText.of(m.hostIp())
+                : "[" + InetText.of(m.hostIp()) + "]") + ":";
+        return ip + m.hostPort() + "/" + m.protocol().keyword();
+    }
+
+    private static boolean sameTarget(PortMapping a, PortMapping b) {
+        return a.containerIp().equals(b.containerIp()) && a.containerPort() == b.containerPort();
+    }
+
+    private static Key key(PortMapping m) {
+        boolean v4 = m.containerIp() instanceof Inet4Address;
+        if (m.hostIp() == null) {
+            return new Key(v4 ? GatunRuleset.PORTS4 : GatunRuleset.PORTS6,
+                    List.of(m.protocol().keyword(), Integer.toString(m.hostPort())));
+        }
+        return new Key(v4 ? GatunRuleset.HOSTIP4 : GatunRuleset.HOSTIP6,
+                List.of(InetText.of(m.hostIp()), m.protocol().keyword(), Integer.toString(m.hostPort())));
+    }
+
+    private static Element element(PortMapping m) {
+        Key k = key(m);
+        return Element.of(k.key.toArray(String[]::new))
+                .to(InetText.of(m.containerIp()), Integer.toString(m.containerPort())).withComment(m.owner());
+    }
+
+    private static PortMapping mapping(NftSet map, Element e) {
+        boolean bound = map == GatunRuleset.HOSTIP4 || map == GatunRuleset.HOSTIP6;
+        int i = bound ? 1 : 0;
+        InetAddress hostIp = bound ? InetAddress.ofLiteral(e.key().getFirst()) : null;
+        return new PortMapping(null, Protocol.parse(e.key().get(i)), hostIp, Integer.parseInt(e.key().get(i + 1)),
+                InetAddress.ofLiteral(e.data().get(0)), Integer.parseInt(e.data().get(1)),
+                e.comment() == null ? "" : e.comment());
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        try {
+            committer.join(5000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

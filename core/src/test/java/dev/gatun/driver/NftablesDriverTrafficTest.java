@@ -1,0 +1,171 @@
+package dev.gatun.driver;
+
+import dev.gatun.Gatun;
+import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.rtnl.Prefix;
+import dev.gatun.testing.FreshNamespaces;
+import dev.gatun.testing.Lab;
+import dev.gatun.testing.Oracle;
+import dev.gatun.testing.Servers;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.net.InetAddress;
+import java.nio.channels.DatagramChannel;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Real packets: an outside namespace joined to the host, containers attached through gatun,
+ * servers listening in them.
+ */
+@ExtendWith(FreshNamespaces.class)
+class NftablesDriverTrafficTest {
+
+    private static final String SUBNET = "10.88.0.0/16";
+
+    private static NetworkSpec network(boolean withIpv6) {
+        return new NetworkSpec("n1", null, Prefix.parse(SUBNET), null, withIpv6 ? Prefix.parse("fd00:88::/64") : null,
+                null, null, null, true, false, true);
+    }
+
+    private static List<PortSpec> ports(String... specs) {
+        return java.util.Arrays.stream(specs).map(PortSpec::parse).toList();
+    }
+
+    @Test
+    void tcpAndUdpFromOutsideReachTheContainer(NetworkNamespace host, NetworkNamespace outside, NetworkNamespace c1)
+            throws Exception {
+        Lab.connectOutside(host, outside, SUBNET);
+        try (NetworkDriver gatun = Gatun.open(host); Servers servers = new Servers()) {
+            gatun.createNetwork(network(false));
+            Endpoint e = gatun.attach(EndpointSpec.of("n1", c1));
+            String ip = e.ip().getHostAddress();
+            servers.tcp(c1, ip, 80, "c1-tcp").udp(c1, ip, 80, "c1-udp");
+
+            gatun.publish("n1", e.ip(), ports("8080:80", "8080:80/udp", "8081:81/sctp"), null);
+
+            assertThat(Servers.tcpFetch(outside, Lab.HOST_ADDRESS, 8080)).isEqualTo("c1-tcp");
+            try (DatagramChannel client = Servers.udpClient(outside)) {
+                assertThat(Servers.udpAsk(client, Lab.HOST_ADDRESS, 8080)).isEqualTo("c1-udp");
+            }
+            assertThat(gatun.published("n1")).extracting(m -> m.protocol() + " " + m.hostPort() + " " + m.containerPort())
+                    .containsExactly("TCP 8080 80", "UDP 8080 80", "SCTP 8081 81");
+            assertThat(Oracle.in(host, "nft", "list", "map", "inet", "gatun", "ports4"))
+                    .contains("sctp . 8081 comment \"" + ip + "\" : " + ip + " . 81");
+        }
+    }
+
+    @Test
+    void mappingBoundToOneHostAddressAnswersThereOnly(NetworkNamespace host, NetworkNamespace outside,
+                                                      NetworkNamespace c1) throws Exception {
+        Lab.connectOutside(host, outside, SUBNET);
+        try (NetworkDriver gatun = Gatun.open(host); Servers servers = new Servers()) {
+            gatun.createNetwork(network(false));
+            Endpoint e = gatun.attach(EndpointSpec.of("n1", c1));
+            servers.tcp(c1, e.ip().getHostAddress(), 80, "c1");
+            gatun.publish("n1", e.ip(), ports(Lab.SECOND_HOST_ADDRESS + ":9090:80"), null);
+
+            assertThat(Servers.tcpFetch(outside, Lab.SECOND_HOST_ADDRESS, 9090)).isEqualTo("c1");
+            assertThat(Servers.tcpAnswers(outside, Lab.HOST_ADDRESS, 9090)).isFalse();
+        }
+    }
+
+    @Test
+    void rangeAnswersOnEveryPortAndIpv6Works(NetworkNamespace host, NetworkNamespace outside, NetworkNamespace c1)
+            throws Exception {
+        Lab.connectOutside(host, outside, SUBNET, "fd00:88::/64");
+        try (NetworkDriver gatun = Gatun.open(host); Servers servers = new Servers()) {
+            gatun.createNetwork(network(true));
+            Endpoint e = gatun.attach(EndpointSpec.of("n1", c1));
+            for (int p = 9000; p <= 9009; p++) {
+                servers.tcp(c1, e.ip().getHostAddress(), p, "c1:" + p);
+            }
+            servers.tcp(c1, e.ip6().getHostAddress(), 80, "c1-v6");
+            gatun.publish("n1", e.ip(), ports("9000-9009:9000-9009"), null);
+            gatun.publish("n1", e.ip6(), ports("[::]:8080:80"), null);
+
+            for (int p = 9000; p <= 9009; p++) {
+                assertThat(Servers.tcpFetch(outside, Lab.HOST_ADDRESS, p)).isEqualTo("c1:" + p);
+            }
+            assertThat(Servers.tcpFetch(outside, Lab.HOST_ADDRESS6, 8080)).isEqualTo("c1-v6");
+        }
+    }
+
+    @Test
+    void hairpinFromItselfAndASiblingAndLocalhostFromTheHost(NetworkNamespace host, NetworkNamespace outside,
+                                                            NetworkNamespace c1, NetworkNamespace c2) throws Exception {
+        assertThat(Oracle.in(host, "sysctl", "-n", "net.bridge.bridge-nf-call-iptables").strip()).isEqualTo("1");
+        hairpinAndLocalhost(host, outside, c1, c2);
+    }
+
+    @Test
+    void hairpinWorksWithoutBrNetfilterToo(NetworkNamespace host, NetworkNamespace outside, NetworkNamespace c1,
+                                          NetworkNamespace c2) throws Exception {
+        Oracle.in(host, "sysctl", "-w", "net.bridge.bridge-nf-call-iptables=0");
+        hairpinAndLocalhost(host, outside, c1, c2);
+    }
+
+    private static void hairpinAndLocalhost(NetworkNamespace host, NetworkNamespace outside, NetworkNamespace c1,
+                                            NetworkNamespace c2) throws Exception {
+        Lab.connectOutside(host, outside, SUBNET);
+        try (NetworkDriver gatun = Gatun.open(host); Servers servers = new Servers()) {
+            gatun.createNetwork(network(false));
+            Endpoint e1 = gatun.attach(EndpointSpec.of("n1", c1));
+            gatun.attach(EndpointSpec.of("n1", c2));
+            servers.tcp(c1, e1.ip().getHostAddress(), 80, "c1");
+            gatun.publish("n1", e1.ip(), ports("8080:80"), null);
+
+            assertThat(Servers.tcpFetch(c1, Lab.HOST_ADDRESS, 8080)).as("hairpin to itself").isEqualTo("c1");
+            assertThat(Servers.tcpFetch(c2, Lab.HOST_ADDRESS, 8080)).as("hairpin from a sibling").isEqualTo("c1");
+            assertThat(Servers.tcpFetch(host, "127.0.0.1", 8080)).as("localhost on the host").isEqualTo("c1");
+            assertThat(Servers.tcpFetch(host, Lab.HOST_ADDRESS, 8080)).as("host address from the host").isEqualTo("c1");
+        }
+    }
+
+    @Test
+    void unpublishedPortsAndDirectRoutesAreDropped(NetworkNamespace host, NetworkNamespace outside, NetworkNamespace c1)
+            throws Exception {
+        Lab.connectOutside(host, outside, SUBNET);
+        try (NetworkDriver gatun = Gatun.open(host); Servers servers = new Servers()) {
+            gatun.createNetwork(network(false));
+            Endpoint e = gatun.attach(EndpointSpec.of("n1", c1));
+            String ip = e.ip().getHostAddress();
+            servers.tcp(c1, ip, 80, "c1-80").tcp(c1, ip, 81, "c1-81");
+            gatun.publish("n1", e.ip(), ports("8080:80"), null);
+
+            assertThat(Servers.tcpFetch(outside, Lab.HOST_ADDRESS, 8080)).isEqualTo("c1-80");
+            assertThat(Servers.tcpAnswers(outside, Lab.HOST_ADDRESS, 81)).as("unpublished port on the host").isFalse();
+            assertThat(Servers.tcpAnswers(outside, ip, 81)).as("route straight to the container, unpublished").isFalse();
+            assertThat(Servers.tcpAnswers(outside, ip, 80)).as("route straight to the container, published").isFalse();
+            // The container itself can still go out (outbound is allowed and masqueraded).
+            servers.tcp(outside, "192.0.2.2", 7777, "outside");
+            assertThat(Servers.tcpFetch(c1, "192.0.2.2", 7777)).isEqualTo("outside");
+        }
+    }
+
+    @Test
+    void udpClientFollowsAHostPortThatMovesToAnotherContainer(NetworkNamespace host, NetworkNamespace outside,
+                                                             NetworkNamespace c1, NetworkNamespace c2) throws Exception {
+        Lab.connectOutside(host, outside, SUBNET);
+        try (NetworkDriver gatun = Gatun.open(host); Servers servers = new Servers();
+             DatagramChannel client = Servers.udpClient(outside)) {
+            gatun.createNetwork(network(false));
+            Endpoint a = gatun.attach(EndpointSpec.of("n1", c1));
+            Endpoint b = gatun.attach(EndpointSpec.of("n1", c2));
+            servers.udp(c1, a.ip().getHostAddress(), 53, "A").udp(c2, b.ip().getHostAddress(), 53, "B");
+            gatun.publish("n1", a.ip(), ports("5353:53/udp"), "app");
+            assertThat(Servers.udpAsk(client, Lab.HOST_ADDRESS, 5353)).isEqualTo("A");
+
+            gatun.publish("n1", b.ip(), ports("5353:53/udp"), "app");
+
+            long deadline = System.nanoTime() + 1_000_000_000L;
+            String answer = null;
+            while (System.nanoTime() < deadline && !"B".equals(answer)) {
+                answer = Servers.udpAsk(client, Lab.HOST_ADDRESS, 5353);
+            }
+            assertThat(answer).as("the same client socket reaches B within a second").isEqualTo("B");
+        }
+    }
+}
