@@ -27,6 +27,12 @@ public interface NetworkDriver extends AutoCloseable {
 
     List<Network> networks();
 
+    /** The network with this name; a {@link NotFoundException} naming it if there is none. */
+    default Network network(String name) {
+        return networks().stream().filter(n -> n.name().equals(name)).findFirst()
+                .orElseThrow(() -> new NotFoundException("network " + name + " does not exist"));
+    }
+
     /** Attaches a container: a veth pair, the container end addressed, up, with a default route. */
     Endpoint attach(EndpointSpec spec);
 

@@ -53,14 +53,14 @@ public final class NftBatch implements AutoCloseable {
 
     /**
      * Appends one nf_tables message. {@code type} is an NFT_MSG_* value, {@code flags} the
-     * NLM_F_* creation flags (NLM_F_REQUEST and NLM_F_ACK are added). {@code operation} is how
-     * errors name it, for example "add table ip gatun".
+     * NLM_F_* creation flags (NLM_F_REQUEST is added). {@code operation} is how errors name it,
+     * for example "add table ip gatun".
      */
     public void add(String operation, int type, int family, int flags, PayloadWriter payload) {
         ensureRoom(MESSAGE_HEADROOM);
         MemorySegment at = buffer.asSlice(used);
         MemorySegment nlh = libnftnl_h.nftnl_nlmsg_build_hdr(at, (short) type, (short) family,
-                (short) (flags | kernel_h.NLM_F_ACK), 0).reinterpret(MESSAGE_HEADROOM);
+                (short) flags, 0).reinterpret(MESSAGE_HEADROOM);
         payload.write(nlh);
         int length = nlmsghdr.nlmsg_len(nlh);
         if (length > MESSAGE_HEADROOM) {
@@ -118,7 +118,12 @@ public final class NftBatch implements AutoCloseable {
             nlmsghdr.nlmsg_len(begin, FIRST_MESSAGE);
         }
         for (int i = 0; i < offsets.size(); i++) {
-            nlmsghdr.nlmsg_seq(buffer.asSlice(offsets.get(i), HEADER), firstSequence + 1 + i);
+            MemorySegment h = buffer.asSlice(offsets.get(i), HEADER);
+            nlmsghdr.nlmsg_seq(h, firstSequence + 1 + i);
+            // Only the last message asks for an ACK: failures are reported for every message
+            // anyway, and 100,000 ACKs would overrun any receive buffer.
+            int flags = Short.toUnsignedInt(nlmsghdr.nlmsg_flags(h)) & ~kernel_h.NLM_F_ACK;
+            nlmsghdr.nlmsg_flags(h, (short) (i == offsets.size() - 1 ? flags | kernel_h.NLM_F_ACK : flags));
         }
         ensureRoom(BEGIN_BYTES);
         libnftnl_h.nftnl_batch_end(buffer.asSlice(used), firstSequence + 1 + offsets.size());

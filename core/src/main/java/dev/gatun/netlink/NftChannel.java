@@ -59,7 +59,7 @@ public final class NftChannel implements AutoCloseable {
         int first = socket.reserveSequences(ops.length);
         MemorySegment bytes = batch.frame(first);
         try {
-            socket.transact(bytes, bytes.byteSize(), first, ops, new NetlinkSocket.AckedRange(1, ops.length - 2),
+            socket.transact(bytes, bytes.byteSize(), first, ops, NetlinkSocket.AckedRange.only(ops.length - 2),
                     echoes == null ? null : m -> echoes.echoed(NetlinkMessages.sequence(m) - first - 1, m));
         } catch (NetlinkException e) {
             if (batch.guard() != null && e.errno() == libc_h.ERESTART) {

@@ -176,12 +176,6 @@ public final class NftablesDriver implements NetworkDriver {
         }
     }
 
-    /** The network with this name; a NotFoundException naming it if there is none. */
-    public Network network(String name) {
-        return networks().stream().filter(n -> n.name().equals(name)).findFirst()
-                .orElseThrow(() -> new NotFoundException("network " + name + " does not exist"));
-    }
-
     private static Network toNetwork(Link l, Map<String, String> m) {
         List<Prefix> subnets = new ArrayList<>();
         List<InetAddress> gateways = new ArrayList<>();

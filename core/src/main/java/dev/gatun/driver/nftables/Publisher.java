@@ -211,15 +211,20 @@ final class Publisher implements AutoCloseable {
             return !add.isEmpty() || !delete.isEmpty();
         }
 
+        /** Adds the plan to the transaction: per map, one element list (split into messages as needed). */
         void apply(Transaction tx, Map<Key, PortMapping> claimed) {
+            Map<NftSet, List<Element>> deletes = new LinkedHashMap<>();
             delete.forEach((k, m) -> {
-                tx.deleteElements(k.map, List.of(Element.of(k.key.toArray(String[]::new))));
+                deletes.computeIfAbsent(k.map, x -> new ArrayList<>()).add(Element.of(k.key.toArray(String[]::new)));
                 claimed.put(k, null);
             });
+            Map<NftSet, List<Element>> adds = new LinkedHashMap<>();
             add.forEach((k, m) -> {
-                tx.addElements(k.map, List.of(element(m)));
+                adds.computeIfAbsent(k.map, x -> new ArrayList<>()).add(element(m));
                 claimed.put(k, m);
             });
+            deletes.forEach(tx::deleteElements);
+            adds.forEach(tx::addElements);
         }
     }
 
