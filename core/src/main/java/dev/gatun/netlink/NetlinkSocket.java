@@ -202,8 +202,8 @@ public final class NetlinkSocket implements AutoCloseable {
                     }
                 });
                 pending -= answered[0];
-                if (failure.index >= 0 && !acked.contains(failure.index)) {
-                    break; // a message that asked for no ACK failed: the kernel stopped there
+                if (failure.index == 0 && !acked.contains(0)) {
+                    break; // the batch header itself was refused: the kernel processed nothing after it
                 }
             }
             if (failure.index >= 0) {

@@ -100,4 +100,23 @@ class NftTransportTest {
             assertThat(tables).hasSize(50);
         }
     }
+
+    @Test
+    void failureOfAnEarlyOperationIsNamedAndTheSocketStaysUsable(NetworkNamespace a) {
+        try (NftChannel channel = NftChannel.open(a)) {
+            try (NftBatch batch = new NftBatch()) {
+                TestTables.addChain(batch, kernel_h.NFPROTO_IPV4, "ip", "no_such_table", "c");
+                TestTables.addIpTable(batch, "gatun_second");
+                TestTables.addIpTable(batch, "gatun_third");
+                NetlinkException e = Expect.thrown(NetlinkException.class, () -> channel.commit(batch));
+                assertThat(e.operation()).isEqualTo("add chain ip no_such_table c");
+            }
+            // The reply to the last message of the failed batch must not be taken for this one's.
+            try (NftBatch next = new NftBatch()) {
+                TestTables.addIpTable(next, "gatun_next");
+                channel.commit(next);
+            }
+        }
+        assertThat(Oracle.in(a, "nft", "list", "tables")).contains("gatun_next").doesNotContain("gatun_second");
+    }
 }
