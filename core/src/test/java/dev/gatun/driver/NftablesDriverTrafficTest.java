@@ -168,4 +168,32 @@ class NftablesDriverTrafficTest {
             assertThat(answer).as("the same client socket reaches B within a second").isEqualTo("B");
         }
     }
+
+    @Test
+    void masqueradeInternalAndIccOptionsShapeTheTraffic(NetworkNamespace host, NetworkNamespace outside,
+                                                       NetworkNamespace c1, NetworkNamespace c2, NetworkNamespace c3,
+                                                       NetworkNamespace c4) throws Exception {
+        Lab.connectOutside(host, outside, SUBNET, "10.89.0.0/16", "10.90.0.0/16");
+        try (NetworkDriver gatun = Gatun.open(host); Servers servers = new Servers()) {
+            gatun.createNetwork(network(false));
+            gatun.createNetwork(new NetworkSpec("plain", null, Prefix.parse("10.89.0.0/16"), null, null, null, null, null,
+                    false, false, false));
+            gatun.createNetwork(new NetworkSpec("closed", null, Prefix.parse("10.90.0.0/16"), null, null, null, null, null,
+                    true, true, true));
+            Endpoint masqueraded = gatun.attach(EndpointSpec.of("n1", c1));
+            Endpoint direct = gatun.attach(EndpointSpec.of("plain", c2));
+            Endpoint sibling = gatun.attach(EndpointSpec.of("plain", c3));
+            gatun.attach(EndpointSpec.of("closed", c4));
+            servers.tcpWhoAmI(outside, "192.0.2.2", 7000);
+            servers.tcp(c3, sibling.ip().getHostAddress(), 80, "c3");
+
+            assertThat(Servers.tcpFetch(c1, "192.0.2.2", 7000)).as("masqueraded").isEqualTo(Lab.HOST_ADDRESS);
+            assertThat(Servers.tcpFetch(c2, "192.0.2.2", 7000)).as("masquerade off")
+                    .isEqualTo(direct.ip().getHostAddress());
+            assertThat(Servers.tcpAnswers(c4, "192.0.2.2", 7000)).as("internal network, no way out").isFalse();
+            assertThat(Servers.tcpAnswers(c2, sibling.ip().getHostAddress(), 80)).as("icc off").isFalse();
+            assertThat(Servers.tcpFetch(c1, sibling.ip().getHostAddress(), 80)).as("other network to c3").isEqualTo("c3");
+            assertThat(masqueraded.ip()).isNotNull();
+        }
+    }
 }

@@ -41,6 +41,27 @@ public final class Servers implements AutoCloseable {
         return this;
     }
 
+    /** A TCP server that tells each client the address it sees the client connect from. */
+    public Servers tcpWhoAmI(NetworkNamespace ns, String address, int port) {
+        ServerSocketChannel s = ns.call(() -> {
+            ServerSocketChannel c = ServerSocketChannel.open();
+            c.bind(new InetSocketAddress(address, port));
+            return c;
+        });
+        open.add(s);
+        Thread.ofVirtual().start(() -> {
+            while (s.isOpen()) {
+                try (SocketChannel c = s.accept()) {
+                    String peer = ((InetSocketAddress) c.getRemoteAddress()).getAddress().getHostAddress();
+                    c.write(ByteBuffer.wrap(peer.getBytes(StandardCharsets.UTF_8)));
+                } catch (IOException e) {
+                    return;
+                }
+            }
+        });
+        return this;
+    }
+
     /** A UDP server that answers each datagram with {@code reply}. */
     public Servers udp(NetworkNamespace ns, String address, int port, String reply) {
         DatagramChannel d = ns.call(() -> {
