@@ -1,0 +1,54 @@
+package dev.gatun.cli;
+
+import dev.gatun.driver.Endpoint;
+import dev.gatun.driver.EndpointSpec;
+import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.rtnl.MacAddress;
+import dev.gatun.rtnl.Prefix;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** Attach a container namespace to a network. */
+@Command(name = "attach", mixinStandardHelpOptions = true,
+        description = "Attach a container: a veth pair, the container end addressed, up, with a default route.",
+        footer = {"", "Examples:", "  gatun attach n1 c1", "  gatun attach n1 /proc/4242/ns/net --ip 10.88.0.10 --owner web-1"})
+final class AttachCommand extends Base {
+    @Parameters(index = "0", paramLabel = "NET")
+    String network;
+
+    @Parameters(index = "1", paramLabel = "CONTAINER_NETNS", description = "A name under /run/netns or a path.")
+    String container;
+
+    @Option(names = "--ip", paramLabel = "IP", description = "IPv4 address (default: lowest free).")
+    String ip;
+
+    @Option(names = "--ip6", paramLabel = "IP", description = "IPv6 address (default: lowest free, if the network has IPv6).")
+    String ip6;
+
+    @Option(names = "--ifname", paramLabel = "NAME", description = "Interface name inside (default eth0).")
+    String ifname;
+
+    @Option(names = "--mac", paramLabel = "MAC")
+    String mac;
+
+    @Option(names = "--owner", paramLabel = "ID", description = "Owner of the endpoint (default: its IPv4 address).")
+    String owner;
+
+    @Override
+    public Integer call() {
+        NetworkNamespace ns = NetworkNamespace.of(container);
+        EndpointSpec spec = new EndpointSpec(network, ns, ifname, ip == null ? null : Prefix.address(ip),
+                ip6 == null ? null : Prefix.address(ip6), mac == null ? null : MacAddress.parse(mac), owner);
+        Endpoint e = withDriver(d -> d.attach(spec));
+        Output o = out();
+        if (o.json()) {
+            o.json(Json.endpoint(e));
+        } else {
+            o.line("attached " + container + " to " + network + ": " + e.ifname() + " " + Json.ip(e.ip())
+                    + (e.ip6() == null ? "" : " " + Json.ip(e.ip6())) + " (MAC " + e.mac() + ", host end " + e.hostIfname()
+                    + ")");
+        }
+        return ExitCode.OK;
+    }
+}

@@ -1,0 +1,29 @@
+package dev.gatun.cli;
+
+import dev.gatun.driver.NetworkDriver;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+import java.util.concurrent.Callable;
+import java.util.function.Function;
+
+/** What every subcommand shares: the global options, output, and a driver for the host namespace. */
+abstract class Base implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    GatunCommand root() {
+        return (GatunCommand) spec.root().userObject();
+    }
+
+    Output out() {
+        return new Output(spec.commandLine().getOut(), root().json);
+    }
+
+    <T> T withDriver(Function<NetworkDriver, T> work) {
+        try (NetworkDriver d = root().driver()) {
+            return work.apply(d);
+        }
+    }
+}

@@ -1,0 +1,38 @@
+package dev.gatun.cli;
+
+import dev.gatun.GatunException;
+import dev.gatun.InvalidInputException;
+import dev.gatun.MissingLibraryException;
+import dev.gatun.PrivilegeException;
+import dev.gatun.driver.ConflictException;
+import dev.gatun.netns.NamespaceExistsException;
+
+/** The exit codes of the gatun command: part of its contract. */
+public final class ExitCode {
+
+    /** Success. */
+    public static final int OK = 0;
+    /** The operation failed in the kernel or in a tool. */
+    public static final int FAILED = 1;
+    /** Invalid usage or input, including a network or namespace that does not exist; nothing changed. */
+    public static final int USAGE = 2;
+    /** Conflict: held by another owner, already exists, in use. */
+    public static final int CONFLICT = 3;
+    /** Environment: missing privilege, library or kernel feature. */
+    public static final int ENVIRONMENT = 4;
+
+    private ExitCode() {}
+
+    static int of(Throwable e) {
+        return switch (e) {
+            case ConflictException c -> CONFLICT;
+            case NamespaceExistsException n -> CONFLICT;
+            case InvalidInputException i -> USAGE;
+            case PrivilegeException p -> ENVIRONMENT;
+            case MissingLibraryException m -> ENVIRONMENT;
+            case UnsupportedDriverException u -> ENVIRONMENT;
+            case GatunException g -> FAILED;
+            default -> FAILED;
+        };
+    }
+}

@@ -1,0 +1,37 @@
+package dev.gatun.cli;
+
+import dev.gatun.driver.PortMapping;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+
+import java.net.Inet4Address;
+import java.util.List;
+
+/** List published ports. */
+@Command(name = "ls", mixinStandardHelpOptions = true, description = "List published ports, read from the kernel.",
+        footer = {"", "Examples:", "  gatun ls", "  gatun --json ls n1"})
+final class LsCommand extends Base {
+    @Parameters(index = "0", arity = "0..1", paramLabel = "NET")
+    String network;
+
+    @Override
+    public Integer call() {
+        List<PortMapping> all = withDriver(d -> d.published(network));
+        Output o = out();
+        if (o.json()) {
+            o.json(Json.mappings(all));
+        } else {
+            o.table(List.of("NETWORK", "PROTO", "HOST", "CONTAINER", "OWNER"), all.stream().map(m -> List.of(m.network(),
+                    m.protocol().keyword(), host(m), Json.ip(m.containerIp()) + ":" + m.containerPort(), m.owner())).toList());
+        }
+        return ExitCode.OK;
+    }
+
+    static String host(PortMapping m) {
+        if (m.hostIp() == null) {
+            return "*:" + m.hostPort();
+        }
+        String ip = Json.ip(m.hostIp());
+        return (m.hostIp() instanceof Inet4Address ? ip : "[" + ip + "]") + ":" + m.hostPort();
+    }
+}

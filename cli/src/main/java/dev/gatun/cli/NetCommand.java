@@ -1,0 +1,128 @@
+package dev.gatun.cli;
+
+import dev.gatun.InvalidInputException;
+import dev.gatun.driver.Network;
+import dev.gatun.driver.NetworkSpec;
+import dev.gatun.rtnl.MacAddress;
+import dev.gatun.rtnl.Prefix;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.util.List;
+import java.util.Map;
+
+/** Container networks. */
+@Command(name = "net", mixinStandardHelpOptions = true, description = "Create, remove and list container networks.",
+        subcommands = {NetCommand.Create.class, NetCommand.Rm.class, NetCommand.Ls.class})
+final class NetCommand {
+
+    @Command(name = "create", mixinStandardHelpOptions = true,
+            description = "Create a network: a bridge with a fixed MAC, gateway addresses, forwarding and firewall entries.",
+            footer = {"", "Examples:", "  gatun net create n1 --subnet 10.88.0.0/16",
+                    "  gatun net create n2 --subnet 10.89.0.0/16 --subnet fd00:89::/64 --no-icc --mtu 1400"})
+    static final class Create extends Base {
+        @Parameters(paramLabel = "NAME")
+        String name;
+
+        @Option(names = "--subnet", required = true, paramLabel = "CIDR",
+                description = "IPv4 subnet; give a second --subnet for IPv6.")
+        List<String> subnets;
+
+        @Option(names = "--bridge", paramLabel = "IFNAME", description = "Bridge name (default gatun-NAME).")
+        String bridge;
+
+        @Option(names = "--gateway", paramLabel = "IP", description = "IPv4 gateway (default: first address of the subnet).")
+        String gateway;
+
+        @Option(names = "--mac", paramLabel = "MAC", description = "Bridge MAC (default: random, locally administered).")
+        String mac;
+
+        @Option(names = "--mtu", paramLabel = "N")
+        Integer mtu;
+
+        @Option(names = "--no-icc", description = "Isolate containers of this network from each other.")
+        boolean noIcc;
+
+        @Option(names = "--internal", description = "No traffic in or out of the network.")
+        boolean internal;
+
+        @Override
+        public Integer call() {
+            if (subnets.size() > 2) {
+                throw new InvalidInputException("give at most two --subnet options: one IPv4, one IPv6");
+            }
+            Prefix v4 = null;
+            Prefix v6 = null;
+            for (String s : subnets) {
+                Prefix p = Prefix.parse(s);
+                if (p.isIpv6()) {
+                    if (v6 != null) {
+                        throw new InvalidInputException("two IPv6 subnets given: " + v6 + " and " + p);
+                    }
+                    v6 = p;
+                } else {
+                    if (v4 != null) {
+                        throw new InvalidInputException("two IPv4 subnets given: " + v4 + " and " + p);
+                    }
+                    v4 = p;
+                }
+            }
+            NetworkSpec spec = new NetworkSpec(name, bridge, v4, gateway == null ? null : Prefix.address(gateway), v6, null,
+                    mac == null ? null : MacAddress.parse(mac), mtu, !noIcc, internal, true);
+            Network n = withDriver(d -> d.createNetwork(spec));
+            Output o = out();
+            if (o.json()) {
+                o.json(Json.network(n));
+            } else {
+                o.line("created network " + n.name() + ": bridge " + n.bridge() + " (MAC " + n.mac() + ", fixed), subnets "
+                        + n.subnets() + ", gateways " + n.gateways().stream().map(Json::ip).toList());
+            }
+            return ExitCode.OK;
+        }
+    }
+
+    @Command(name = "rm", mixinStandardHelpOptions = true, description = "Remove a network.",
+            footer = {"", "Examples:", "  gatun net rm n1", "  gatun net rm n1 --force   # detaches its endpoints first"})
+    static final class Rm extends Base {
+        @Parameters(paramLabel = "NAME")
+        String name;
+
+        @Option(names = "--force", description = "Detach attached containers first.")
+        boolean force;
+
+        @Override
+        public Integer call() {
+            withDriver(d -> {
+                d.deleteNetwork(name, force);
+                return null;
+            });
+            Output o = out();
+            if (o.json()) {
+                o.json(Map.of("deleted", name));
+            } else {
+                o.line("removed network " + name);
+            }
+            return ExitCode.OK;
+        }
+    }
+
+    @Command(name = "ls", mixinStandardHelpOptions = true, description = "List networks.")
+    static final class Ls extends Base {
+        @Override
+        public Integer call() {
+            List<Network> networks = withDriver(d -> d.networks());
+            Output o = out();
+            if (o.json()) {
+                o.json(networks.stream().map(Json::network).toList());
+            } else {
+                o.table(List.of("NAME", "BRIDGE", "MAC", "SUBNETS", "GATEWAYS", "ICC", "INTERNAL", "MTU"),
+                        networks.stream().map(n -> List.of(n.name(), n.bridge(), String.valueOf(n.mac()),
+                                String.join(",", n.subnets().stream().map(Prefix::toString).toList()),
+                                String.join(",", n.gateways().stream().map(Json::ip).toList()),
+                                n.icc() ? "yes" : "no", n.internal() ? "yes" : "no", Integer.toString(n.mtu()))).toList());
+            }
+            return ExitCode.OK;
+        }
+    }
+}

@@ -1,0 +1,51 @@
+package dev.gatun.cli;
+
+import dev.gatun.driver.PortMapping;
+import dev.gatun.driver.PortSpec;
+import dev.gatun.rtnl.Prefix;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.util.List;
+
+/** Publish container ports the way docker run -p does. */
+@Command(name = "publish", mixinStandardHelpOptions = true,
+        description = "Publish ports of a container address: one atomic transaction, no rule added.",
+        footer = {"", "SPEC: [HOST_IP:][HOST_PORT[-END]:]CONTAINER_PORT[-END][/tcp|udp|sctp]; IPv6 host addresses in",
+                "brackets ([::1]:8080:80). Without HOST_PORT the host port is the container port.",
+                "", "Examples:", "  gatun publish n1 10.88.0.2 -p 8080:80",
+                "  gatun publish n1 10.88.0.2 -p 127.0.0.1:5432:5432 -p 9000-9009:9000-9009/udp --owner db-1"})
+final class PublishCommand extends Base {
+    @Parameters(index = "0", paramLabel = "NET")
+    String network;
+
+    @Parameters(index = "1", paramLabel = "CONTAINER_IP")
+    String containerIp;
+
+    @Option(names = "-p", required = true, paramLabel = "SPEC", description = "A port to publish; repeat for more.")
+    List<String> specs;
+
+    @Option(names = "--owner", paramLabel = "ID", description = "Owner of the mappings (default: CONTAINER_IP).")
+    String owner;
+
+    @Override
+    public Integer call() {
+        List<PortSpec> ports = specs.stream().map(PortSpec::parse).toList();
+        var ip = Prefix.address(containerIp);
+        long start = System.nanoTime();
+        List<PortMapping> made = withDriver(d -> d.publish(network, ip, ports, owner));
+        long micros = (System.nanoTime() - start) / 1000;
+        Output o = out();
+        if (o.json()) {
+            o.json(Json.mappings(made));
+        } else {
+            for (PortMapping m : made) {
+                o.line("published " + LsCommand.host(m) + " -> " + Json.ip(m.containerIp()) + ":" + m.containerPort() + "/"
+                        + m.protocol().keyword() + " (owner " + m.owner() + ")");
+            }
+            o.line("in " + micros + " us");
+        }
+        return ExitCode.OK;
+    }
+}
