@@ -57,13 +57,15 @@ final class DoctorCommand extends Base {
         }
         checks.add(new Check("driver", nftables, nftables ? "auto picks nftables: nf_tables works and libnftnl loads"
                 : "auto cannot use nftables here; the iptables driver is not part of this build yet"));
+        List<String> inHost = host == null || host.isCurrent() || host.name() == null
+                ? List.of() : List.of("ip", "netns", "exec", host.name());
         for (String variant : List.of("iptables", "iptables-legacy", "iptables-nft")) {
-            checks.add(iptables(variant));
+            checks.add(iptables(inHost, variant));
         }
         if (nftables) {
             checks.add(otherNftablesFirewall(host));
         }
-        checks.add(iptablesForwardPolicy());
+        checks.add(iptablesForwardPolicy(inHost));
         if (nftables && privileged) {
             checks.addAll(bridges(host));
         }
@@ -120,18 +122,24 @@ final class DoctorCommand extends Base {
         }
     }
 
-    private static Check iptables(String variant) {
+    private static List<String> in(List<String> prefix, String... cmd) {
+        List<String> out = new ArrayList<>(prefix);
+        out.addAll(List.of(cmd));
+        return out;
+    }
+
+    private static Check iptables(List<String> inHost, String variant) {
         Result version = run(List.of(variant, "--version"));
         if (version == null) {
             return new Check(variant, true, "not installed");
         }
-        Result wait = run(List.of(variant, "-w", "5", "-L", "FORWARD", "-n"));
+        Result wait = run(in(inHost, variant, "-w", "5", "-L", "FORWARD", "-n"));
         boolean waits = wait != null && !wait.err.contains("unrecognized option") && !wait.err.contains("invalid option");
         return new Check(variant, true, version.out.strip() + (waits ? ", takes -w" : ", does NOT take -w"));
     }
 
-    private static Check iptablesForwardPolicy() {
-        Result r = run(List.of("iptables", "-w", "5", "-S", "FORWARD"));
+    private static Check iptablesForwardPolicy(List<String> inHost) {
+        Result r = run(in(inHost, "iptables", "-w", "5", "-S", "FORWARD"));
         if (r == null || r.code != 0) {
             return new Check("iptables FORWARD policy", true, "not readable (iptables missing or no privilege)");
         }
