@@ -1,7 +1,7 @@
 package dev.gatun;
 
 import dev.gatun.driver.NetworkDriver;
-import dev.gatun.driver.nftables.NftablesDriver;
+import dev.gatun.driver.bridge.BridgeDriver;
 import dev.gatun.netns.NetworkNamespace;
 
 /**
@@ -21,6 +21,6 @@ public final class Gatun {
 
     /** A driver for {@code host} on nftables, the default. */
     public static NetworkDriver open(NetworkNamespace host) {
-        return new NftablesDriver(host);
+        return BridgeDriver.nftables(host);
     }
 }

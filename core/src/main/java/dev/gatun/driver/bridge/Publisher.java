@@ -1,4 +1,4 @@
-package dev.gatun.driver.nftables;
+package dev.gatun.driver.bridge;
 
 import dev.gatun.internal.InetText;
 import dev.gatun.GatunException;
@@ -8,12 +8,7 @@ import dev.gatun.driver.ConflictException;
 import dev.gatun.driver.NotFoundException;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.Protocol;
-import dev.gatun.netlink.GenerationConflictException;
 import dev.gatun.netns.NetworkNamespace;
-import dev.gatun.nft.Element;
-import dev.gatun.nft.NftSet;
-import dev.gatun.nft.Nftables;
-import dev.gatun.nft.Transaction;
 import dev.gatun.rtnl.Rtnetlink;
 
 import java.net.Inet4Address;
@@ -54,19 +49,32 @@ final class Publisher implements AutoCloseable {
 
     private record Unpublish(Selection selection, CompletableFuture<List<PortMapping>> result) implements Request {}
 
-    /** A map element's key, as the maps key them. */
-    private record Key(NftSet map, List<String> key) {}
+    /** What identifies a mapping: address family, host address (null for all), protocol and host port. */
+    private record Key(boolean ipv4, InetAddress hostIp, Protocol protocol, int hostPort, PortMapping example) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key k && k.ipv4 == ipv4 && java.util.Objects.equals(k.hostIp, hostIp)
+                    && k.protocol == protocol && k.hostPort == hostPort;
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Objects.hash(ipv4, hostIp, protocol, hostPort);
+        }
+    }
 
     private static final int MAX_BATCH = 512;
     private static final int MAX_ATTEMPTS = 50;
 
     private final NetworkNamespace host;
+    private final Firewall firewall;
     private final LinkedBlockingQueue<Request> queue = new LinkedBlockingQueue<>();
     private final Thread committer;
     private volatile boolean running = true;
 
-    Publisher(NetworkNamespace host) {
+    Publisher(NetworkNamespace host, Firewall firewall) {
         this.host = host;
+        this.firewall = firewall;
         this.committer = Thread.ofPlatform().daemon().name("gatun-publish").start(this::run);
     }
 
@@ -76,17 +84,6 @@ final class Publisher implements AutoCloseable {
 
     List<PortMapping> unpublish(Selection selection) {
         return await(new Unpublish(selection, new CompletableFuture<>()));
-    }
-
-    /** Every mapping in the maps, read from the kernel. */
-    static List<PortMapping> list(Nftables nft) {
-        List<PortMapping> out = new ArrayList<>();
-        for (NftSet map : List.of(GatunRuleset.PORTS4, GatunRuleset.HOSTIP4, GatunRuleset.PORTS6, GatunRuleset.HOSTIP6)) {
-            for (Element e : nft.elements(map)) {
-                out.add(mapping(map, e));
-            }
-        }
-        return out;
     }
 
     private List<PortMapping> await(Request r) {
@@ -108,7 +105,7 @@ final class Publisher implements AutoCloseable {
     }
 
     private void run() {
-        try (Nftables nft = Nftables.open(host); Conntrack conntrack = Conntrack.open(host);
+        try (MappingStore store = firewall.openStore(); Conntrack conntrack = Conntrack.open(host);
              Rtnetlink rt = Rtnetlink.open(host)) {
             while (running) {
                 Request first = queue.poll(200, java.util.concurrent.TimeUnit.MILLISECONDS);
@@ -118,7 +115,7 @@ final class Publisher implements AutoCloseable {
                 List<Request> batch = new ArrayList<>();
                 batch.add(first);
                 queue.drainTo(batch, MAX_BATCH - 1);
-                process(nft, conntrack, rt, batch);
+                process(store, conntrack, rt, batch);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -135,10 +132,10 @@ final class Publisher implements AutoCloseable {
     }
 
     /** Plans every request against the maps as they are, commits them together, and retries on a race. */
-    private void process(Nftables nft, Conntrack conntrack, Rtnetlink rt, List<Request> batch) {
+    private void process(MappingStore store, Conntrack conntrack, Rtnetlink rt, List<Request> batch) {
         for (int attempt = 1; ; attempt++) {
-            int generation = nft.generation();
-            Transaction tx = nft.transaction().guardGeneration(generation);
+            MappingStore.View view = store.begin();
+            Plan all = new Plan();
             Map<Request, Object> outcomes = new LinkedHashMap<>();
             Map<Key, PortMapping> claimed = new HashMap<>();
             List<PortMapping> flushes = new ArrayList<>();
@@ -151,11 +148,11 @@ final class Publisher implements AutoCloseable {
                         if (localAddresses == null && p.mappings.stream().anyMatch(w -> w.hostIp() == null)) {
                             localAddresses = rt.addresses(null).stream().map(a -> a.prefix().address()).toList();
                         }
-                        plan = planPublish(nft, p, claimed, localAddresses);
+                        plan = planPublish(view, p, claimed, localAddresses);
                     } else {
-                        plan = planUnpublish(nft, ((Unpublish) r).selection, claimed);
+                        plan = planUnpublish(view, ((Unpublish) r).selection, claimed);
                     }
-                    plan.apply(tx, claimed);
+                    plan.apply(all, claimed);
                     changes |= plan.changes();
                     flushes.addAll(plan.flush);
                     outcomes.put(r, plan.result);
@@ -165,9 +162,9 @@ final class Publisher implements AutoCloseable {
             }
             try {
                 if (changes) {
-                    tx.commit();
+                    view.commit(new ArrayList<>(all.delete.values()), new ArrayList<>(all.add.values()));
                 }
-            } catch (GenerationConflictException e) {
+            } catch (MappingStore.StaleViewException e) {
                 if (attempt < MAX_ATTEMPTS) {
                     continue; // someone changed the ruleset after we read it: plan again
                 }
@@ -177,7 +174,7 @@ final class Publisher implements AutoCloseable {
                 if (batch.size() > 1) {
                     // Something in the batch failed in the kernel: find whose by committing them one by one.
                     for (Request r : batch) {
-                        process(nft, conntrack, rt, List.of(r));
+                        process(store, conntrack, rt, List.of(r));
                     }
                 } else {
                     batch.getFirst().result().completeExceptionally(e);
@@ -211,24 +208,22 @@ final class Publisher implements AutoCloseable {
             return !add.isEmpty() || !delete.isEmpty();
         }
 
-        /** Adds the plan to the transaction: per map, one element list (split into messages as needed). */
-        void apply(Transaction tx, Map<Key, PortMapping> claimed) {
-            Map<NftSet, List<Element>> deletes = new LinkedHashMap<>();
+        /** Adds this request's changes to the batch's, and marks its keys as taken for later requests. */
+        void apply(Plan batch, Map<Key, PortMapping> claimed) {
             delete.forEach((k, m) -> {
-                deletes.computeIfAbsent(k.map, x -> new ArrayList<>()).add(Element.of(k.key.toArray(String[]::new)));
+                if (batch.add.remove(k) == null) {
+                    batch.delete.put(k, m);
+                }
                 claimed.put(k, null);
             });
-            Map<NftSet, List<Element>> adds = new LinkedHashMap<>();
             add.forEach((k, m) -> {
-                adds.computeIfAbsent(k.map, x -> new ArrayList<>()).add(element(m));
+                batch.add.put(k, m);
                 claimed.put(k, m);
             });
-            deletes.forEach(tx::deleteElements);
-            adds.forEach(tx::addElements);
         }
     }
 
-    private Plan planPublish(Nftables nft, Publish p, Map<Key, PortMapping> claimed, List<InetAddress> localAddresses) {
+    private Plan planPublish(MappingStore.View view, Publish p, Map<Key, PortMapping> claimed, List<InetAddress> localAddresses) {
         Plan plan = new Plan();
         Set<Key> inRequest = new HashSet<>();
         for (Wanted w : p.mappings) {
@@ -238,7 +233,7 @@ final class Publisher implements AutoCloseable {
             if (!inRequest.add(key)) {
                 throw new InvalidInputException("host port " + describeHost(m) + " is published twice in one request");
             }
-            Optional<PortMapping> existing = current(nft, key, claimed);
+            Optional<PortMapping> existing = current(view, key, claimed);
             if (existing.isPresent()) {
                 PortMapping old = existing.get();
                 if (!old.owner().equals(p.owner)) {
@@ -251,7 +246,7 @@ final class Publisher implements AutoCloseable {
                 plan.delete.put(key, old);
                 plan.flush.add(old);
             }
-            checkOverlaps(nft, m, claimed, localAddresses);
+            checkOverlaps(view, m, claimed, localAddresses);
             plan.add.put(key, m);
             plan.result.add(m);
         }
@@ -259,7 +254,7 @@ final class Publisher implements AutoCloseable {
     }
 
     /** A wildcard and an address-bound mapping of the same port must have the same owner. */
-    private static void checkOverlaps(Nftables nft, PortMapping m, Map<Key, PortMapping> claimed,
+    private static void checkOverlaps(MappingStore.View view, PortMapping m, Map<Key, PortMapping> claimed,
                                       List<InetAddress> localAddresses) {
         List<Key> others = new ArrayList<>();
         boolean v4 = m.containerIp() instanceof Inet4Address;
@@ -273,17 +268,17 @@ final class Publisher implements AutoCloseable {
             others.add(key(new PortMapping(null, m.protocol(), null, m.hostPort(), m.containerIp(), 0, null)));
         }
         for (Key k : others) {
-            Optional<PortMapping> o = current(nft, k, claimed);
+            Optional<PortMapping> o = current(view, k, claimed);
             if (o.isPresent() && !o.get().owner().equals(m.owner())) {
                 throw held(m, o.get());
             }
         }
     }
 
-    private Plan planUnpublish(Nftables nft, Selection s, Map<Key, PortMapping> claimed) {
+    private Plan planUnpublish(MappingStore.View view, Selection s, Map<Key, PortMapping> claimed) {
         Plan plan = new Plan();
         if (s.keys() == null) {
-            for (PortMapping m : list(nft)) {
+            for (PortMapping m : view.all()) {
                 Key k = key(m);
                 if (claimed.containsKey(k)) {
                     PortMapping now = claimed.get(k);
@@ -304,7 +299,7 @@ final class Publisher implements AutoCloseable {
             PortMapping wanted = new PortMapping(null, w.protocol(), w.hostIp(), w.hostPort(), w.containerIp(),
                     w.containerPort(), s.owner());
             Key key = key(wanted);
-            PortMapping old = current(nft, key, claimed).orElseThrow(() -> new NotFoundException(
+            PortMapping old = current(view, key, claimed).orElseThrow(() -> new NotFoundException(
                     "no port " + describeHost(wanted) + " is published to " + InetText.of(s.containerIp())));
             if (!old.containerIp().equals(s.containerIp()) || old.containerPort() != w.containerPort()) {
                 throw new NotFoundException("port " + describeHost(wanted) + " is published to "
@@ -322,12 +317,12 @@ final class Publisher implements AutoCloseable {
         return plan;
     }
 
-    /** The mapping for a key: as planned earlier in this batch, else as the kernel has it. */
-    private static Optional<PortMapping> current(Nftables nft, Key key, Map<Key, PortMapping> claimed) {
+    /** The mapping for a key: as planned earlier in this batch, else as the store has it. */
+    private static Optional<PortMapping> current(MappingStore.View view, Key key, Map<Key, PortMapping> claimed) {
         if (claimed.containsKey(key)) {
             return Optional.ofNullable(claimed.get(key));
         }
-        return nft.element(key.map, Element.of(key.key.toArray(String[]::new))).map(e -> mapping(key.map, e));
+        return view.get(key.example);
     }
 
     private static ConflictException held(PortMapping wanted, PortMapping holder) {
@@ -346,28 +341,7 @@ final class Publisher implements AutoCloseable {
     }
 
     private static Key key(PortMapping m) {
-        boolean v4 = m.containerIp() instanceof Inet4Address;
-        if (m.hostIp() == null) {
-            return new Key(v4 ? GatunRuleset.PORTS4 : GatunRuleset.PORTS6,
-                    List.of(m.protocol().keyword(), Integer.toString(m.hostPort())));
-        }
-        return new Key(v4 ? GatunRuleset.HOSTIP4 : GatunRuleset.HOSTIP6,
-                List.of(InetText.of(m.hostIp()), m.protocol().keyword(), Integer.toString(m.hostPort())));
-    }
-
-    private static Element element(PortMapping m) {
-        Key k = key(m);
-        return Element.of(k.key.toArray(String[]::new))
-                .to(InetText.of(m.containerIp()), Integer.toString(m.containerPort())).withComment(m.owner());
-    }
-
-    private static PortMapping mapping(NftSet map, Element e) {
-        boolean bound = map == GatunRuleset.HOSTIP4 || map == GatunRuleset.HOSTIP6;
-        int i = bound ? 1 : 0;
-        InetAddress hostIp = bound ? InetAddress.ofLiteral(e.key().getFirst()) : null;
-        return new PortMapping(null, Protocol.parse(e.key().get(i)), hostIp, Integer.parseInt(e.key().get(i + 1)),
-                InetAddress.ofLiteral(e.data().get(0)), Integer.parseInt(e.data().get(1)),
-                e.comment() == null ? "" : e.comment());
+        return new Key(m.containerIp() instanceof Inet4Address, m.hostIp(), m.protocol(), m.hostPort(), m);
     }
 
     @Override

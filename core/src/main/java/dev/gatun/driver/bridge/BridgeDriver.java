@@ -1,4 +1,4 @@
-package dev.gatun.driver.nftables;
+package dev.gatun.driver.bridge;
 
 import dev.gatun.internal.InetText;
 import dev.gatun.GatunException;
@@ -14,10 +14,6 @@ import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortSpec;
 import dev.gatun.internal.Rollback;
 import dev.gatun.netns.NetworkNamespace;
-import dev.gatun.nft.Element;
-import dev.gatun.nft.NftSet;
-import dev.gatun.nft.Nftables;
-import dev.gatun.nft.Transaction;
 import dev.gatun.rtnl.ContainerInterface;
 import dev.gatun.rtnl.InterfaceNames;
 import dev.gatun.rtnl.Link;
@@ -39,22 +35,35 @@ import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * The driver contract on nftables and rtnetlink. Networks are bridges whose alias describes
- * them; endpoints are bridge ports whose alias describes the container; published ports are
- * elements of gatun's maps with their owner in the element comment. Nothing lives elsewhere.
+ * The driver contract on Linux bridges: rtnetlink for the topology, a {@link Firewall} (nftables
+ * or iptables) for the packet filter. Networks are bridges whose alias describes them;
+ * endpoints are bridge ports whose alias describes the container; published ports live in the
+ * firewall with their owner. Nothing lives elsewhere.
  */
-public final class NftablesDriver implements NetworkDriver {
+public final class BridgeDriver implements NetworkDriver {
 
     private static final int MAX_OWNER_BYTES = dev.gatun.nft.NftNames.MAX_COMMENT_BYTES;
 
     private final NetworkNamespace host;
+    private final Firewall firewall;
     private final Publisher publisher;
     private final Object topology = new Object();
 
-    public NftablesDriver(NetworkNamespace host) {
+    private BridgeDriver(NetworkNamespace host, Firewall firewall) {
         this.host = host;
+        this.firewall = firewall;
+        this.publisher = new Publisher(host, firewall);
+    }
+
+    /** The driver on nftables: gatun's own table, changes as map elements in one transaction. */
+    public static BridgeDriver nftables(NetworkNamespace host) {
         dev.gatun.internal.NativeLibraries.requireNftables();
-        this.publisher = new Publisher(host);
+        return new BridgeDriver(host, new NftablesFirewall(host));
+    }
+
+    /** The name of the packet-filter backend: "nftables", "iptables-legacy", ... */
+    public String firewall() {
+        return firewall.name();
     }
 
     @Override
@@ -102,11 +111,11 @@ public final class NftablesDriver implements NetworkDriver {
             meta.put("internal", spec.internal() ? "1" : "0");
             meta.put("masq", spec.masquerade() ? "1" : "0");
             String alias = Metadata.encode(Metadata.NETWORK, meta);
-            try (Rtnetlink rt = Rtnetlink.open(host); Nftables nft = Nftables.open(host)) {
+            try (Rtnetlink rt = Rtnetlink.open(host)) {
                 if (rt.find(bridge).isPresent()) {
                     throw new ConflictException("a link named " + bridge + " already exists; choose another bridge name");
                 }
-                GatunRuleset.ensure(nft);
+                firewall.ensure();
                 Rollback rollback = new Rollback();
                 try {
                     rt.createBridge(bridge, spec.mac(), spec.mtu());
@@ -125,9 +134,7 @@ public final class NftablesDriver implements NetworkDriver {
                     if (subnet6 != null) {
                         sysctls.setIpv6Forwarding(true);
                     }
-                    Transaction tx = nft.transaction();
-                    networkElements(tx, bridge, subnet4, subnet6, spec.internal(), spec.masquerade(), true);
-                    tx.commit();
+                    firewall.network(bridge, subnet4, subnet6, spec.internal(), spec.masquerade(), true);
                 } catch (RuntimeException e) {
                     throw rollback.undo(e);
                 }
@@ -152,10 +159,8 @@ public final class NftablesDriver implements NetworkDriver {
                     m -> n.subnets().stream().anyMatch(p -> p.contains(m.containerIp()))));
             Prefix v4 = n.subnets().stream().filter(p -> !p.isIpv6()).findFirst().orElse(null);
             Prefix v6 = n.subnets().stream().filter(Prefix::isIpv6).findFirst().orElse(null);
-            try (Rtnetlink rt = Rtnetlink.open(host); Nftables nft = Nftables.open(host)) {
-                Transaction tx = nft.transaction();
-                networkElements(tx, n.bridge(), v4, v6, n.internal(), n.masquerade(), false);
-                tx.commit();
+            firewall.network(n.bridge(), v4, v6, n.internal(), n.masquerade(), false);
+            try (Rtnetlink rt = Rtnetlink.open(host)) {
                 rt.delete(n.bridge());
             }
         }
@@ -187,32 +192,6 @@ public final class NftablesDriver implements NetworkDriver {
         }
         return new Network(m.get("name"), l.name(), l.mac(), subnets, gateways, "1".equals(m.get("icc")),
                 "1".equals(m.get("internal")), "1".equals(m.get("masq")), l.mtu());
-    }
-
-    private static void networkElements(Transaction tx, String bridge, Prefix v4, Prefix v6, boolean internal,
-                                        boolean masquerade, boolean add) {
-        Map<NftSet, Element> elements = new LinkedHashMap<>();
-        elements.put(GatunRuleset.BRIDGES, Element.of(bridge));
-        if (internal) {
-            elements.put(GatunRuleset.INTERNAL, Element.of(bridge));
-        }
-        elements.put(GatunRuleset.SUBNETS4, Element.of(v4.toString()));
-        if (masquerade && !internal) {
-            elements.put(GatunRuleset.MASQ4, Element.of(v4.toString()));
-        }
-        if (v6 != null) {
-            elements.put(GatunRuleset.SUBNETS6, Element.of(v6.toString()));
-            if (masquerade && !internal) {
-                elements.put(GatunRuleset.MASQ6, Element.of(v6.toString()));
-            }
-        }
-        elements.forEach((set, e) -> {
-            if (add) {
-                tx.addElements(set, List.of(e));
-            } else {
-                tx.deleteElements(set, List.of(e));
-            }
-        });
     }
 
     // ------------------------------------------------------------------ endpoints
@@ -374,15 +353,10 @@ public final class NftablesDriver implements NetworkDriver {
     public List<PortMapping> published(String network) {
         List<Network> networks = network == null ? networks() : List.of(network(network));
         List<PortMapping> out = new ArrayList<>();
-        try (Nftables nft = Nftables.open(host)) {
-            if (nft.list(GatunRuleset.TABLE).tables().isEmpty()) {
-                return out;
-            }
-            for (PortMapping m : Publisher.list(nft)) {
-                for (Network n : networks) {
-                    if (n.subnets().stream().anyMatch(p -> p.contains(m.containerIp()))) {
-                        out.add(withNetwork(n.name(), m));
-                    }
+        for (PortMapping m : firewall.mappings()) {
+            for (Network n : networks) {
+                if (n.subnets().stream().anyMatch(p -> p.contains(m.containerIp()))) {
+                    out.add(withNetwork(n.name(), m));
                 }
             }
         }

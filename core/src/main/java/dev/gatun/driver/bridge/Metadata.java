@@ -1,4 +1,4 @@
-package dev.gatun.driver.nftables;
+package dev.gatun.driver.bridge;
 
 import dev.gatun.InvalidInputException;
 

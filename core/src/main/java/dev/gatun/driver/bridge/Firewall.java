@@ -1,0 +1,25 @@
+package dev.gatun.driver.bridge;
+
+import dev.gatun.rtnl.Prefix;
+
+/**
+ * What a driver needs from a packet filter: the static ruleset, the entries of each network,
+ * and the store of published-port mappings. The nftables and iptables drivers differ only here.
+ */
+interface Firewall {
+
+    /** The driver's name as users choose it: "nftables", "iptables-legacy", ... */
+    String name();
+
+    /** Makes the static part of the ruleset, unless it is there. */
+    void ensure();
+
+    /** Adds (or with {@code add} false removes) a network's bridge and subnets to the ruleset. */
+    void network(String bridge, Prefix v4, Prefix v6, boolean internal, boolean masquerade, boolean add);
+
+    /** Opens the mapping store; called on the committer thread, which then owns it. */
+    MappingStore openStore();
+
+    /** The mappings as they are now, from any thread. */
+    java.util.List<dev.gatun.driver.PortMapping> mappings();
+}

@@ -1,0 +1,36 @@
+package dev.gatun.driver.bridge;
+
+import dev.gatun.driver.PortMapping;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Where published-port mappings live (nftables map elements, iptables DNAT rules). A view is a
+ * consistent reading to plan one batch against; committing it fails with
+ * {@link StaleViewException} if the store changed since, and the batch is planned again.
+ */
+interface MappingStore extends AutoCloseable {
+
+    View begin();
+
+    interface View {
+        /** The mapping on the same host address, protocol and port (the network/owner fields of {@code key} are ignored). */
+        Optional<PortMapping> get(PortMapping key);
+
+        List<PortMapping> all();
+
+        /** Removes {@code deletes} and adds {@code adds}, atomically where the backend allows it. */
+        void commit(List<PortMapping> deletes, List<PortMapping> adds);
+    }
+
+    @Override
+    void close();
+
+    /** The store changed after the view was read. */
+    final class StaleViewException extends RuntimeException {
+        StaleViewException(Throwable cause) {
+            super(cause);
+        }
+    }
+}

@@ -1,0 +1,185 @@
+package dev.gatun.driver.bridge;
+
+import dev.gatun.driver.PortMapping;
+import dev.gatun.driver.Protocol;
+import dev.gatun.internal.InetText;
+import dev.gatun.netlink.GenerationConflictException;
+import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.nft.Element;
+import dev.gatun.nft.NftSet;
+import dev.gatun.nft.Nftables;
+import dev.gatun.nft.Transaction;
+import dev.gatun.rtnl.Prefix;
+
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** gatun's own nftables table (see {@link GatunRuleset}): networks and mappings are set and map elements. */
+final class NftablesFirewall implements Firewall {
+
+    private final NetworkNamespace host;
+
+    NftablesFirewall(NetworkNamespace host) {
+        this.host = host;
+    }
+
+    @Override
+    public String name() {
+        return "nftables";
+    }
+
+    @Override
+    public void ensure() {
+        try (Nftables nft = Nftables.open(host)) {
+            GatunRuleset.ensure(nft);
+        }
+    }
+
+    @Override
+    public void network(String bridge, Prefix v4, Prefix v6, boolean internal, boolean masquerade, boolean add) {
+        Map<NftSet, Element> elements = new LinkedHashMap<>();
+        elements.put(GatunRuleset.BRIDGES, Element.of(bridge));
+        if (internal) {
+            elements.put(GatunRuleset.INTERNAL, Element.of(bridge));
+        }
+        elements.put(GatunRuleset.SUBNETS4, Element.of(v4.toString()));
+        if (masquerade && !internal) {
+            elements.put(GatunRuleset.MASQ4, Element.of(v4.toString()));
+        }
+        if (v6 != null) {
+            elements.put(GatunRuleset.SUBNETS6, Element.of(v6.toString()));
+            if (masquerade && !internal) {
+                elements.put(GatunRuleset.MASQ6, Element.of(v6.toString()));
+            }
+        }
+        try (Nftables nft = Nftables.open(host)) {
+            Transaction tx = nft.transaction();
+            elements.forEach((set, e) -> {
+                if (add) {
+                    tx.addElements(set, List.of(e));
+                } else {
+                    tx.deleteElements(set, List.of(e));
+                }
+            });
+            tx.commit();
+        }
+    }
+
+    @Override
+    public MappingStore openStore() {
+        return new Store(Nftables.open(host));
+    }
+
+    @Override
+    public List<PortMapping> mappings() {
+        try (Nftables nft = Nftables.open(host)) {
+            if (nft.list(GatunRuleset.TABLE).tables().isEmpty()) {
+                return List.of();
+            }
+            return all(nft);
+        }
+    }
+
+    private static final List<NftSet> MAPS = List.of(GatunRuleset.PORTS4, GatunRuleset.HOSTIP4, GatunRuleset.PORTS6,
+            GatunRuleset.HOSTIP6);
+
+    private static List<PortMapping> all(Nftables nft) {
+        List<PortMapping> out = new ArrayList<>();
+        for (NftSet map : MAPS) {
+            for (Element e : nft.elements(map)) {
+                out.add(mapping(map, e));
+            }
+        }
+        return out;
+    }
+
+    /** Map elements, read and written on the committer thread; commits are guarded by the generation id. */
+    private static final class Store implements MappingStore {
+        private final Nftables nft;
+
+        Store(Nftables nft) {
+            this.nft = nft;
+        }
+
+        @Override
+        public View begin() {
+            int generation = nft.generation();
+            return new View() {
+                @Override
+                public Optional<PortMapping> get(PortMapping key) {
+                    NftSet map = map(key);
+                    return nft.element(map, Element.of(key(key).toArray(String[]::new))).map(e -> mapping(map, e));
+                }
+
+                @Override
+                public List<PortMapping> all() {
+                    return NftablesFirewall.all(nft);
+                }
+
+                @Override
+                public void commit(List<PortMapping> deletes, List<PortMapping> adds) {
+                    Transaction tx = nft.transaction().guardGeneration(generation);
+                    group(deletes, m -> Element.of(key(m).toArray(String[]::new))).forEach(tx::deleteElements);
+                    group(adds, NftablesFirewall::element).forEach(tx::addElements);
+                    try {
+                        tx.commit();
+                    } catch (GenerationConflictException e) {
+                        throw new StaleViewException(e);
+                    }
+                }
+            };
+        }
+
+        @Override
+        public void close() {
+            nft.close();
+        }
+    }
+
+    /** Per map, one element list: the transaction splits it into messages by size. */
+    private static Map<NftSet, List<Element>> group(List<PortMapping> mappings,
+                                                    java.util.function.Function<PortMapping, Element> element) {
+        Map<NftSet, List<Element>> out = new LinkedHashMap<>();
+        for (PortMapping m : mappings) {
+            out.computeIfAbsent(map(m), k -> new ArrayList<>()).add(element.apply(m));
+        }
+        return out;
+    }
+
+    private static NftSet map(PortMapping m) {
+        boolean v4 = m.containerIp() instanceof Inet4Address;
+        if (m.hostIp() == null) {
+            return v4 ? GatunRuleset.PORTS4 : GatunRuleset.PORTS6;
+        }
+        return v4 ? GatunRuleset.HOSTIP4 : GatunRuleset.HOSTIP6;
+    }
+
+    private static List<String> key(PortMapping m) {
+        List<String> k = new ArrayList<>();
+        if (m.hostIp() != null) {
+            k.add(InetText.of(m.hostIp()));
+        }
+        k.add(m.protocol().keyword());
+        k.add(Integer.toString(m.hostPort()));
+        return k;
+    }
+
+    private static Element element(PortMapping m) {
+        return Element.of(key(m).toArray(String[]::new))
+                .to(InetText.of(m.containerIp()), Integer.toString(m.containerPort())).withComment(m.owner());
+    }
+
+    private static PortMapping mapping(NftSet map, Element e) {
+        boolean bound = map == GatunRuleset.HOSTIP4 || map == GatunRuleset.HOSTIP6;
+        int i = bound ? 1 : 0;
+        InetAddress hostIp = bound ? InetAddress.ofLiteral(e.key().getFirst()) : null;
+        return new PortMapping(null, Protocol.parse(e.key().get(i)), hostIp, Integer.parseInt(e.key().get(i + 1)),
+                InetAddress.ofLiteral(e.data().get(0)), Integer.parseInt(e.data().get(1)),
+                e.comment() == null ? "" : e.comment());
+    }
+}
