@@ -19,8 +19,36 @@ public final class Gatun {
 
     private Gatun() {}
 
-    /** A driver for {@code host} on nftables, the default. */
+    /** A driver for {@code host}, chosen as {@link #choose} explains. */
     public static NetworkDriver open(NetworkNamespace host) {
-        return BridgeDriver.nftables(host);
+        return open(host, "auto");
+    }
+
+    /**
+     * A driver for {@code host}: "nftables", "iptables", "iptables-legacy", "iptables-nft", or
+     * "auto" (nftables when nf_tables works there and libnftnl loads, else iptables).
+     */
+    public static NetworkDriver open(NetworkNamespace host, String driver) {
+        String chosen = driver.equals("auto") ? choose(host).driver() : driver;
+        return chosen.equals("nftables") ? BridgeDriver.nftables(host) : BridgeDriver.iptables(host, chosen, null);
+    }
+
+    /** Which driver "auto" picks in {@code host}, and why. */
+    public record Choice(String driver, String reason) {}
+
+    public static Choice choose(NetworkNamespace host) {
+        try {
+            dev.gatun.internal.NativeLibraries.requireNftables();
+        } catch (MissingLibraryException e) {
+            return new Choice("iptables", e.getMessage());
+        }
+        try (dev.gatun.netlink.NftChannel channel = dev.gatun.netlink.NftChannel.open(host)) {
+            channel.generation();
+            return new Choice("nftables", "nf_tables works in " + host.describe() + " and libnftnl loads");
+        } catch (PrivilegeException e) {
+            throw e;
+        } catch (GatunException e) {
+            return new Choice("iptables", "nf_tables is not usable in " + host.describe() + ": " + e.getMessage());
+        }
     }
 }

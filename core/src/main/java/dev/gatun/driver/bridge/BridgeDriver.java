@@ -61,6 +61,23 @@ public final class BridgeDriver implements NetworkDriver {
         return new BridgeDriver(host, new NftablesFirewall(host));
     }
 
+    /**
+     * The driver on iptables: {@code variant} is "iptables" (the system's), "iptables-legacy" or
+     * "iptables-nft". Programs are looked up on {@code searchPath} (null: this process's PATH).
+     */
+    public static BridgeDriver iptables(NetworkNamespace host, String variant, String searchPath) {
+        IptablesFirewall.Variant v = switch (variant) {
+            case "iptables" -> IptablesFirewall.Variant.SYSTEM;
+            case "iptables-legacy" -> IptablesFirewall.Variant.LEGACY;
+            case "iptables-nft" -> IptablesFirewall.Variant.NFT;
+            default -> throw new InvalidInputException("unknown iptables variant '" + variant
+                    + "' (expected iptables, iptables-legacy or iptables-nft)");
+        };
+        String path = searchPath != null ? searchPath
+                : System.getenv().getOrDefault("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+        return new BridgeDriver(host, new IptablesFirewall(host, v, path));
+    }
+
     /** The name of the packet-filter backend: "nftables", "iptables-legacy", ... */
     public String firewall() {
         return firewall.name();
@@ -162,6 +179,10 @@ public final class BridgeDriver implements NetworkDriver {
             firewall.network(n.bridge(), v4, v6, n.internal(), n.masquerade(), false);
             try (Rtnetlink rt = Rtnetlink.open(host)) {
                 rt.delete(n.bridge());
+            }
+            if (networks().isEmpty()) {
+                // The last network is gone: leave nothing of gatun in the packet filter.
+                firewall.teardown();
             }
         }
     }

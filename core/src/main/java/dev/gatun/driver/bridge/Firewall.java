@@ -17,6 +17,9 @@ interface Firewall {
     /** Adds (or with {@code add} false removes) a network's bridge and subnets to the ruleset. */
     void network(String bridge, Prefix v4, Prefix v6, boolean internal, boolean masquerade, boolean add);
 
+    /** Removes everything {@link #ensure} made; called when the last network is gone. */
+    void teardown();
+
     /** Opens the mapping store; called on the committer thread, which then owns it. */
     MappingStore openStore();
 

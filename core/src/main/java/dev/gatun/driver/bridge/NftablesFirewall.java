@@ -41,6 +41,13 @@ final class NftablesFirewall implements Firewall {
     }
 
     @Override
+    public void teardown() {
+        try (Nftables nft = Nftables.open(host)) {
+            nft.transaction().destroy(GatunRuleset.TABLE).commit();
+        }
+    }
+
+    @Override
     public void network(String bridge, Prefix v4, Prefix v6, boolean internal, boolean masquerade, boolean add) {
         Map<NftSet, Element> elements = new LinkedHashMap<>();
         elements.put(GatunRuleset.BRIDGES, Element.of(bridge));

@@ -1,0 +1,295 @@
+package dev.gatun.driver.bridge;
+
+import dev.gatun.GatunException;
+import dev.gatun.InvalidInputException;
+import dev.gatun.driver.PortMapping;
+import dev.gatun.driver.Protocol;
+import dev.gatun.internal.InetText;
+import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.rtnl.InterfaceNames;
+import dev.gatun.rtnl.Prefix;
+
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.URLDecoder;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The legacy backend: iptables and ip6tables rules in gatun's own chains, hooked from the
+ * built-in chains once. Every call that can take the xtables lock waits for it ({@code -w});
+ * the changes of one call go through one {@code iptables-restore -w --noflush} per table, so
+ * they are atomic per table. Every value written into a rule is validated or percent-encoded,
+ * so no input can change what a rule means.
+ */
+final class IptablesFirewall implements Firewall {
+
+    /** Which iptables programs to run. */
+    enum Variant {
+        SYSTEM("iptables", ""), LEGACY("iptables-legacy", "-legacy"), NFT("iptables-nft", "-nft");
+
+        final String label;
+        final String suffix;
+
+        Variant(String label, String suffix) {
+            this.label = label;
+            this.suffix = suffix;
+        }
+
+        String program(boolean v6, String tool) {
+            // iptables-legacy-restore, ip6tables-nft-save, iptables, ...
+            return (v6 ? "ip6tables" : "iptables") + suffix + (tool.isEmpty() ? "" : "-" + tool);
+        }
+    }
+
+    static final String DNAT = "GATUN-DNAT";
+    static final String POSTROUTING = "GATUN-POSTROUTING";
+    static final String FORWARD = "GATUN-FORWARD";
+    static final String BRIDGES = "GATUN-BRIDGES";
+    /** Seconds every iptables call waits for the xtables lock. */
+    static final String WAIT_SECONDS = "30";
+
+    private static final Pattern DNAT_RULE = Pattern.compile(
+            "-A " + DNAT + "(?: -d (\\S+?)(?:/\\d+)?)? -p (tcp|udp|sctp) -m \\2 --dport (\\d+) -m comment --comment "
+                    + "\"?gatun owner=([^\" ]*)\"? -j DNAT --to-destination (\\S+)");
+
+    private final Variant variant;
+    private final Tool tool;
+
+    IptablesFirewall(NetworkNamespace host, Variant variant, String searchPath) {
+        this.variant = variant;
+        this.tool = new Tool(host, searchPath, Duration.ofSeconds(Long.parseLong(WAIT_SECONDS) * 2));
+        if (tool.find(variant.program(false, "")) == null) {
+            throw new GatunException(variant.program(false, "") + " is not installed; install iptables or use --driver nftables");
+        }
+        String version = tool.check(variant.program(false, ""), List.of("--version"), null, "read the iptables version");
+        Matcher m = Pattern.compile("v(\\d+)\\.(\\d+)\\.(\\d+)").matcher(version);
+        if (!m.find() || versionBelow(m, 1, 6, 2)) {
+            throw new GatunException(version.strip() + " cannot wait for the xtables lock in iptables-restore (-w needs "
+                    + "iptables 1.6.2 or later); gatun will not run it without waiting");
+        }
+    }
+
+    private static boolean versionBelow(Matcher m, int major, int minor, int patch) {
+        int a = Integer.parseInt(m.group(1));
+        int b = Integer.parseInt(m.group(2));
+        int c = Integer.parseInt(m.group(3));
+        return a != major ? a < major : b != minor ? b < minor : c < patch;
+    }
+
+    @Override
+    public String name() {
+        return variant.label;
+    }
+
+    private boolean hasIpv6() {
+        return tool.find(variant.program(true, "")) != null;
+    }
+
+    // ------------------------------------------------------------------ the static part
+
+    @Override
+    public void ensure() {
+        for (boolean v6 : hasIpv6() ? new boolean[] {false, true} : new boolean[] {false}) {
+            ensureChain(v6, "nat", DNAT);
+            ensureChain(v6, "nat", POSTROUTING);
+            ensureChain(v6, "filter", FORWARD);
+            ensureChain(v6, "filter", BRIDGES);
+            ensureRule(v6, "nat", "PREROUTING", false, List.of("-m", "addrtype", "--dst-type", "LOCAL", "-j", DNAT));
+            ensureRule(v6, "nat", "OUTPUT", false, List.of("-m", "addrtype", "--dst-type", "LOCAL", "-j", DNAT));
+            ensureRule(v6, "nat", "POSTROUTING", false, List.of("-j", POSTROUTING));
+            ensureRule(v6, "filter", FORWARD, false,
+                    List.of("-m", "conntrack", "--ctstate", "RELATED,ESTABLISHED", "-j", "ACCEPT"));
+            ensureRule(v6, "filter", FORWARD, false, List.of("-j", BRIDGES));
+            ensureRule(v6, "filter", "FORWARD", true, List.of("-j", FORWARD));
+        }
+    }
+
+    @Override
+    public void teardown() {
+        for (boolean v6 : hasIpv6() ? new boolean[] {false, true} : new boolean[] {false}) {
+            restore(v6, "nat", List.of(
+                    "-D PREROUTING -m addrtype --dst-type LOCAL -j " + DNAT,
+                    "-D OUTPUT -m addrtype --dst-type LOCAL -j " + DNAT,
+                    "-D POSTROUTING -j " + POSTROUTING,
+                    "-F " + DNAT, "-F " + POSTROUTING, "-X " + DNAT, "-X " + POSTROUTING), "remove gatun's nat chains");
+            restore(v6, "filter", List.of("-D FORWARD -j " + FORWARD, "-F " + FORWARD, "-F " + BRIDGES,
+                    "-X " + FORWARD, "-X " + BRIDGES), "remove gatun's filter chains");
+        }
+    }
+
+    private void ensureChain(boolean v6, String table, String chain) {
+        Tool.Result r = tool.run(variant.program(v6, ""), List.of("-w", WAIT_SECONDS, "-t", table, "-S", chain), null);
+        if (r.exitCode() != 0) {
+            tool.check(variant.program(v6, ""), List.of("-w", WAIT_SECONDS, "-t", table, "-N", chain), null,
+                    "create chain " + chain + " in table " + table);
+        }
+    }
+
+    /** Adds the rule unless -C finds it; {@code first} inserts it at the top. */
+    private void ensureRule(boolean v6, String table, String chain, boolean first, List<String> spec) {
+        List<String> check = new ArrayList<>(List.of("-w", WAIT_SECONDS, "-t", table, "-C", chain));
+        check.addAll(spec);
+        if (tool.run(variant.program(v6, ""), check, null).exitCode() == 0) {
+            return;
+        }
+        List<String> add = new ArrayList<>(List.of("-w", WAIT_SECONDS, "-t", table));
+        add.addAll(first ? List.of("-I", chain, "1") : List.of("-A", chain));
+        add.addAll(spec);
+        tool.check(variant.program(v6, ""), add, null, "add a rule to " + chain + " in table " + table);
+    }
+
+    // ------------------------------------------------------------------ networks
+
+    @Override
+    public void network(String bridge, Prefix v4, Prefix v6, boolean internal, boolean masquerade, boolean add) {
+        InterfaceNames.check(bridge);
+        for (Prefix subnet : v6 == null ? List.of(v4) : List.of(v4, v6)) {
+            boolean ipv6 = subnet.isIpv6();
+            if (ipv6 && !hasIpv6()) {
+                throw new GatunException(variant.program(true, "") + " is not installed, needed for IPv6 subnet " + subnet);
+            }
+            String op = add ? "-A" : "-D";
+            List<String> nat = new ArrayList<>();
+            String net = subnet.network().toString();
+            if (!ipv6) {
+                nat.add(op + " " + POSTROUTING + " -s 127.0.0.0/8 -o " + bridge + " -j MASQUERADE");
+            }
+            nat.add(op + " " + POSTROUTING + " -s " + net + " -o " + bridge + " -m conntrack --ctstate DNAT -j MASQUERADE");
+            if (masquerade && !internal) {
+                nat.add(op + " " + POSTROUTING + " -s " + net + " ! -o " + bridge + " -j MASQUERADE");
+            }
+            List<String> filter = new ArrayList<>();
+            if (internal) {
+                filter.add(op + " " + BRIDGES + " -i " + bridge + " ! -o " + bridge + " -j DROP");
+                filter.add(op + " " + BRIDGES + " ! -i " + bridge + " -o " + bridge + " -j DROP");
+            }
+            filter.add(op + " " + BRIDGES + " -o " + bridge + " -m conntrack --ctstate DNAT -j ACCEPT");
+            filter.add(op + " " + BRIDGES + " -i " + bridge + " -j ACCEPT");
+            filter.add(op + " " + BRIDGES + " -o " + bridge + " -j DROP");
+            String what = (add ? "add" : "remove") + " the rules of bridge " + bridge;
+            restore(ipv6, "nat", nat, what);
+            restore(ipv6, "filter", filter, what);
+        }
+    }
+
+    /** One iptables-restore per table: the lines apply together or not at all. */
+    private void restore(boolean v6, String table, List<String> lines, String operation) {
+        if (lines.isEmpty()) {
+            return;
+        }
+        StringBuilder script = new StringBuilder("*").append(table).append('\n');
+        lines.forEach(l -> script.append(l).append('\n'));
+        script.append("COMMIT\n");
+        tool.check(variant.program(v6, "restore"), List.of("-w", WAIT_SECONDS, "--noflush"), script.toString(), operation);
+    }
+
+    // ------------------------------------------------------------------ mappings
+
+    @Override
+    public MappingStore openStore() {
+        return new MappingStore() {
+            @Override
+            public View begin() {
+                Map<String, PortMapping> byKey = new LinkedHashMap<>();
+                for (PortMapping m : mappings()) {
+                    byKey.put(key(m), m);
+                }
+                return new View() {
+                    @Override
+                    public Optional<PortMapping> get(PortMapping key) {
+                        return Optional.ofNullable(byKey.get(key(key)));
+                    }
+
+                    @Override
+                    public List<PortMapping> all() {
+                        return List.copyOf(byKey.values());
+                    }
+
+                    @Override
+                    public void commit(List<PortMapping> deletes, List<PortMapping> adds) {
+                        for (boolean v6 : new boolean[] {false, true}) {
+                            List<String> lines = new ArrayList<>();
+                            deletes.stream().filter(m -> isV6(m) == v6).forEach(m -> lines.add("-D " + rule(m)));
+                            adds.stream().filter(m -> isV6(m) == v6).forEach(m -> lines.add("-A " + rule(m)));
+                            restore(v6, "nat", lines, "publish " + adds.size() + " and unpublish " + deletes.size()
+                                    + " mappings");
+                        }
+                    }
+                };
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+    }
+
+    @Override
+    public List<PortMapping> mappings() {
+        List<PortMapping> out = new ArrayList<>();
+        for (boolean v6 : hasIpv6() ? new boolean[] {false, true} : new boolean[] {false}) {
+            // iptables-save takes no lock, so it takes no -w.
+            String saved = tool.check(variant.program(v6, "save"), List.of("-t", "nat"), null, "list the DNAT rules");
+            for (String line : saved.split("\n")) {
+                Matcher m = DNAT_RULE.matcher(line.strip());
+                if (m.matches()) {
+                    out.add(parse(m, v6));
+                }
+            }
+        }
+        return out;
+    }
+
+    private static PortMapping parse(Matcher m, boolean v6) {
+        String to = m.group(5);
+        int colon = to.lastIndexOf(':');
+        String address = to.substring(0, colon).replace("[", "").replace("]", "");
+        return new PortMapping(null, Protocol.parse(m.group(2)), m.group(1) == null ? null : InetAddress.ofLiteral(m.group(1)),
+                Integer.parseInt(m.group(3)), InetAddress.ofLiteral(address), Integer.parseInt(to.substring(colon + 1)),
+                URLDecoder.decode(m.group(4), StandardCharsets.UTF_8));
+    }
+
+    /**
+     * The rule for a mapping, after the -A/-D. Addresses come from InetAddress, ports are ints,
+     * the protocol an enum, and the owner is percent-encoded: nothing in it can end the comment
+     * or start another option.
+     */
+    static String rule(PortMapping m) {
+        StringBuilder r = new StringBuilder(DNAT);
+        if (m.hostIp() != null) {
+            r.append(" -d ").append(InetText.of(m.hostIp())).append(m.hostIp() instanceof Inet4Address ? "/32" : "/128");
+        }
+        String proto = m.protocol().keyword();
+        r.append(" -p ").append(proto).append(" -m ").append(proto).append(" --dport ").append(m.hostPort());
+        r.append(" -m comment --comment \"gatun owner=").append(encode(m.owner())).append('"');
+        String to = isV6(m) ? "[" + InetText.of(m.containerIp()) + "]" : InetText.of(m.containerIp());
+        r.append(" -j DNAT --to-destination ").append(to).append(':').append(m.containerPort());
+        return r.toString();
+    }
+
+    static String encode(String owner) {
+        String e = URLEncoder.encode(owner, StandardCharsets.UTF_8).replace("+", "%20");
+        if (!e.matches("[A-Za-z0-9%._*-]*")) {
+            throw new InvalidInputException("owner '" + owner + "' cannot be written into a rule");
+        }
+        return e;
+    }
+
+    private static boolean isV6(PortMapping m) {
+        return !(m.containerIp() instanceof Inet4Address);
+    }
+
+    private static String key(PortMapping m) {
+        return (isV6(m) ? "6 " : "4 ") + (m.hostIp() == null ? "*" : InetText.of(m.hostIp())) + " " + m.protocol() + " "
+                + m.hostPort();
+    }
+}

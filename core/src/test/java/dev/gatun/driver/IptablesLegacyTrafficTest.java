@@ -1,0 +1,12 @@
+package dev.gatun.driver;
+
+import dev.gatun.Gatun;
+import dev.gatun.netns.NetworkNamespace;
+
+/** The traffic suite on the iptables driver with iptables-legacy. */
+class IptablesLegacyTrafficTest extends DriverTrafficSuite {
+    @Override
+    NetworkDriver open(NetworkNamespace host) {
+        return Gatun.open(host, "iptables-legacy");
+    }
+}

@@ -1,0 +1,136 @@
+package dev.gatun.driver;
+
+import dev.gatun.Gatun;
+import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.rtnl.Prefix;
+import dev.gatun.testing.FreshNamespaces;
+import dev.gatun.testing.Oracle;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Concurrency and scale of the nftables driver: group commit under load, and O(1) publishing. */
+@ExtendWith(FreshNamespaces.class)
+class NftablesScaleTest {
+
+    private static final InetAddress C1 = InetAddress.ofLiteral("10.88.0.2");
+
+    private static List<PortSpec> ports(String... specs) {
+        return java.util.Arrays.stream(specs).map(PortSpec::parse).toList();
+    }
+
+    private static NetworkDriver withNetwork(NetworkNamespace host) {
+        NetworkDriver gatun = Gatun.open(host, "nftables");
+        gatun.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
+        return gatun;
+    }
+
+    @Test
+    void sixtyFourThreadsPublishTenThousandMappingsWithHundredConflicts(NetworkNamespace host) throws Exception {
+        try (NetworkDriver gatun = withNetwork(host)) {
+            // 100 ports held by "holder" before the storm.
+            List<PortSpec> held = new ArrayList<>();
+            for (int i = 0; i < 100; i++) {
+                held.add(PortSpec.parse((20000 + i) + ":80"));
+            }
+            gatun.publish("n1", InetAddress.ofLiteral("10.88.1.1"), held, "holder");
+
+            record Request(int hostPort, InetAddress ip, String owner, boolean conflict) {}
+            List<Request> requests = new ArrayList<>();
+            for (int i = 0; i < 10_000; i++) {
+                requests.add(new Request(30000 + i, InetAddress.ofLiteral("10.88." + (2 + i / 200) + "." + (i % 200 + 2)),
+                        "owner-" + i, false));
+            }
+            for (int i = 0; i < 100; i++) {
+                requests.add(i * 101, new Request(20000 + i, InetAddress.ofLiteral("10.88.99." + (i + 2)), "thief-" + i, true));
+            }
+            ConcurrentLinkedQueue<Request> queue = new ConcurrentLinkedQueue<>(requests);
+            ConcurrentLinkedQueue<String> conflicts = new ConcurrentLinkedQueue<>();
+            ConcurrentLinkedQueue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
+            AtomicInteger succeeded = new AtomicInteger();
+            CountDownLatch start = new CountDownLatch(1);
+            List<Thread> threads = new ArrayList<>();
+            for (int t = 0; t < 64; t++) {
+                threads.add(Thread.ofPlatform().start(() -> {
+                    try {
+                        start.await();
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                    for (Request r; (r = queue.poll()) != null; ) {
+                        try {
+                            gatun.publish("n1", r.ip(), List.of(PortSpec.parse(r.hostPort() + ":80")), r.owner());
+                            if (r.conflict()) {
+                                unexpected.add(new AssertionError("conflict " + r + " was accepted"));
+                            } else {
+                                succeeded.incrementAndGet();
+                            }
+                        } catch (ConflictException e) {
+                            if (r.conflict() && e.getMessage().contains("holder")) {
+                                conflicts.add(r.owner());
+                            } else {
+                                unexpected.add(e);
+                            }
+                        } catch (Throwable e) {
+                            unexpected.add(e);
+                        }
+                    }
+                }));
+            }
+            start.countDown();
+            for (Thread t : threads) {
+                t.join();
+            }
+            assertThat(unexpected).isEmpty();
+            assertThat(succeeded.get()).isEqualTo(10_000);
+            assertThat(new HashSet<>(conflicts)).hasSize(100);
+
+            List<PortMapping> all = gatun.published("n1");
+            assertThat(all).hasSize(10_100);
+            Set<String> seen = new HashSet<>();
+            for (PortMapping m : all) {
+                assertThat(seen.add(m.protocol() + "/" + m.hostPort())).isTrue();
+                if (m.hostPort() < 30000) {
+                    assertThat(m.owner()).isEqualTo("holder");
+                } else {
+                    assertThat(m.owner()).isEqualTo("owner-" + (m.hostPort() - 30000));
+                }
+            }
+        }
+    }
+
+    @Test
+    void withHundredThousandMappingsOneMorePublishAddsNoRule(NetworkNamespace host) {
+        try (NetworkDriver gatun = withNetwork(host)) {
+            List<PortSpec> specs = new ArrayList<>();
+            for (int i = 0; i < 50_000; i++) {
+                specs.add(PortSpec.parse((i + 1) + ":80"));
+                specs.add(PortSpec.parse((i + 1) + ":80/udp"));
+            }
+            gatun.publish("n1", InetAddress.ofLiteral("10.88.0.9"), specs, "bulk");
+            int rulesBefore = countRules(host);
+
+            gatun.publish("n1", C1, ports("60000:80"), "newcomer");
+
+            assertThat(countRules(host)).isEqualTo(rulesBefore);
+            String json = Oracle.in(host, "nft", "-j", "list", "map", "inet", "gatun", "ports4");
+            assertThat(json).contains("\"comment\": \"newcomer\"").contains("60000");
+            assertThat(gatun.published("n1")).hasSize(100_001);
+        }
+    }
+
+    private static int countRules(NetworkNamespace ns) {
+        String json = Oracle.in(ns, "nft", "-j", "list", "ruleset");
+        return json.split("\\{\"rule\":", -1).length - 1;
+    }
+}
