@@ -55,8 +55,14 @@ final class DoctorCommand extends Base {
         } catch (RuntimeException e) {
             checks.add(new Check("nf_tables", false, e.getMessage()));
         }
-        checks.add(new Check("driver", nftables, nftables ? "auto picks nftables: nf_tables works and libnftnl loads"
-                : "auto cannot use nftables here; the iptables driver is not part of this build yet"));
+        if (host != null) {
+            try {
+                dev.gatun.Gatun.Choice choice = dev.gatun.Gatun.choose(host);
+                checks.add(new Check("driver", true, "auto picks " + choice.driver() + ": " + choice.reason()));
+            } catch (RuntimeException e) {
+                checks.add(new Check("driver", false, e.getMessage()));
+            }
+        }
         List<String> inHost = host == null || host.isCurrent() || host.name() == null
                 ? List.of() : List.of("ip", "netns", "exec", host.name());
         for (String variant : List.of("iptables", "iptables-legacy", "iptables-nft")) {

@@ -2,7 +2,7 @@ package dev.gatun.cli;
 
 import dev.gatun.GatunException;
 import dev.gatun.InvalidInputException;
-import dev.gatun.MissingLibraryException;
+import dev.gatun.EnvironmentException;
 import dev.gatun.PrivilegeException;
 import dev.gatun.driver.ConflictException;
 import dev.gatun.netns.NamespaceExistsException;
@@ -29,8 +29,7 @@ public final class ExitCode {
             case NamespaceExistsException n -> CONFLICT;
             case InvalidInputException i -> USAGE;
             case PrivilegeException p -> ENVIRONMENT;
-            case MissingLibraryException m -> ENVIRONMENT;
-            case UnsupportedDriverException u -> ENVIRONMENT;
+            case EnvironmentException m -> ENVIRONMENT;
             case GatunException g -> FAILED;
             default -> FAILED;
         };

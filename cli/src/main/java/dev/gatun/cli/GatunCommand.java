@@ -36,12 +36,7 @@ public final class GatunCommand {
     }
 
     NetworkDriver driver() {
-        NetworkNamespace host = host();
-        return switch (driver) {
-            case auto, nftables -> Gatun.open(host);
-            default -> throw new UnsupportedDriverException("the " + driver.name().replace('_', '-')
-                    + " driver is not part of this build yet; use --driver nftables");
-        };
+        return Gatun.open(host(), driver.name().replace('_', '-'));
     }
 
     static final class DriverConverter implements picocli.CommandLine.ITypeConverter<DriverChoice> {

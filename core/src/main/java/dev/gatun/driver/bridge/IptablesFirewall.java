@@ -1,5 +1,6 @@
 package dev.gatun.driver.bridge;
 
+import dev.gatun.EnvironmentException;
 import dev.gatun.GatunException;
 import dev.gatun.InvalidInputException;
 import dev.gatun.driver.PortMapping;
@@ -68,12 +69,12 @@ final class IptablesFirewall implements Firewall {
         this.variant = variant;
         this.tool = new Tool(host, searchPath, Duration.ofSeconds(Long.parseLong(WAIT_SECONDS) * 2));
         if (tool.find(variant.program(false, "")) == null) {
-            throw new GatunException(variant.program(false, "") + " is not installed; install iptables or use --driver nftables");
+            throw new EnvironmentException(variant.program(false, "") + " is not installed; install iptables or use the nftables driver");
         }
         String version = tool.check(variant.program(false, ""), List.of("--version"), null, "read the iptables version");
         Matcher m = Pattern.compile("v(\\d+)\\.(\\d+)\\.(\\d+)").matcher(version);
         if (!m.find() || versionBelow(m, 1, 6, 2)) {
-            throw new GatunException(version.strip() + " cannot wait for the xtables lock in iptables-restore (-w needs "
+            throw new EnvironmentException(version.strip() + " cannot wait for the xtables lock in iptables-restore (-w needs "
                     + "iptables 1.6.2 or later); gatun will not run it without waiting");
         }
     }
