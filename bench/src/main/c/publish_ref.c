@@ -1,0 +1,204 @@
+/*
+ * The C floor for one publish: sends exactly the netlink messages that gatun's nftables driver
+ * sends to publish one mapping "tcp HOST_PORT -> ADDR:PORT" on every host address, and waits
+ * for the same replies:
+ *   1. RTM_GETADDR dump (the host's addresses, for the address-bound overlap check)
+ *   2. NFT_MSG_GETGEN (the generation the commit is guarded with)
+ *   3. NFT_MSG_GETSETELEM on ports4 for the key (is the port held?)
+ *   4. NFT_MSG_GETSETELEM on hostip4 for each local IPv4 address (is it held on one address?)
+ *   5. a batch: BEGIN with NFNL_BATCH_GENID, NEWSETELEM on ports4 with the owner comment, END
+ * Built by the bench harness with gcc against libnftnl and libmnl; run inside the namespace.
+ *
+ * usage: publish_ref HOST_PORT CONTAINER_IP CONTAINER_PORT OWNER [COUNT]
+ * prints the microseconds of each of COUNT publishes (ports HOST_PORT, HOST_PORT+1, ...).
+ * With COUNT 0 it stays up, reads one host port per line on stdin (published to the same
+ * container port) and answers each with the microseconds it took: a warm process, like
+ * gatun's in-process driver.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter/nf_tables.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/rtnetlink.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <libmnl/libmnl.h>
+#include <libnftnl/common.h>
+#include <libnftnl/gen.h>
+#include <libnftnl/set.h>
+#include <libnftnl/udata.h>
+
+#define MAX_ADDRS 64
+static char buf[1 << 16];
+static uint32_t seq;
+static uint32_t addrs[MAX_ADDRS];
+static int naddrs;
+
+static void die(const char *what) { perror(what); exit(1); }
+
+/* Reads replies until the ACK (or error) for seq; hands other messages to cb. */
+static int talk(struct mnl_socket *nl, mnl_cb_t cb, void *data, uint32_t expect) {
+    unsigned int portid = mnl_socket_get_portid(nl);
+    for (;;) {
+        int n = mnl_socket_recvfrom(nl, buf, sizeof(buf));
+        if (n < 0) die("recv");
+        int r = mnl_cb_run(buf, n, expect, portid, cb, data);
+        if (r <= MNL_CB_STOP) return r;
+    }
+}
+
+static int addr_cb(const struct nlmsghdr *nlh, void *data) {
+    struct ifaddrmsg *ifa = mnl_nlmsg_get_payload(nlh);
+    struct nlattr *a;
+    if (ifa->ifa_family != AF_INET) return MNL_CB_OK;
+    mnl_attr_for_each(a, nlh, sizeof(*ifa)) {
+        if (mnl_attr_get_type(a) == IFA_LOCAL && naddrs < MAX_ADDRS) addrs[naddrs++] = mnl_attr_get_u32(a);
+    }
+    return MNL_CB_OK;
+}
+
+static void dump_addresses(struct mnl_socket *rt) {
+    struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+    nlh->nlmsg_type = RTM_GETADDR;
+    nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+    nlh->nlmsg_seq = ++seq;
+    struct ifaddrmsg *ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
+    ifa->ifa_family = AF_UNSPEC;
+    naddrs = 0;
+    if (mnl_socket_sendto(rt, nlh, nlh->nlmsg_len) < 0) die("send getaddr");
+    talk(rt, addr_cb, NULL, seq);
+}
+
+static int gen_cb(const struct nlmsghdr *nlh, void *data) {
+    struct nftnl_gen *g = nftnl_gen_alloc();
+    if (nftnl_gen_nlmsg_parse(nlh, g) >= 0) *(uint32_t *)data = nftnl_gen_get_u32(g, NFTNL_GEN_ID);
+    nftnl_gen_free(g);
+    return MNL_CB_OK;
+}
+
+static uint32_t generation(struct mnl_socket *nl) {
+    uint32_t id = 0;
+    struct nlmsghdr *nlh = nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETGEN, AF_UNSPEC, NLM_F_ACK, ++seq);
+    if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) die("send getgen");
+    talk(nl, gen_cb, &id, seq);
+    return id;
+}
+
+static int ignore_cb(const struct nlmsghdr *nlh, void *data) { return MNL_CB_OK; }
+
+/* A GETSETELEM for one key; a missing element is the expected answer (ENOENT). */
+static void lookup(struct mnl_socket *nl, const char *set, const void *key, uint32_t len) {
+    struct nftnl_set *s = nftnl_set_alloc();
+    nftnl_set_set_str(s, NFTNL_SET_TABLE, "gatun");
+    nftnl_set_set_str(s, NFTNL_SET_NAME, set);
+    struct nftnl_set_elem *e = nftnl_set_elem_alloc();
+    nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY, key, len);
+    nftnl_set_elem_add(s, e);
+    struct nlmsghdr *nlh = nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETSETELEM, NFPROTO_INET, NLM_F_ACK, ++seq);
+    nftnl_set_elems_nlmsg_build_payload(nlh, s);
+    nftnl_set_free(s);
+    if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) die("send getsetelem");
+    talk(nl, ignore_cb, NULL, seq);
+}
+
+static void publish(struct mnl_socket *nl, struct mnl_socket *rt, uint16_t hport, uint32_t caddr, uint16_t cport,
+                    const char *owner) {
+    uint8_t key[8] = {0}, data[8] = {0};
+    key[0] = IPPROTO_TCP;
+    uint16_t p = htons(hport);
+    memcpy(key + 4, &p, 2);
+    memcpy(data, &caddr, 4);
+    p = htons(cport);
+    memcpy(data + 4, &p, 2);
+
+    dump_addresses(rt);
+    uint32_t gen = generation(nl);
+    lookup(nl, "ports4", key, sizeof(key));
+    for (int i = 0; i < naddrs; i++) {
+        uint8_t hkey[12] = {0};
+        memcpy(hkey, &addrs[i], 4);
+        memcpy(hkey + 4, key, 8);
+        lookup(nl, "hostip4", hkey, sizeof(hkey));
+    }
+
+    char batch[4096];
+    struct mnl_nlmsg_batch *b = mnl_nlmsg_batch_start(batch, sizeof(batch));
+    uint32_t first = ++seq;
+    struct nlmsghdr *begin = nftnl_batch_begin(mnl_nlmsg_batch_current(b), first);
+    mnl_attr_put_u32(begin, NFNL_BATCH_GENID, htonl(gen));
+    mnl_nlmsg_batch_next(b);
+
+    struct nlmsghdr *nlh = nftnl_nlmsg_build_hdr(mnl_nlmsg_batch_current(b), NFT_MSG_NEWSETELEM, NFPROTO_INET,
+                                                 NLM_F_CREATE | NLM_F_ACK, ++seq);
+    mnl_attr_put_strz(nlh, NFTA_SET_ELEM_LIST_TABLE, "gatun");
+    mnl_attr_put_strz(nlh, NFTA_SET_ELEM_LIST_SET, "ports4");
+    struct nlattr *list = mnl_attr_nest_start(nlh, NFTA_SET_ELEM_LIST_ELEMENTS);
+    struct nlattr *item = mnl_attr_nest_start(nlh, 1);
+    struct nftnl_set_elem *e = nftnl_set_elem_alloc();
+    nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY, key, sizeof(key));
+    nftnl_set_elem_set(e, NFTNL_SET_ELEM_DATA, data, sizeof(data));
+    struct nftnl_udata_buf *ud = nftnl_udata_buf_alloc(NFTNL_UDATA_COMMENT_MAXLEN + 2);
+    nftnl_udata_put_strz(ud, NFTNL_UDATA_SET_ELEM_COMMENT, owner);
+    nftnl_set_elem_set(e, NFTNL_SET_ELEM_USERDATA, nftnl_udata_buf_data(ud), nftnl_udata_buf_len(ud));
+    nftnl_udata_buf_free(ud);
+    nftnl_set_elem_nlmsg_build_payload(nlh, e);
+    nftnl_set_elem_free(e);
+    mnl_attr_nest_end(nlh, item);
+    mnl_attr_nest_end(nlh, list);
+    uint32_t last = seq;
+    mnl_nlmsg_batch_next(b);
+    nftnl_batch_end(mnl_nlmsg_batch_current(b), ++seq);
+    mnl_nlmsg_batch_next(b);
+
+    if (mnl_socket_sendto(nl, mnl_nlmsg_batch_head(b), mnl_nlmsg_batch_size(b)) < 0) die("send batch");
+    mnl_nlmsg_batch_stop(b);
+    if (talk(nl, ignore_cb, NULL, 0) < 0 && errno != 0) die("commit");
+    (void) first;
+    (void) last;
+}
+
+static long long now_us(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1000000LL + t.tv_nsec / 1000;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 5) {
+        fprintf(stderr, "usage: %s HOST_PORT CONTAINER_IP CONTAINER_PORT OWNER [COUNT]\n", argv[0]);
+        return 2;
+    }
+    int hport = atoi(argv[1]), cport = atoi(argv[3]), count = argc > 5 ? atoi(argv[5]) : 1;
+    uint32_t caddr;
+    if (inet_pton(AF_INET, argv[2], &caddr) != 1) {
+        fprintf(stderr, "bad address %s\n", argv[2]);
+        return 2;
+    }
+    struct mnl_socket *nl = mnl_socket_open(NETLINK_NETFILTER);
+    struct mnl_socket *rt = mnl_socket_open(NETLINK_ROUTE);
+    if (!nl || !rt || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0 || mnl_socket_bind(rt, 0, MNL_SOCKET_AUTOPID) < 0)
+        die("socket");
+    seq = time(NULL);
+    if (count == 0) {
+        char line[64];
+        while (fgets(line, sizeof(line), stdin)) {
+            int p = atoi(line);
+            long long t0 = now_us();
+            publish(nl, rt, p, caddr, p, argv[4]);
+            printf("%lld\n", now_us() - t0);
+            fflush(stdout);
+        }
+    }
+    for (int i = 0; i < count; i++) {
+        long long t0 = now_us();
+        publish(nl, rt, hport + i, caddr, cport, argv[4]);
+        printf("%lld\n", now_us() - t0);
+    }
+    mnl_socket_close(nl);
+    mnl_socket_close(rt);
+    return 0;
+}

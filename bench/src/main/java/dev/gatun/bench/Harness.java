@@ -1,0 +1,235 @@
+package dev.gatun.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.gatun.Gatun;
+import dev.gatun.driver.NetworkDriver;
+import dev.gatun.driver.NetworkSpec;
+import dev.gatun.driver.PortSpec;
+import dev.gatun.netns.NamedNamespaces;
+import dev.gatun.rtnl.Prefix;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.function.Supplier;
+
+/**
+ * gatun and its peers on the same work, in one run, interleaved sample by sample so that a
+ * noisy machine slows all of them alike; medians, minimums, maximums and ratios.
+ */
+@Command(name = "gatun bench", mixinStandardHelpOptions = true,
+        description = "Measure publishing with gatun against the C floor, nft, Docker-style iptables and Docker's nftables shape.",
+        footer = {"", "Read ratios, not absolute times: they hold when the machine's speed drifts.",
+                "", "Examples:", "  sudo ./gatun bench --quick", "  sudo ./gatun bench --json --out /tmp/results"})
+public final class Harness implements Callable<Integer> {
+
+    @Option(names = "--quick", description = "A short smoke run (under two minutes): fewer samples, up to 1,000 mappings.")
+    boolean quick;
+
+    @Option(names = "--json", description = "Print one JSON document instead of the table.")
+    boolean json;
+
+    @Option(names = "--out", paramLabel = "DIR", description = "Where to write the scale curve (SVG); default bench/results.")
+    Path out;
+
+    private final List<Result> results = new ArrayList<>();
+    private int steps;
+    private int step;
+
+    record Result(String caseName, String tool, int existing, List<Long> samples) {
+        long median() {
+            return Stats.median(samples);
+        }
+    }
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new Harness()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        Path root = Path.of(System.getenv().getOrDefault("GATUN_HOME", ".")).toAbsolutePath();
+        Path cRef = CBuild.build(root);
+        if (out == null) {
+            out = root.resolve("bench/results");
+        }
+        List<Integer> existing = quick ? List.of(0, 1000) : List.of(0, 1000, 10_000, 100_000);
+        int samples = quick ? 5 : 15;
+        int contention = quick ? 10 : 100;
+        int threadsOps = quick ? 25 : 200;
+        steps = existing.size() + 3;
+        try {
+            for (int n : existing) {
+                progress("one publish with " + n + " mappings present");
+                compare("publish", n, samples, List.of(1), subjects(root, cRef));
+            }
+            progress("publishing " + contention + " mappings while another process holds the xtables lock");
+            contention(root, cRef, contention);
+            progress("publishing a 32-port container");
+            List<Integer> ports32 = new ArrayList<>();
+            for (int i = 0; i < 32; i++) {
+                ports32.add(61000 + i);
+            }
+            compare("publish-32-ports", 0, quick ? 3 : 10, ports32, List.of(() -> new Subjects.GatunCli(root),
+                    () -> new Subjects.DockerIptables("iptables-nft"), Subjects.GatunInProcess::new));
+            progress("16 threads publishing single mappings");
+            groupCommit(threadsOps);
+        } finally {
+            System.err.println();
+        }
+        Map<String, Object> ratios = ratios(existing);
+        Files.createDirectories(out);
+        Path svg = out.resolve("scale.svg");
+        Files.writeString(svg, Svg.scaleCurve(results.stream().filter(r -> r.caseName.equals("publish")).toList()));
+        if (json) {
+            Map<String, Object> doc = new LinkedHashMap<>();
+            List<Map<String, Object>> rows = new ArrayList<>();
+            for (Result r : results) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("case", r.caseName);
+                m.put("tool", r.tool);
+                m.put("existing", r.existing);
+                m.put("median_us", r.median());
+                m.put("min_us", Stats.min(r.samples));
+                m.put("max_us", Stats.max(r.samples));
+                m.put("samples", r.samples.size());
+                rows.add(m);
+            }
+            doc.put("results", rows);
+            doc.put("ratios", ratios);
+            System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(doc));
+        } else {
+            Report.table(results, ratios, svg);
+        }
+        return 0;
+    }
+
+    private List<Supplier<Subjects.Subject>> subjects(Path root, Path cRef) {
+        return List.of(Subjects.GatunInProcess::new, () -> new Subjects.GatunCli(root), () -> new Subjects.CReference(cRef),
+                Subjects.NftBinary::new, () -> new Subjects.DockerIptables("iptables-nft"),
+                () -> new Subjects.DockerIptables("iptables-legacy"), Subjects.DockerNftShape::new);
+    }
+
+    /** Every tool publishes the same ports, sample by sample, in turn. */
+    private void compare(String caseName, int existing, int samples, List<Integer> ports,
+                         List<Supplier<Subjects.Subject>> makers) {
+        List<Subjects.Subject> subjects = new ArrayList<>();
+        try {
+            for (Supplier<Subjects.Subject> make : makers) {
+                Subjects.Subject s = make.get();
+                subjects.add(s);
+                s.populate(existing);
+            }
+            Map<Subjects.Subject, List<Long>> times = new LinkedHashMap<>();
+            subjects.forEach(s -> times.put(s, new ArrayList<>()));
+            // One unmeasured round first: class loading, first sockets, page cache.
+            for (int i = -1; i < samples; i++) {
+                for (Subjects.Subject s : subjects) {
+                    int base = 52000 + (i + 1) * ports.size();
+                    List<Integer> sample = ports.size() == 1 ? List.of(base) : ports.stream().map(p -> p - 61000 + base).toList();
+                    long us = s.publish(sample);
+                    if (i >= 0) {
+                        times.get(s).add(us);
+                    }
+                }
+            }
+            times.forEach((s, t) -> results.add(new Result(caseName, s.tool, existing, t)));
+        } finally {
+            subjects.forEach(Subjects.Subject::close);
+        }
+    }
+
+    /** Each tool publishes while /run/xtables.lock is held for three seconds. */
+    private void contention(Path root, Path cRef, int count) throws Exception {
+        List<Integer> ports = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            ports.add(60000 + i);
+        }
+        for (Supplier<Subjects.Subject> make : subjects(root, cRef)) {
+            try (Subjects.Subject s = make.get()) {
+                Process holder = XtablesLock.hold(3);
+                long us;
+                if (s instanceof Subjects.GatunInProcess || s instanceof Subjects.CReference
+                        || s instanceof Subjects.DockerIptables) {
+                    // Their users publish port by port.
+                    long t = System.nanoTime();
+                    for (int p : ports) {
+                        s.publish(List.of(p));
+                    }
+                    us = (System.nanoTime() - t) / 1000;
+                } else {
+                    us = s.publish(ports);
+                }
+                holder.waitFor();
+                results.add(new Result("contention", s.tool, 0, List.of(us)));
+            }
+        }
+    }
+
+    /** The same 16 threads with one driver (group commit) and with a driver each (a transaction each). */
+    private void groupCommit(int opsPerThread) throws Exception {
+        String name = "gatun-bench-" + ProcessHandle.current().pid() + "-threads";
+        var ns = NamedNamespaces.create(name);
+        try {
+            try (NetworkDriver shared = Gatun.open(ns, "nftables")) {
+                shared.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
+                long grouped = Threads.run(16, opsPerThread, (t, i) -> shared.publish("n1",
+                        InetAddress.ofLiteral("10.88.0.2"), List.of(PortSpec.parse((10000 + t * 1000 + i) + ":80")), null));
+                results.add(new Result("16-threads-group-commit", "gatun", 0, List.of(grouped / (16L * opsPerThread))));
+                List<NetworkDriver> own = new ArrayList<>();
+                for (int t = 0; t < 16; t++) {
+                    own.add(Gatun.open(ns, "nftables"));
+                }
+                try {
+                    long each = Threads.run(16, opsPerThread, (t, i) -> own.get(t).publish("n1",
+                            InetAddress.ofLiteral("10.88.0.3"), List.of(PortSpec.parse((30000 + t * 1000 + i) + ":80")), null));
+                    results.add(new Result("16-threads-transaction-each", "gatun", 0, List.of(each / (16L * opsPerThread))));
+                } finally {
+                    own.forEach(NetworkDriver::close);
+                }
+            }
+        } finally {
+            NamedNamespaces.delete(name);
+        }
+    }
+
+    private Map<String, Object> ratios(List<Integer> existing) {
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("gatun_over_c", ratio(find("publish", "gatun", 0), find("publish", "c", 0)));
+        r.put("iptables_nft_over_gatun", ratio(find("publish", "iptables-nft", 0), find("publish", "gatun", 0)));
+        int top = existing.getLast();
+        r.put("scale_100k_over_0", top == 100_000 ? ratio(find("publish", "gatun", top), find("publish", "gatun", 0)) : null);
+        if (top != 100_000) {
+            r.put("scale_" + top + "_over_0", ratio(find("publish", "gatun", top), find("publish", "gatun", 0)));
+        }
+        r.put("group_commit_speedup", ratio(find("16-threads-transaction-each", "gatun", 0),
+                find("16-threads-group-commit", "gatun", 0)));
+        r.put("cli_32port_iptables_nft_over_gatun", ratio(find("publish-32-ports", "iptables-nft", 0),
+                find("publish-32-ports", "gatun-cli", 0)));
+        return r;
+    }
+
+    private Long find(String caseName, String tool, int existing) {
+        return results.stream().filter(x -> x.caseName.equals(caseName) && x.tool.equals(tool) && x.existing == existing)
+                .map(Result::median).findFirst().orElse(null);
+    }
+
+    private static Double ratio(Long a, Long b) {
+        return a == null || b == null || b == 0 ? null : Math.round(1000.0 * a / b) / 1000.0;
+    }
+
+    private void progress(String what) {
+        step++;
+        System.err.print("\r\033[K[" + step + "/" + steps + "] " + what);
+        System.err.flush();
+    }
+}

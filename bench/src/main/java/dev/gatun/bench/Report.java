@@ -1,0 +1,40 @@
+package dev.gatun.bench;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/** The table for people: per case, each tool's median, min and max, and its ratio to gatun and to the C floor. */
+final class Report {
+
+    private Report() {}
+
+    static void table(List<Harness.Result> results, Map<String, Object> ratios, Path svg) {
+        String last = "";
+        for (Harness.Result r : results) {
+            String group = r.caseName() + (r.caseName().equals("publish") ? ", " + r.existing() + " mappings present" : "");
+            if (!group.equals(last)) {
+                System.out.printf("%n%s%n  %-18s %12s %12s %12s %10s %10s%n", group, "tool", "median us", "min us", "max us",
+                        "x gatun", "x C");
+                last = group;
+            }
+            Long gatun = median(results, r.caseName(), "gatun", r.existing());
+            Long c = median(results, r.caseName(), "c", r.existing());
+            System.out.printf("  %-18s %12d %12d %12d %10s %10s%n", r.tool(), r.median(), Stats.min(r.samples()),
+                    Stats.max(r.samples()), ratio(r.median(), gatun), ratio(r.median(), c));
+        }
+        System.out.println();
+        ratios.forEach((k, v) -> System.out.printf("  %-38s %s%n", k, v == null ? "not measured in this run" : v));
+        System.out.println();
+        System.out.println("scale curve: " + svg);
+    }
+
+    private static Long median(List<Harness.Result> results, String caseName, String tool, int existing) {
+        return results.stream().filter(x -> x.caseName().equals(caseName) && x.tool().equals(tool)
+                && x.existing() == existing).map(Harness.Result::median).findFirst().orElse(null);
+    }
+
+    private static String ratio(long a, Long b) {
+        return b == null || b == 0 ? "-" : String.format("%.2f", (double) a / b);
+    }
+}

@@ -1,0 +1,45 @@
+package dev.gatun.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+
+/** Runs the same work on N platform threads, started together; returns the wall time in microseconds. */
+final class Threads {
+
+    interface Work {
+        void run(int thread, int iteration) throws Exception;
+    }
+
+    private Threads() {}
+
+    static long run(int threads, int iterations, Work work) throws InterruptedException {
+        CountDownLatch start = new CountDownLatch(1);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        List<Thread> all = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int id = t;
+            all.add(Thread.ofPlatform().start(() -> {
+                try {
+                    start.await();
+                    for (int i = 0; i < iterations; i++) {
+                        work.run(id, i);
+                    }
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            }));
+        }
+        long t0 = System.nanoTime();
+        start.countDown();
+        for (Thread t : all) {
+            t.join();
+        }
+        long us = (System.nanoTime() - t0) / 1000;
+        if (failure.get() != null) {
+            throw new IllegalStateException("a benchmark thread failed: " + failure.get(), failure.get());
+        }
+        return us;
+    }
+}
