@@ -128,6 +128,7 @@ public final class Harness implements Callable<Integer> {
                 Subjects.Subject s = make.get();
                 subjects.add(s);
                 s.populate(existing);
+                s.warmUp();
             }
             Map<Subjects.Subject, List<Long>> times = new LinkedHashMap<>();
             subjects.forEach(s -> times.put(s, new ArrayList<>()));

@@ -173,6 +173,16 @@ public final class NetlinkSocket implements AutoCloseable {
      */
     public void transact(MemorySegment requests, long length, int firstSequence, String[] operations,
                          AckedRange acked, Consumer<MemorySegment> onReply) {
+        transact(requests, length, firstSequence, operations, acked, onReply, 0);
+    }
+
+    /**
+     * Like {@link #transact(MemorySegment, long, int, String[], AckedRange, Consumer)}, but a
+     * failure with errno {@code expected} (for example ENOENT for a lookup) is returned instead
+     * of thrown: for answers that are normal, an exception is too costly. Returns 0 on success.
+     */
+    public int transact(MemorySegment requests, long length, int firstSequence, String[] operations,
+                        AckedRange acked, Consumer<MemorySegment> onReply, int expected) {
         lock.lock();
         try {
             send(requests, length, operations);
@@ -207,8 +217,12 @@ public final class NetlinkSocket implements AutoCloseable {
                 }
             }
             if (failure.index >= 0) {
+                if (expected != 0 && failure.errno == expected && failure.others == 0) {
+                    return expected;
+                }
                 throw failure.exception(operations[failure.index]);
             }
+            return 0;
         } finally {
             lock.unlock();
         }

@@ -18,8 +18,8 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 /**
  * The messages of one nftables transaction, framed by BATCH_BEGIN and BATCH_END so the kernel
  * applies all of them or none. Each message carries the name of its operation, which is what
- * an error reports. Build it on one thread (libnftnl objects are not thread-safe), then commit
- * it with {@link NftChannel#commit}.
+ * an error reports. Build it on one thread at a time (libnftnl objects are not thread-safe),
+ * then commit it with {@link NftChannel#commit}.
  */
 public final class NftBatch implements AutoCloseable {
 
@@ -39,7 +39,7 @@ public final class NftBatch implements AutoCloseable {
 
     private static final java.lang.foreign.ValueLayout.OfInt JAVA_INT_BIG_ENDIAN = JAVA_INT.withOrder(ByteOrder.BIG_ENDIAN);
 
-    private Arena arena = Arena.ofConfined();
+    private Arena arena = Arena.ofShared();
     private MemorySegment buffer;
     private long used = FIRST_MESSAGE;
     private final List<String> operations = new ArrayList<>();
@@ -49,6 +49,14 @@ public final class NftBatch implements AutoCloseable {
     public NftBatch() {
         NativeLibraries.requireNftables();
         buffer = arena.allocate(MESSAGE_HEADROOM * 2L, 8);
+    }
+
+    /** Empties the batch for reuse, keeping its buffer (allocating and zeroing one costs more than a small commit). */
+    public void reset() {
+        used = FIRST_MESSAGE;
+        operations.clear();
+        offsets.clear();
+        guardGeneration = null;
     }
 
     /**
@@ -147,7 +155,7 @@ public final class NftBatch implements AutoCloseable {
         if (used + bytes <= buffer.byteSize()) {
             return;
         }
-        Arena bigger = Arena.ofConfined();
+        Arena bigger = Arena.ofShared();
         MemorySegment grown = bigger.allocate(Math.max(buffer.byteSize() * 2, used + bytes), 8);
         MemorySegment.copy(buffer, 0, grown, 0, used);
         arena.close();

@@ -20,10 +20,26 @@ import java.util.function.Function;
  */
 public final class NftChannel implements AutoCloseable {
 
+    private static final int REQUEST_BYTES = 64 * 1024;
+
     private final NetlinkSocket socket;
+    /** Buffers reused by every request, like the socket itself one caller at a time. */
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment request;
+    private NftBatch reusableBatch;
 
     private NftChannel(NetlinkSocket socket) {
         this.socket = socket;
+        this.request = arena.allocate(REQUEST_BYTES, 8);
+    }
+
+    /** An empty batch for the next commit; the same one each time, to keep its buffer. */
+    public NftBatch batch() {
+        if (reusableBatch == null) {
+            reusableBatch = new NftBatch();
+        }
+        reusableBatch.reset();
+        return reusableBatch;
     }
 
     public static NftChannel open(NetworkNamespace namespace) {
@@ -71,11 +87,10 @@ public final class NftChannel implements AutoCloseable {
 
     /** The current ruleset generation id (NFT_MSG_GETGEN); it changes with every commit. */
     public int generation() {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment buf = arena.allocate(256, 8);
+        {
             int seq = socket.reserveSequences(1);
-            MemorySegment nlh = libnftnl_h.nftnl_nlmsg_build_hdr(buf, (short) kernel_h.NFT_MSG_GETGEN,
-                    (short) libc_h.AF_UNSPEC, (short) kernel_h.NLM_F_ACK, seq).reinterpret(256);
+            MemorySegment nlh = libnftnl_h.nftnl_nlmsg_build_hdr(request, (short) kernel_h.NFT_MSG_GETGEN,
+                    (short) libc_h.AF_UNSPEC, (short) kernel_h.NLM_F_ACK, seq).reinterpret(REQUEST_BYTES);
             int[] generation = {0};
             boolean[] seen = {false};
             socket.transact(nlh, NetlinkMessages.align(nlmsghdr.nlmsg_len(nlh)), seq,
@@ -109,10 +124,9 @@ public final class NftChannel implements AutoCloseable {
     /** A dump whose request carries attributes (a filter such as the table), written by {@code filter}. */
     public <T> List<T> dump(String operation, int type, int family, NftBatch.PayloadWriter filter,
                             Function<MemorySegment, T> decode) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment buf = arena.allocate(1024, 8);
-            MemorySegment nlh = libnftnl_h.nftnl_nlmsg_build_hdr(buf, (short) type, (short) family,
-                    (short) (kernel_h.NLM_F_DUMP | kernel_h.NLM_F_ACK), 0).reinterpret(1024);
+        {
+            MemorySegment nlh = libnftnl_h.nftnl_nlmsg_build_hdr(request, (short) type, (short) family,
+                    (short) (kernel_h.NLM_F_DUMP | kernel_h.NLM_F_ACK), 0).reinterpret(REQUEST_BYTES);
             if (filter != null) {
                 filter.write(nlh);
             }
@@ -125,24 +139,19 @@ public final class NftChannel implements AutoCloseable {
      * Asks for one object (a GET without NLM_F_DUMP, naming it in the payload) and decodes the
      * answer; empty when the kernel says it does not exist (ENOENT).
      */
-    public <T> Optional<T> get(String operation, int type, int family, NftBatch.PayloadWriter request,
-                                         Function<MemorySegment, T> decode) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment buf = arena.allocate(64 * 1024, 8);
+    public <T> Optional<T> get(String operation, int type, int family, NftBatch.PayloadWriter payload,
+                               Function<MemorySegment, T> decode) {
+        {
             int seq = socket.reserveSequences(1);
-            MemorySegment nlh = libnftnl_h.nftnl_nlmsg_build_hdr(buf, (short) type, (short) family,
-                    (short) kernel_h.NLM_F_ACK, seq).reinterpret(64 * 1024);
-            request.write(nlh);
+            MemorySegment nlh = libnftnl_h.nftnl_nlmsg_build_hdr(request, (short) type, (short) family,
+                    (short) kernel_h.NLM_F_ACK, seq).reinterpret(REQUEST_BYTES);
+            payload.write(nlh);
             List<T> found = new ArrayList<>();
-            try {
-                socket.transact(nlh, NetlinkMessages.align(nlmsghdr.nlmsg_len(nlh)), seq,
-                        new String[] {operation + " in " + namespace().describe()}, NetlinkSocket.AckedRange.only(0),
-                        reply -> found.add(decode.apply(reply)));
-            } catch (NetlinkException e) {
-                if (e.errno() == libc_h.ENOENT) {
-                    return Optional.empty();
-                }
-                throw e;
+            int errno = socket.transact(nlh, NetlinkMessages.align(nlmsghdr.nlmsg_len(nlh)), seq,
+                    new String[] {operation + " in " + namespace().describe()}, NetlinkSocket.AckedRange.only(0),
+                    reply -> found.add(decode.apply(reply)), libc_h.ENOENT);
+            if (errno == libc_h.ENOENT) {
+                return Optional.empty();
             }
             return found.stream().findFirst();
         }
@@ -151,5 +160,9 @@ public final class NftChannel implements AutoCloseable {
     @Override
     public void close() {
         socket.close();
+        if (reusableBatch != null) {
+            reusableBatch.close();
+        }
+        arena.close();
     }
 }

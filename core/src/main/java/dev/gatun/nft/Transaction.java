@@ -238,7 +238,8 @@ public final class Transaction {
             }
         }
         long[] handles = new long[sent.size()];
-        try (NftBatch batch = batch(sent)) {
+        {
+            NftBatch batch = fill(channel.batch(), sent);
             channel.commit(batch, echo ? (index, message) -> {
                 if (index >= 0 && index < handles.length && handles[index] == 0) {
                     handles[index] = handleOf(sent.get(index).type, message);
@@ -252,9 +253,8 @@ public final class Transaction {
         return results;
     }
 
-    private NftBatch batch(List<Pending> operations) {
-        NftBatch batch = new NftBatch();
-        try {
+    private NftBatch fill(NftBatch batch, List<Pending> operations) {
+        {
             for (Pending p : operations) {
                 int flags = p.flags | (echo && isNew(p.type) ? kernel_h.NLM_F_ECHO : 0);
                 batch.add(p.operation, p.type, p.family, flags, p.payload);
@@ -263,16 +263,13 @@ public final class Transaction {
                 batch.guardGeneration(guard);
             }
             return batch;
-        } catch (RuntimeException e) {
-            batch.close();
-            throw e;
         }
     }
 
     /** The messages this transaction would send, without sending them (destroys as deletes). */
     List<byte[]> encode() {
-        try (NftBatch batch = batch(pending)) {
-            return batch.messageBytes();
+        try (NftBatch batch = new NftBatch()) {
+            return fill(batch, pending).messageBytes();
         }
     }
 

@@ -48,6 +48,14 @@ public final class BridgeDriver implements NetworkDriver {
     private final Firewall firewall;
     private final Publisher publisher;
     private final Object topology = new Object();
+    /**
+     * Networks as last read, for publish and unpublish, which need one network's subnets on
+     * every call and must not pay a link dump for it. Kept for at most a second, so a network
+     * another process changed is seen soon; this driver's own changes clear it at once.
+     */
+    private volatile Map<String, Network> recent = Map.of();
+    private volatile long recentAt;
+    private static final long RECENT_NANOS = 1_000_000_000L;
 
     private BridgeDriver(NetworkNamespace host, Firewall firewall) {
         this.host = host;
@@ -106,6 +114,7 @@ public final class BridgeDriver implements NetworkDriver {
         InetAddress gw6 = subnet6 == null ? null : gateway(subnet6, spec.gateway6(), spec.name());
         String bridge = spec.bridge() != null ? InterfaceNames.check(spec.bridge()) : defaultBridgeName(spec.name());
         synchronized (topology) {
+            forgetNetworks();
             List<Network> existing = networks();
             for (Network n : existing) {
                 if (n.name().equals(spec.name())) {
@@ -156,6 +165,7 @@ public final class BridgeDriver implements NetworkDriver {
                     throw rollback.undo(e);
                 }
             }
+            forgetNetworks();
             return network(spec.name());
         }
     }
@@ -163,6 +173,7 @@ public final class BridgeDriver implements NetworkDriver {
     @Override
     public void deleteNetwork(String name, boolean force) {
         synchronized (topology) {
+            forgetNetworks();
             Network n = network(name);
             List<Endpoint> attached = endpoints(name);
             if (!attached.isEmpty() && !force) {
@@ -185,6 +196,29 @@ public final class BridgeDriver implements NetworkDriver {
                 firewall.teardown();
             }
         }
+    }
+
+    @Override
+    public Network network(String name) {
+        Network n = System.nanoTime() - recentAt < RECENT_NANOS ? recent.get(name) : null;
+        if (n != null) {
+            return n;
+        }
+        Map<String, Network> all = new java.util.HashMap<>();
+        for (Network x : networks()) {
+            all.put(x.name(), x);
+        }
+        recent = all;
+        recentAt = System.nanoTime();
+        n = all.get(name);
+        if (n == null) {
+            throw new NotFoundException("network " + name + " does not exist");
+        }
+        return n;
+    }
+
+    private void forgetNetworks() {
+        recent = Map.of();
     }
 
     @Override

@@ -22,15 +22,16 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Predicate;
 
 /**
- * Publishes and unpublishes port mappings as map elements, with group commit: requests from
- * many threads queue up, and one committer thread turns whatever is waiting into a single
- * transaction, guarded by the generation id it read the maps at. Each request gets its own
- * result; one request's conflict never fails another's. libnftnl objects stay on that thread.
+ * Publishes and unpublishes port mappings, with group commit: requests from many threads
+ * queue up, and whichever caller holds the lock turns everything waiting into one commit,
+ * guarded by what it read (the generation id, for nftables). Each request gets its own
+ * result; one request's conflict never fails another's. The store is used by one thread at a
+ * time, so libnftnl objects are never shared.
  */
 final class Publisher implements AutoCloseable {
 
@@ -68,14 +69,17 @@ final class Publisher implements AutoCloseable {
 
     private final NetworkNamespace host;
     private final Firewall firewall;
-    private final LinkedBlockingQueue<Request> queue = new LinkedBlockingQueue<>();
-    private final Thread committer;
-    private volatile boolean running = true;
+    private final ConcurrentLinkedQueue<Request> queue = new ConcurrentLinkedQueue<>();
+    /** Held by the thread committing for everyone waiting; the others queue up behind it. */
+    private final ReentrantLock leader = new ReentrantLock();
+    private MappingStore store;
+    private Conntrack conntrack;
+    private Rtnetlink rt;
+    private volatile boolean closed;
 
     Publisher(NetworkNamespace host, Firewall firewall) {
         this.host = host;
         this.firewall = firewall;
-        this.committer = Thread.ofPlatform().daemon().name("gatun-publish").start(this::run);
     }
 
     List<PortMapping> publish(List<Wanted> mappings, String owner) {
@@ -86,17 +90,41 @@ final class Publisher implements AutoCloseable {
         return await(new Unpublish(selection, new CompletableFuture<>()));
     }
 
+    /**
+     * Group commit without a thread of its own: the caller that gets the lock commits
+     * everything queued so far, its own request included, in one transaction; callers that
+     * arrive meanwhile queue up and are served by the next holder. A lone caller thus commits
+     * on its own thread, with no hand-off.
+     */
     private List<PortMapping> await(Request r) {
-        if (!running) {
+        if (closed) {
             throw new IllegalStateException("the driver is closed");
         }
         queue.add(r);
+        while (!r.result().isDone()) {
+            leader.lock();
+            try {
+                if (!r.result().isDone()) {
+                    List<Request> batch = new ArrayList<>();
+                    for (Request q; batch.size() < MAX_BATCH && (q = queue.poll()) != null; ) {
+                        batch.add(q);
+                    }
+                    if (!batch.isEmpty()) {
+                        try {
+                            open();
+                            process(store, conntrack, rt, batch);
+                        } catch (RuntimeException e) {
+                            batch.forEach(q -> q.result().completeExceptionally(e));
+                        }
+                    }
+                }
+            } finally {
+                leader.unlock();
+            }
+        }
         try {
-            return r.result().get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new GatunException("interrupted while waiting for the commit", e);
-        } catch (ExecutionException e) {
+            return r.result().join();
+        } catch (java.util.concurrent.CompletionException e) {
             if (e.getCause() instanceof RuntimeException re) {
                 throw re;
             }
@@ -104,30 +132,12 @@ final class Publisher implements AutoCloseable {
         }
     }
 
-    private void run() {
-        try (MappingStore store = firewall.openStore(); Conntrack conntrack = Conntrack.open(host);
-             Rtnetlink rt = Rtnetlink.open(host)) {
-            while (running) {
-                Request first = queue.poll(200, java.util.concurrent.TimeUnit.MILLISECONDS);
-                if (first == null) {
-                    continue;
-                }
-                List<Request> batch = new ArrayList<>();
-                batch.add(first);
-                queue.drainTo(batch, MAX_BATCH - 1);
-                process(store, conntrack, rt, batch);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (RuntimeException e) {
-            failAll(e);
-        }
-        failAll(new IllegalStateException("the driver is closed"));
-    }
-
-    private void failAll(RuntimeException e) {
-        for (Request r; (r = queue.poll()) != null; ) {
-            r.result().completeExceptionally(e);
+    /** Sockets for the committing thread of the moment; opened once, used under the lock only. */
+    private void open() {
+        if (store == null) {
+            store = firewall.openStore();
+            conntrack = Conntrack.open(host);
+            rt = Rtnetlink.open(host);
         }
     }
 
@@ -346,11 +356,17 @@ final class Publisher implements AutoCloseable {
 
     @Override
     public void close() {
-        running = false;
+        closed = true;
+        leader.lock();
         try {
-            committer.join(5000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            if (store != null) {
+                store.close();
+                conntrack.close();
+                rt.close();
+                store = null;
+            }
+        } finally {
+            leader.unlock();
         }
     }
 }
