@@ -192,7 +192,12 @@ final class Publisher implements AutoCloseable {
                 return;
             }
             for (PortMapping m : flushes) {
-                conntrack.deleteNatted(m.protocol().number(), m.hostIp(), m.hostPort());
+                // Only UDP: a UDP client keeps its source port, so its old entry would keep it on
+                // the old container; a new TCP connection gets a new entry anyway. Walking the
+                // conntrack table costs milliseconds, so TCP and SCTP do without (as Docker does).
+                if (m.protocol() == Protocol.UDP) {
+                    conntrack.deleteNatted(m.protocol().number(), m.hostIp(), m.hostPort());
+                }
             }
             outcomes.forEach((r, o) -> {
                 if (o instanceof RuntimeException e) {

@@ -1,0 +1,46 @@
+package dev.gatun.bench.jmh;
+
+import dev.gatun.Gatun;
+import dev.gatun.driver.NetworkDriver;
+import dev.gatun.driver.NetworkSpec;
+import dev.gatun.driver.PortSpec;
+import dev.gatun.netns.NamedNamespaces;
+import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.rtnl.Prefix;
+
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** A private namespace with a gatun network, made in a benchmark's setup and removed in its teardown. */
+final class Lab implements AutoCloseable {
+
+    private static final AtomicInteger COUNT = new AtomicInteger();
+
+    final NetworkNamespace ns;
+    final NetworkDriver driver;
+
+    Lab() {
+        ns = NamedNamespaces.create("gatun-jmh-" + ProcessHandle.current().pid() + "-" + COUNT.incrementAndGet());
+        driver = Gatun.open(ns, "nftables");
+        driver.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
+    }
+
+    /** {@code n} mappings published before measuring: tcp and udp ports from 1, to 10.88.0.9. */
+    void populate(int n) {
+        List<PortSpec> specs = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            specs.add(PortSpec.parse((i / 2 + 1) + ":80" + (i % 2 == 0 ? "/tcp" : "/udp")));
+        }
+        if (!specs.isEmpty()) {
+            driver.publish("n1", InetAddress.ofLiteral("10.88.0.9"), specs, "bench");
+        }
+    }
+
+    @Override
+    public void close() {
+        driver.close();
+        NamedNamespaces.delete(ns.name());
+    }
+}
