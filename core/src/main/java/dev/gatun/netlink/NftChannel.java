@@ -87,30 +87,28 @@ public final class NftChannel implements AutoCloseable {
 
     /** The current ruleset generation id (NFT_MSG_GETGEN); it changes with every commit. */
     public int generation() {
-        {
-            int seq = socket.reserveSequences(1);
-            MemorySegment nlh = libnftnl_h.nftnl_nlmsg_build_hdr(request, (short) kernel_h.NFT_MSG_GETGEN,
-                    (short) libc_h.AF_UNSPEC, (short) kernel_h.NLM_F_ACK, seq).reinterpret(REQUEST_BYTES);
-            int[] generation = {0};
-            boolean[] seen = {false};
-            socket.transact(nlh, NetlinkMessages.align(nlmsghdr.nlmsg_len(nlh)), seq,
-                    new String[] {"read the ruleset generation in " + namespace().describe()},
-                    NetlinkSocket.AckedRange.only(0), reply -> {
-                        MemorySegment gen = libnftnl_h.nftnl_gen_alloc();
-                        try {
-                            if (libnftnl_h.nftnl_gen_nlmsg_parse(reply, gen) >= 0) {
-                                generation[0] = libnftnl_h.nftnl_gen_get_u32(gen, (short) libnftnl_h.NFTNL_GEN_ID);
-                                seen[0] = true;
-                            }
-                        } finally {
-                            libnftnl_h.nftnl_gen_free(gen);
+        int seq = socket.reserveSequences(1);
+        MemorySegment nlh = libnftnl_h.nftnl_nlmsg_build_hdr(request, (short) kernel_h.NFT_MSG_GETGEN,
+                (short) libc_h.AF_UNSPEC, (short) kernel_h.NLM_F_ACK, seq).reinterpret(REQUEST_BYTES);
+        int[] generation = {0};
+        boolean[] seen = {false};
+        socket.transact(nlh, NetlinkMessages.align(nlmsghdr.nlmsg_len(nlh)), seq,
+                new String[] {"read the ruleset generation in " + namespace().describe()},
+                NetlinkSocket.AckedRange.only(0), reply -> {
+                    MemorySegment gen = libnftnl_h.nftnl_gen_alloc();
+                    try {
+                        if (libnftnl_h.nftnl_gen_nlmsg_parse(reply, gen) >= 0) {
+                            generation[0] = libnftnl_h.nftnl_gen_get_u32(gen, (short) libnftnl_h.NFTNL_GEN_ID);
+                            seen[0] = true;
                         }
-                    });
-            if (!seen[0]) {
-                throw new IllegalStateException("the kernel acknowledged GETGEN without sending the generation");
-            }
-            return generation[0];
+                    } finally {
+                        libnftnl_h.nftnl_gen_free(gen);
+                    }
+                });
+        if (!seen[0]) {
+            throw new IllegalStateException("the kernel acknowledged GETGEN without sending the generation");
         }
+        return generation[0];
     }
 
     /**
@@ -124,15 +122,13 @@ public final class NftChannel implements AutoCloseable {
     /** A dump whose request carries attributes (a filter such as the table), written by {@code filter}. */
     public <T> List<T> dump(String operation, int type, int family, NftBatch.PayloadWriter filter,
                             Function<MemorySegment, T> decode) {
-        {
-            MemorySegment nlh = libnftnl_h.nftnl_nlmsg_build_hdr(request, (short) type, (short) family,
-                    (short) (kernel_h.NLM_F_DUMP | kernel_h.NLM_F_ACK), 0).reinterpret(REQUEST_BYTES);
-            if (filter != null) {
-                filter.write(nlh);
-            }
-            return socket.dump(nlh, NetlinkMessages.align(nlmsghdr.nlmsg_len(nlh)),
-                    operation + " in " + namespace().describe(), decode);
+        MemorySegment nlh = libnftnl_h.nftnl_nlmsg_build_hdr(request, (short) type, (short) family,
+                (short) (kernel_h.NLM_F_DUMP | kernel_h.NLM_F_ACK), 0).reinterpret(REQUEST_BYTES);
+        if (filter != null) {
+            filter.write(nlh);
         }
+        return socket.dump(nlh, NetlinkMessages.align(nlmsghdr.nlmsg_len(nlh)),
+                operation + " in " + namespace().describe(), decode);
     }
 
     /**
@@ -141,20 +137,18 @@ public final class NftChannel implements AutoCloseable {
      */
     public <T> Optional<T> get(String operation, int type, int family, NftBatch.PayloadWriter payload,
                                Function<MemorySegment, T> decode) {
-        {
-            int seq = socket.reserveSequences(1);
-            MemorySegment nlh = libnftnl_h.nftnl_nlmsg_build_hdr(request, (short) type, (short) family,
-                    (short) kernel_h.NLM_F_ACK, seq).reinterpret(REQUEST_BYTES);
-            payload.write(nlh);
-            List<T> found = new ArrayList<>();
-            int errno = socket.transact(nlh, NetlinkMessages.align(nlmsghdr.nlmsg_len(nlh)), seq,
-                    new String[] {operation + " in " + namespace().describe()}, NetlinkSocket.AckedRange.only(0),
-                    reply -> found.add(decode.apply(reply)), libc_h.ENOENT);
-            if (errno == libc_h.ENOENT) {
-                return Optional.empty();
-            }
-            return found.stream().findFirst();
+        int seq = socket.reserveSequences(1);
+        MemorySegment nlh = libnftnl_h.nftnl_nlmsg_build_hdr(request, (short) type, (short) family,
+                (short) kernel_h.NLM_F_ACK, seq).reinterpret(REQUEST_BYTES);
+        payload.write(nlh);
+        List<T> found = new ArrayList<>();
+        int errno = socket.transact(nlh, NetlinkMessages.align(nlmsghdr.nlmsg_len(nlh)), seq,
+                new String[] {operation + " in " + namespace().describe()}, NetlinkSocket.AckedRange.only(0),
+                reply -> found.add(decode.apply(reply)), libc_h.ENOENT);
+        if (errno == libc_h.ENOENT) {
+            return Optional.empty();
         }
+        return found.stream().findFirst();
     }
 
     @Override

@@ -238,14 +238,12 @@ public final class Transaction {
             }
         }
         long[] handles = new long[sent.size()];
-        {
-            NftBatch batch = fill(channel.batch(), sent);
-            channel.commit(batch, echo ? (index, message) -> {
-                if (index >= 0 && index < handles.length && handles[index] == 0) {
-                    handles[index] = handleOf(sent.get(index).type, message);
-                }
-            } : null);
-        }
+        NftBatch batch = fill(channel.batch(), sent);
+        channel.commit(batch, echo ? (index, message) -> {
+            if (index >= 0 && index < handles.length && handles[index] == 0) {
+                handles[index] = handleOf(sent.get(index).type, message);
+            }
+        } : null);
         List<OperationResult> results = new ArrayList<>();
         for (int i = 0; i < sent.size(); i++) {
             results.add(new OperationResult(sent.get(i).operation, handles[i]));
@@ -254,16 +252,14 @@ public final class Transaction {
     }
 
     private NftBatch fill(NftBatch batch, List<Pending> operations) {
-        {
-            for (Pending p : operations) {
-                int flags = p.flags | (echo && isNew(p.type) ? kernel_h.NLM_F_ECHO : 0);
-                batch.add(p.operation, p.type, p.family, flags, p.payload);
-            }
-            if (guard != null) {
-                batch.guardGeneration(guard);
-            }
-            return batch;
+        for (Pending p : operations) {
+            int flags = p.flags | (echo && isNew(p.type) ? kernel_h.NLM_F_ECHO : 0);
+            batch.add(p.operation, p.type, p.family, flags, p.payload);
         }
+        if (guard != null) {
+            batch.guardGeneration(guard);
+        }
+        return batch;
     }
 
     /** The messages this transaction would send, without sending them (destroys as deletes). */

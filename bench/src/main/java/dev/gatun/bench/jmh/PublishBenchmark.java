@@ -3,6 +3,7 @@ package dev.gatun.bench.jmh;
 import dev.gatun.driver.PortSpec;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
@@ -24,6 +25,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * unpublished, a 32-port container, and single mappings from 16 threads through group commit.
  */
 @State(Scope.Benchmark)
+@Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 public class PublishBenchmark {

@@ -8,6 +8,7 @@ import dev.gatun.nft.Nftables;
 import dev.gatun.nft.Table;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
@@ -21,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 
 /** The transport and the slower operations: a transaction round trip, listing, attaching an endpoint. */
 @State(Scope.Benchmark)
+@Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 public class RoundTripBenchmark {
