@@ -133,4 +133,39 @@ class NftablesScaleTest {
         String json = Oracle.in(ns, "nft", "-j", "list", "ruleset");
         return json.split("\\{\"rule\":", -1).length - 1;
     }
+
+    /** Separate drivers (as separate processes would) race on the generation guard and retry; none fails. */
+    @Test
+    void sixteenDriversPublishingAtOnceAllSucceed(NetworkNamespace host) throws Exception {
+        try (NetworkDriver setup = withNetwork(host)) {
+            List<NetworkDriver> drivers = new ArrayList<>();
+            for (int i = 0; i < 16; i++) {
+                drivers.add(Gatun.open(host, "nftables"));
+            }
+            ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
+            CountDownLatch start = new CountDownLatch(1);
+            List<Thread> threads = new ArrayList<>();
+            for (int t = 0; t < 16; t++) {
+                NetworkDriver d = drivers.get(t);
+                int base = 10000 + t * 1000;
+                threads.add(Thread.ofPlatform().start(() -> {
+                    try {
+                        start.await();
+                        for (int i = 0; i < 50; i++) {
+                            d.publish("n1", C1, List.of(PortSpec.parse((base + i) + ":80")), null);
+                        }
+                    } catch (Throwable e) {
+                        failures.add(e);
+                    }
+                }));
+            }
+            start.countDown();
+            for (Thread t : threads) {
+                t.join();
+            }
+            drivers.forEach(NetworkDriver::close);
+            assertThat(failures).isEmpty();
+            assertThat(setup.published("n1")).hasSize(800);
+        }
+    }
 }

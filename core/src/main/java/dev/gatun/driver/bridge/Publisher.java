@@ -65,7 +65,7 @@ final class Publisher implements AutoCloseable {
     }
 
     private static final int MAX_BATCH = 512;
-    private static final int MAX_ATTEMPTS = 50;
+    private static final int MAX_ATTEMPTS = 200;
 
     private final NetworkNamespace host;
     private final Firewall firewall;
@@ -176,9 +176,14 @@ final class Publisher implements AutoCloseable {
                 }
             } catch (MappingStore.StaleViewException e) {
                 if (attempt < MAX_ATTEMPTS) {
-                    continue; // someone changed the ruleset after we read it: plan again
+                    // Someone changed the ruleset after we read it: back off a random while, plan again.
+                    backOff(attempt);
+                    continue;
                 }
-                batch.forEach(r -> r.result().completeExceptionally(e));
+                GatunException gaveUp = new GatunException("gave up after " + MAX_ATTEMPTS
+                        + " attempts: other processes kept changing the ruleset between reading and committing",
+                        e.getCause());
+                batch.forEach(r -> r.result().completeExceptionally(gaveUp));
                 return;
             } catch (RuntimeException e) {
                 if (batch.size() > 1) {
@@ -210,6 +215,11 @@ final class Publisher implements AutoCloseable {
             });
             return;
         }
+    }
+
+    private static void backOff(int attempt) {
+        long micros = java.util.concurrent.ThreadLocalRandom.current().nextLong(10, 50L * Math.min(attempt, 20) + 20);
+        java.util.concurrent.locks.LockSupport.parkNanos(micros * 1000);
     }
 
     /** What one request adds and deletes, and what it returns. */
