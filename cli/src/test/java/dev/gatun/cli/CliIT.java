@@ -234,6 +234,14 @@ class CliIT {
     }
 
     @Test
+    void aStartWithUpToDateSourcesDoesNotBuild() {
+        ok("--version");
+        Run again = ok("--version");
+        assertThat(again.err()).doesNotContain("building");
+        assertThat(again.out()).startsWith("gatun");
+    }
+
+    @Test
     void demoPassesAndLeavesNothingBehind() {
         String namespacesBefore = Oracle.host("ip", "netns", "list");
         Run r = ok("demo");

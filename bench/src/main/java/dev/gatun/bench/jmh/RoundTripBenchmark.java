@@ -27,7 +27,7 @@ import java.util.concurrent.TimeUnit;
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 public class RoundTripBenchmark {
 
-    @Param({"10000"})
+    @Param({"10000", "100000"})
     int mappings;
 
     private Lab lab;

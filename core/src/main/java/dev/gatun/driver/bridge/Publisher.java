@@ -196,13 +196,20 @@ final class Publisher implements AutoCloseable {
                 }
                 return;
             }
+            List<PortMapping> later = new ArrayList<>();
             for (PortMapping m : flushes) {
-                // Only UDP: a UDP client keeps its source port, so its old entry would keep it on
-                // the old container; a new TCP connection gets a new entry anyway. Walking the
-                // conntrack table costs milliseconds, so TCP and SCTP do without (as Docker does).
+                // A UDP client keeps its source port: its old entry must go before the caller
+                // returns, or its next datagram still reaches the old container. Walking the
+                // conntrack table costs milliseconds, so TCP and SCTP entries go just after,
+                // off the caller's path (a new TCP connection gets a new entry anyway).
                 if (m.protocol() == Protocol.UDP) {
                     conntrack.deleteNatted(m.protocol().number(), m.hostIp(), m.hostPort());
+                } else {
+                    later.add(m);
                 }
+            }
+            if (!later.isEmpty()) {
+                Thread.ofVirtual().name("gatun-conntrack").start(() -> deleteLater(later));
             }
             outcomes.forEach((r, o) -> {
                 if (o instanceof RuntimeException e) {
@@ -214,6 +221,17 @@ final class Publisher implements AutoCloseable {
                 }
             });
             return;
+        }
+    }
+
+    private void deleteLater(List<PortMapping> mappings) {
+        try (Conntrack ct = Conntrack.open(host)) {
+            for (PortMapping m : mappings) {
+                ct.deleteNatted(m.protocol().number(), m.hostIp(), m.hostPort());
+            }
+        } catch (RuntimeException e) {
+            System.getLogger(Publisher.class.getName()).log(System.Logger.Level.WARNING,
+                    "could not delete the conntrack entries of removed mappings: " + e.getMessage());
         }
     }
 
