@@ -4,8 +4,8 @@
  * for the same replies:
  *   1. RTM_GETADDR dump (the host's addresses, for the address-bound overlap check)
  *   2. NFT_MSG_GETGEN (the generation the commit is guarded with)
- *   3. NFT_MSG_GETSETELEM on ports4 for the key (is the port held?)
- *   4. NFT_MSG_GETSETELEM on hostip4 for each local IPv4 address (is it held on one address?)
+ *   3. in one datagram: NFT_MSG_GETSETELEM on ports4 for the key (is the port held?) and on
+ *      hostip4 for each local IPv4 address (is it held on one address?)
  *   5. a batch: BEGIN with NFNL_BATCH_GENID, NEWSETELEM on ports4 with the owner comment, END
  * Built by the bench harness with gcc against libnftnl and libmnl; run inside the namespace.
  *
@@ -90,19 +90,31 @@ static uint32_t generation(struct mnl_socket *nl) {
 
 static int ignore_cb(const struct nlmsghdr *nlh, void *data) { return MNL_CB_OK; }
 
-/* A GETSETELEM for one key; a missing element is the expected answer (ENOENT). */
-static void lookup(struct mnl_socket *nl, const char *set, const void *key, uint32_t len) {
+/* Appends a GETSETELEM for one key at *at; a missing element will be the expected answer (ENOENT). */
+static void put_lookup(char **at, const char *set, const void *key, uint32_t len) {
     struct nftnl_set *s = nftnl_set_alloc();
     nftnl_set_set_str(s, NFTNL_SET_TABLE, "gatun");
     nftnl_set_set_str(s, NFTNL_SET_NAME, set);
     struct nftnl_set_elem *e = nftnl_set_elem_alloc();
     nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY, key, len);
     nftnl_set_elem_add(s, e);
-    struct nlmsghdr *nlh = nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETSETELEM, NFPROTO_INET, NLM_F_ACK, ++seq);
+    struct nlmsghdr *nlh = nftnl_nlmsg_build_hdr(*at, NFT_MSG_GETSETELEM, NFPROTO_INET, NLM_F_ACK, ++seq);
     nftnl_set_elems_nlmsg_build_payload(nlh, s);
     nftnl_set_free(s);
-    if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) die("send getsetelem");
-    talk(nl, ignore_cb, NULL, seq);
+    *at += MNL_ALIGN(nlh->nlmsg_len);
+}
+
+/* Sends the lookups in one datagram and reads until each has its answer. */
+static void lookups(struct mnl_socket *nl, char *start, char *end, int count) {
+    if (mnl_socket_sendto(nl, start, end - start) < 0) die("send lookups");
+    int answered = 0;
+    while (answered < count) {
+        int n = mnl_socket_recvfrom(nl, buf, sizeof(buf));
+        if (n < 0) die("recv lookups");
+        for (struct nlmsghdr *m = (struct nlmsghdr *)buf; mnl_nlmsg_ok(m, n); m = mnl_nlmsg_next(m, &n)) {
+            if (m->nlmsg_type == NLMSG_ERROR) answered++;
+        }
+    }
 }
 
 static void publish(struct mnl_socket *nl, struct mnl_socket *rt, uint16_t hport, uint32_t caddr, uint16_t cport,
@@ -117,13 +129,16 @@ static void publish(struct mnl_socket *nl, struct mnl_socket *rt, uint16_t hport
 
     dump_addresses(rt);
     uint32_t gen = generation(nl);
-    lookup(nl, "ports4", key, sizeof(key));
+    static char requests[1 << 15];
+    char *at = requests;
+    put_lookup(&at, "ports4", key, sizeof(key));
     for (int i = 0; i < naddrs; i++) {
         uint8_t hkey[12] = {0};
         memcpy(hkey, &addrs[i], 4);
         memcpy(hkey + 4, key, 8);
-        lookup(nl, "hostip4", hkey, sizeof(hkey));
+        put_lookup(&at, "hostip4", hkey, sizeof(hkey));
     }
+    lookups(nl, requests, at, naddrs + 1);
 
     char batch[4096];
     struct mnl_nlmsg_batch *b = mnl_nlmsg_batch_start(batch, sizeof(batch));

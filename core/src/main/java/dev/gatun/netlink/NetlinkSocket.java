@@ -229,6 +229,58 @@ public final class NetlinkSocket implements AutoCloseable {
     }
 
     /**
+     * Sends several independent requests in one datagram, each asking for an ACK, and reads
+     * every answer: one system call each way instead of one per request. Replies go to
+     * {@code onReply} with the request's index; returns each request's errno, 0 for success.
+     * An errno other than {@code tolerated} throws, naming that request's operation.
+     */
+    public int[] pipeline(MemorySegment requests, long length, int firstSequence, String[] operations,
+                          java.util.function.BiConsumer<Integer, MemorySegment> onReply, int tolerated) {
+        lock.lock();
+        try {
+            send(requests, length, operations);
+            int[] errnos = new int[operations.length];
+            boolean[] answered = new boolean[operations.length];
+            int pending = operations.length;
+            while (pending > 0) {
+                long n = receive(operations);
+                int[] done = {0};
+                NetlinkMessages.forEach(receiveBuffer, n, m -> {
+                    boolean error = NetlinkMessages.type(m) == kernel_h.NLMSG_ERROR;
+                    int index = (error ? NetlinkMessages.errorSequence(m) : NetlinkMessages.sequence(m)) - firstSequence;
+                    if (index < 0 || index >= operations.length) {
+                        return; // a stale reply to something earlier on this socket
+                    }
+                    if (!error) {
+                        onReply.accept(index, m);
+                        return;
+                    }
+                    if (!answered[index]) {
+                        answered[index] = true;
+                        done[0]++;
+                        int err = -NetlinkMessages.error(m);
+                        if (err != 0 && err != tolerated && errnos[index] == 0) {
+                            errnos[index] = -1 - err; // remembered, thrown once every answer is in
+                        } else {
+                            errnos[index] = err;
+                        }
+                    }
+                });
+                pending -= done[0];
+            }
+            for (int i = 0; i < errnos.length; i++) {
+                if (errnos[i] < 0) {
+                    int errno = -1 - errnos[i];
+                    throw new Failure().exceptionFor(operations[i], errno);
+                }
+            }
+            return errnos;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
      * Sends one dump request and decodes every message of the answer. When the kernel marks
      * the dump as interrupted (the data changed while it was read), the dump is read again.
      */
@@ -429,6 +481,11 @@ public final class NetlinkSocket implements AutoCloseable {
             } else {
                 others++;
             }
+        }
+
+        RuntimeException exceptionFor(String operation, int errno) {
+            this.errno = errno;
+            return exception(operation);
         }
 
         RuntimeException exception(String operation) {

@@ -151,6 +151,41 @@ public final class NftChannel implements AutoCloseable {
         return found.stream().findFirst();
     }
 
+    /**
+     * Asks for several objects at once, one datagram of GET requests (split when it would not
+     * fit), and decodes each answer; an object that does not exist is an empty result.
+     */
+    public <T> List<Optional<T>> getAll(String operation, int type, List<Integer> families,
+                                        List<NftBatch.PayloadWriter> payloads,
+                                        java.util.function.BiFunction<Integer, MemorySegment, T> decode) {
+        List<Optional<T>> out = new ArrayList<>();
+        int from = 0;
+        while (from < payloads.size()) {
+            int first = socket.reserveSequences(payloads.size() - from);
+            long offset = 0;
+            int count = 0;
+            while (from + count < payloads.size() && REQUEST_BYTES - offset > 4096) {
+                MemorySegment nlh = libnftnl_h.nftnl_nlmsg_build_hdr(request.asSlice(offset), (short) type,
+                        (short) (int) families.get(from + count), (short) kernel_h.NLM_F_ACK, first + count)
+                        .reinterpret(REQUEST_BYTES - offset);
+                payloads.get(from + count).write(nlh);
+                offset += NetlinkMessages.align(nlmsghdr.nlmsg_len(nlh));
+                count++;
+            }
+            String[] ops = new String[count];
+            java.util.Arrays.fill(ops, operation + " in " + namespace().describe());
+            List<T> found = new ArrayList<>(java.util.Collections.nCopies(count, null));
+            int base = from;
+            socket.pipeline(request, offset, first, ops, (index, reply) -> found.set(index, decode.apply(base + index, reply)),
+                    libc_h.ENOENT);
+            for (T t : found) {
+                out.add(Optional.ofNullable(t));
+            }
+            from += count;
+        }
+        return out;
+    }
+
     @Override
     public void close() {
         socket.close();

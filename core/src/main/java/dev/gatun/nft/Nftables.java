@@ -110,6 +110,27 @@ public final class Nftables implements AutoCloseable {
 
     private static final int CONSISTENT_DUMP_ATTEMPTS = 20;
 
+    /** One key to look up in one set, for {@link #elements(List)}. */
+    public record Lookup(NftSet set, Element key) {}
+
+    /** Looks many keys up at once (one datagram there, one back); each result as {@link #element}'s. */
+    public List<Optional<Element>> elements(List<Lookup> lookups) {
+        List<NftBatch.PayloadWriter> payloads = new ArrayList<>();
+        List<Integer> families = new ArrayList<>();
+        for (Lookup l : lookups) {
+            List<ElementCodec.Encoded> probe = ElementCodec.encode(l.set(), List.of(l.key()), true);
+            payloads.add(nlh -> ElementCodec.write(nlh, l.set(), 0, probe.subList(0, 1)));
+            families.add(l.set().family().nfproto());
+        }
+        List<Optional<List<Element>>> answers = channel.getAll("look up elements", kernel_h.NFT_MSG_GETSETELEM, families,
+                payloads, (i, m) -> ElementCodec.decode(lookups.get(i).set(), ElementCodec.read(m)));
+        List<Optional<Element>> out = new ArrayList<>();
+        for (Optional<List<Element>> a : answers) {
+            out.add(a.flatMap(e -> e.stream().findFirst()));
+        }
+        return out;
+    }
+
     /** The one element with this key, as the kernel has it, or empty. */
     public Optional<Element> element(NftSet set, Element key) {
         List<ElementCodec.Encoded> probe = ElementCodec.encode(set, List.of(key), true);

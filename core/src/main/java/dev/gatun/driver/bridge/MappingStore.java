@@ -20,6 +20,11 @@ interface MappingStore extends AutoCloseable {
 
         List<PortMapping> all();
 
+        /** {@link #get} for many keys; a store that can ask for all of them at once overrides this. */
+        default List<Optional<PortMapping>> getAll(List<PortMapping> keys) {
+            return keys.stream().map(this::get).toList();
+        }
+
         /** Removes {@code deletes} and adds {@code adds}, atomically where the backend allows it. */
         void commit(List<PortMapping> deletes, List<PortMapping> adds);
     }

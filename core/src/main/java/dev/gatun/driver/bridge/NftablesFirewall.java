@@ -129,6 +129,19 @@ final class NftablesFirewall implements Firewall {
                 }
 
                 @Override
+                public List<Optional<PortMapping>> getAll(List<PortMapping> keys) {
+                    List<Nftables.Lookup> lookups = keys.stream()
+                            .map(k -> new Nftables.Lookup(map(k), Element.of(key(k).toArray(String[]::new)))).toList();
+                    List<Optional<Element>> found = nft.elements(lookups);
+                    List<Optional<PortMapping>> out = new ArrayList<>();
+                    for (int i = 0; i < keys.size(); i++) {
+                        NftSet map = lookups.get(i).set();
+                        out.add(found.get(i).map(e -> mapping(map, e)));
+                    }
+                    return out;
+                }
+
+                @Override
                 public void commit(List<PortMapping> deletes, List<PortMapping> adds) {
                     Transaction tx = nft.transaction().guardGeneration(generation);
                     group(deletes, m -> Element.of(key(m).toArray(String[]::new))).forEach(tx::deleteElements);

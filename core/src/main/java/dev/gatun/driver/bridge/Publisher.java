@@ -144,20 +144,19 @@ final class Publisher implements AutoCloseable {
     /** Plans every request against the maps as they are, commits them together, and retries on a race. */
     private void process(MappingStore store, Conntrack conntrack, Rtnetlink rt, List<Request> batch) {
         for (int attempt = 1; ; attempt++) {
-            MappingStore.View view = store.begin();
+            List<InetAddress> localAddresses = batch.stream().anyMatch(r -> r instanceof Publish p
+                    && p.mappings.stream().anyMatch(w -> w.hostIp() == null))
+                    ? rt.addresses(null).stream().map(a -> a.prefix().address()).toList() : List.of();
+            MappingStore.View view = prefetched(store.begin(), batch, localAddresses);
             Plan all = new Plan();
             Map<Request, Object> outcomes = new LinkedHashMap<>();
             Map<Key, PortMapping> claimed = new HashMap<>();
             List<PortMapping> flushes = new ArrayList<>();
-            List<InetAddress> localAddresses = null;
             boolean changes = false;
             for (Request r : batch) {
                 try {
                     Plan plan;
                     if (r instanceof Publish p) {
-                        if (localAddresses == null && p.mappings.stream().anyMatch(w -> w.hostIp() == null)) {
-                            localAddresses = rt.addresses(null).stream().map(a -> a.prefix().address()).toList();
-                        }
                         plan = planPublish(view, p, claimed, localAddresses);
                     } else {
                         plan = planUnpublish(view, ((Unpublish) r).selection, claimed);
@@ -196,20 +195,14 @@ final class Publisher implements AutoCloseable {
                 }
                 return;
             }
-            List<PortMapping> later = new ArrayList<>();
             for (PortMapping m : flushes) {
-                // A UDP client keeps its source port: its old entry must go before the caller
-                // returns, or its next datagram still reaches the old container. Walking the
-                // conntrack table costs milliseconds, so TCP and SCTP entries go just after,
-                // off the caller's path (a new TCP connection gets a new entry anyway).
+                // Only UDP: a UDP client keeps its source port, so its old entry would keep it on
+                // the old container, while a new TCP connection gets a new entry anyway. Walking
+                // the conntrack table costs milliseconds of kernel time, too much to spend on
+                // every TCP change (Docker also clears UDP entries only).
                 if (m.protocol() == Protocol.UDP) {
                     conntrack.deleteNatted(m.protocol().number(), m.hostIp(), m.hostPort());
-                } else {
-                    later.add(m);
                 }
-            }
-            if (!later.isEmpty()) {
-                Thread.ofVirtual().name("gatun-conntrack").start(() -> deleteLater(later));
             }
             outcomes.forEach((r, o) -> {
                 if (o instanceof RuntimeException e) {
@@ -224,15 +217,62 @@ final class Publisher implements AutoCloseable {
         }
     }
 
-    private void deleteLater(List<PortMapping> mappings) {
-        try (Conntrack ct = Conntrack.open(host)) {
-            for (PortMapping m : mappings) {
-                ct.deleteNatted(m.protocol().number(), m.hostIp(), m.hostPort());
+    /**
+     * The view with every key the batch will ask about already read, in one round trip: a
+     * publish's own key and the keys that would overlap it, an unpublish's keys.
+     */
+    private static MappingStore.View prefetched(MappingStore.View view, List<Request> batch, List<InetAddress> local) {
+        List<PortMapping> keys = new ArrayList<>();
+        for (Request r : batch) {
+            if (r instanceof Publish p) {
+                for (Wanted w : p.mappings) {
+                    PortMapping m = new PortMapping(null, w.protocol(), w.hostIp(), w.hostPort(), w.containerIp(), 0, null);
+                    keys.add(m);
+                    boolean v4 = w.containerIp() instanceof Inet4Address;
+                    if (w.hostIp() == null) {
+                        for (InetAddress a : local) {
+                            if ((a instanceof Inet4Address) == v4) {
+                                keys.add(new PortMapping(null, w.protocol(), a, w.hostPort(), w.containerIp(), 0, null));
+                            }
+                        }
+                    } else {
+                        keys.add(new PortMapping(null, w.protocol(), null, w.hostPort(), w.containerIp(), 0, null));
+                    }
+                }
+            } else if (r instanceof Unpublish u && u.selection().keys() != null) {
+                for (Wanted w : u.selection().keys()) {
+                    keys.add(new PortMapping(null, w.protocol(), w.hostIp(), w.hostPort(), w.containerIp(), 0, null));
+                }
             }
-        } catch (RuntimeException e) {
-            System.getLogger(Publisher.class.getName()).log(System.Logger.Level.WARNING,
-                    "could not delete the conntrack entries of removed mappings: " + e.getMessage());
         }
+        Map<Key, Optional<PortMapping>> known = new HashMap<>();
+        List<PortMapping> distinct = new ArrayList<>();
+        for (PortMapping k : keys) {
+            if (known.putIfAbsent(key(k), Optional.empty()) == null) {
+                distinct.add(k);
+            }
+        }
+        List<Optional<PortMapping>> found = distinct.isEmpty() ? List.of() : view.getAll(distinct);
+        for (int i = 0; i < distinct.size(); i++) {
+            known.put(key(distinct.get(i)), found.get(i));
+        }
+        return new MappingStore.View() {
+            @Override
+            public Optional<PortMapping> get(PortMapping k) {
+                Optional<PortMapping> o = known.get(key(k));
+                return o != null ? o : view.get(k);
+            }
+
+            @Override
+            public List<PortMapping> all() {
+                return view.all();
+            }
+
+            @Override
+            public void commit(List<PortMapping> deletes, List<PortMapping> adds) {
+                view.commit(deletes, adds);
+            }
+        };
     }
 
     private static void backOff(int attempt) {
