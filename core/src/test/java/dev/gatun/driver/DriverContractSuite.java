@@ -162,4 +162,16 @@ abstract class DriverContractSuite {
             assertThat(firewallState(host)).isEqualTo(before);
         }
     }
+
+    /** A driver keeps network lookups briefly; once that second is over, a network deleted elsewhere is gone. */
+    @Test
+    void aNetworkDeletedByAnotherInstanceIsSeenAsGone(NetworkNamespace host) throws InterruptedException {
+        try (NetworkDriver first = withNetwork(host); NetworkDriver second = open(host)) {
+            second.publish("n1", C1, ports("8080:80"), null);
+            first.deleteNetwork("n1", true);
+            Thread.sleep(1100);
+            assertThatThrownBy(() -> second.publish("n1", C1, ports("8081:80"), null))
+                    .isInstanceOf(NotFoundException.class).hasMessageContaining("n1");
+        }
+    }
 }
