@@ -133,10 +133,7 @@ public final class Nftables implements AutoCloseable {
 
     /** The one element with this key, as the kernel has it, or empty. */
     public Optional<Element> element(NftSet set, Element key) {
-        List<ElementCodec.Encoded> probe = ElementCodec.encode(set, List.of(key), true);
-        return channel.get("get element " + key.describeKey() + " of " + set.describe(), kernel_h.NFT_MSG_GETSETELEM,
-                set.family().nfproto(), nlh -> ElementCodec.write(nlh, set, 0, probe.subList(0, 1)),
-                m -> ElementCodec.decode(set, ElementCodec.read(m))).flatMap(l -> l.stream().findFirst());
+        return elements(List.of(new Lookup(set, key))).getFirst();
     }
 
     /** A dump request payload that names only the table, so the kernel lists that table's objects. */
