@@ -9,6 +9,7 @@ import dev.gatun.driver.NetworkSpec;
 import dev.gatun.driver.PortSpec;
 import dev.gatun.netns.NamedNamespaces;
 import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.netns.ReplyServers;
 import dev.gatun.nft.Family;
 import dev.gatun.nft.NftRenderer;
 import dev.gatun.nft.Nftables;
@@ -19,11 +20,13 @@ import picocli.CommandLine.Command;
 
 import java.io.IOException;
 import java.net.InetAddress;
+import java.nio.channels.DatagramChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The main job end to end on throwaway namespaces: a host, two containers and an outside
@@ -54,7 +57,7 @@ final class DemoCommand extends Base {
         String ruleset = null;
         Network network = null;
         String addrAssignType = null;
-        try (DemoTraffic traffic = new DemoTraffic()) {
+        try (ReplyServers traffic = new ReplyServers()) {
             NetworkNamespace host = NamedNamespaces.create(names.get(0));
             NetworkNamespace c1 = NamedNamespaces.create(names.get(1));
             NetworkNamespace c2 = NamedNamespaces.create(names.get(2));
@@ -63,7 +66,7 @@ final class DemoCommand extends Base {
             connectOutside(host, outside);
             try (NetworkDriver gatun = Gatun.open(host)) {
                 network = gatun.createNetwork(NetworkSpec.of("demo", Prefix.parse("10.99.0.0/24")));
-                addrAssignType = DemoTraffic.sysfs(host, network.bridge(), "addr_assign_type");
+                addrAssignType = sysfs(host, network.bridge(), "addr_assign_type");
                 o.line("network demo: bridge " + network.bridge() + ", MAC " + network.mac() + " (addr_assign_type "
                         + addrAssignType + ": set by gatun, it never follows a port)");
                 Endpoint e1 = gatun.attach(EndpointSpec.of("demo", c1));
@@ -78,21 +81,21 @@ final class DemoCommand extends Base {
                 timed("publish 8081:80 to c2", () -> gatun.publish("demo", e2.ip(), List.of(PortSpec.parse("8081:80")), null));
 
                 expect("outside -> " + OUTSIDE_HOST + ":8080/tcp reaches c1", "hello from c1",
-                        () -> DemoTraffic.tcpFetch(outside, OUTSIDE_HOST, 8080));
+                        () -> ReplyServers.tcpFetch(outside, OUTSIDE_HOST, 8080));
                 expect("outside -> " + OUTSIDE_HOST + ":5353/udp reaches c1", "udp hello from c1",
-                        () -> DemoTraffic.udpAsk(outside, OUTSIDE_HOST, 5353));
+                        () -> udpAsk(outside, OUTSIDE_HOST, 5353));
                 expect("outside -> " + OUTSIDE_HOST + ":8081/tcp reaches c2", "hello from c2",
-                        () -> DemoTraffic.tcpFetch(outside, OUTSIDE_HOST, 8081));
+                        () -> ReplyServers.tcpFetch(outside, OUTSIDE_HOST, 8081));
                 expect("hairpin: c2 -> " + OUTSIDE_HOST + ":8080 reaches c1", "hello from c1",
-                        () -> DemoTraffic.tcpFetch(c2, OUTSIDE_HOST, 8080));
+                        () -> ReplyServers.tcpFetch(c2, OUTSIDE_HOST, 8080));
                 expect("hairpin: c1 -> " + OUTSIDE_HOST + ":8080 reaches itself", "hello from c1",
-                        () -> DemoTraffic.tcpFetch(c1, OUTSIDE_HOST, 8080));
+                        () -> ReplyServers.tcpFetch(c1, OUTSIDE_HOST, 8080));
                 expect("host -> 127.0.0.1:8080 reaches c1", "hello from c1",
-                        () -> DemoTraffic.tcpFetch(host, "127.0.0.1", 8080));
+                        () -> ReplyServers.tcpFetch(host, "127.0.0.1", 8080));
                 refused("outside -> " + OUTSIDE_HOST + ":81 (not published) is refused",
-                        () -> DemoTraffic.tcpFetch(outside, OUTSIDE_HOST, 81));
+                        () -> ReplyServers.tcpFetch(outside, OUTSIDE_HOST, 81));
                 refused("outside -> " + ip1 + ":81 routed straight to c1 is dropped",
-                        () -> DemoTraffic.tcpFetch(outside, ip1, 81));
+                        () -> ReplyServers.tcpFetch(outside, ip1, 81));
                 try (Nftables nft = Nftables.open(host)) {
                     ruleset = NftRenderer.render(nft.list(Table.of(Family.INET, "gatun")));
                 }
@@ -166,6 +169,32 @@ final class DemoCommand extends Base {
             checks.add(new Check(name, false, "it answered '" + got + "'"));
         } catch (Exception e) {
             checks.add(new Check(name, true, "no answer (" + e.getClass().getSimpleName() + ")"));
+        }
+    }
+
+    private static String udpAsk(NetworkNamespace ns, String address, int port) throws IOException {
+        try (DatagramChannel client = ReplyServers.udpClient(ns)) {
+            String answer = ReplyServers.udpAsk(client, address, port);
+            if (answer == null) {
+                throw new IOException("no UDP answer from " + address + ":" + port);
+            }
+            return answer;
+        }
+    }
+
+    /** A sysfs attribute of a link in a named namespace, read as ip netns exec sees it. */
+    private static String sysfs(NetworkNamespace ns, String link, String attribute) {
+        try {
+            Process p = new ProcessBuilder("ip", "netns", "exec", ns.name(), "cat",
+                    "/sys/class/net/" + link + "/" + attribute).redirectErrorStream(true).start();
+            p.getOutputStream().close();
+            String out = utf8(p.getInputStream().readAllBytes()).strip();
+            return p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0 ? out : "unknown";
+        } catch (IOException e) {
+            return "unknown (" + e.getMessage() + ")";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "unknown";
         }
     }
 

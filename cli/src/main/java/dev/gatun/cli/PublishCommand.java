@@ -41,8 +41,7 @@ final class PublishCommand extends Base {
             o.json(Json.mappings(made));
         } else {
             for (PortMapping m : made) {
-                o.line("published " + LsCommand.host(m) + " -> " + Json.ip(m.containerIp()) + ":" + m.containerPort() + "/"
-                        + m.protocol().keyword() + " (owner " + m.owner() + ")");
+                o.line("published " + LsCommand.route(m) + " (owner " + m.owner() + ")");
             }
             o.line("in " + micros / 1000 + " ms, starting the driver included (bench/ measures a warm publish)");
         }

@@ -36,8 +36,7 @@ final class UnpublishCommand extends Base {
             o.json(Json.mappings(removed));
         } else {
             for (PortMapping m : removed) {
-                o.line("unpublished " + LsCommand.host(m) + " -> " + Json.ip(m.containerIp()) + ":" + m.containerPort() + "/"
-                        + m.protocol().keyword());
+                o.line("unpublished " + LsCommand.route(m));
             }
             if (removed.isEmpty()) {
                 o.line("nothing was published by that owner");

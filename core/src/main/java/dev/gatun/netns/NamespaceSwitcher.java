@@ -63,30 +63,25 @@ final class NamespaceSwitcher {
 
     /** Runs the task in a new, empty network namespace, and returns the thread to its own afterwards. */
     static <T> T callInNewNamespace(Callable<T> task) {
-        return onWorker(() -> {
-            int home = Libc.open(SELF, 0);
-            try {
-                Libc.unshareNetwork();
-                try {
-                    return task.call();
-                } finally {
-                    returnHome(home);
-                }
-            } finally {
-                Libc.close(home);
-            }
-        });
+        return onWorker(() -> awayFromHome(Libc::unshareNetwork, task));
     }
 
     private static <T> T switchAndRun(String target, Callable<T> task) throws Exception {
-        int home = Libc.open(SELF, 0);
-        try {
+        return awayFromHome(() -> {
             int dest = Libc.open(target, 0);
             try {
                 Libc.setns(dest, target);
             } finally {
                 Libc.close(dest);
             }
+        }, task);
+    }
+
+    /** Keeps a handle on the thread's own namespace, leaves it, runs the task, and always goes back. */
+    private static <T> T awayFromHome(Runnable leave, Callable<T> task) throws Exception {
+        int home = Libc.open(SELF, 0);
+        try {
+            leave.run();
             try {
                 return task.call();
             } finally {

@@ -1,11 +1,11 @@
 package dev.gatun.driver;
 
 import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.netns.ReplyServers;
 import dev.gatun.rtnl.Prefix;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Lab;
 import dev.gatun.testing.Oracle;
-import dev.gatun.testing.Servers;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -40,7 +40,7 @@ abstract class DriverTrafficSuite {
     void tcpAndUdpFromOutsideReachTheContainer(NetworkNamespace host, NetworkNamespace outside, NetworkNamespace c1)
             throws Exception {
         Lab.connectOutside(host, outside, SUBNET);
-        try (NetworkDriver gatun = open(host); Servers servers = new Servers()) {
+        try (NetworkDriver gatun = open(host); ReplyServers servers = new ReplyServers()) {
             gatun.createNetwork(network(false));
             Endpoint e = gatun.attach(EndpointSpec.of("n1", c1));
             String ip = e.ip().getHostAddress();
@@ -48,9 +48,9 @@ abstract class DriverTrafficSuite {
 
             gatun.publish("n1", e.ip(), ports("8080:80", "8080:80/udp", "8081:81/sctp"), null);
 
-            assertThat(Servers.tcpFetch(outside, Lab.HOST_ADDRESS, 8080)).isEqualTo("c1-tcp");
-            try (DatagramChannel client = Servers.udpClient(outside)) {
-                assertThat(Servers.udpAsk(client, Lab.HOST_ADDRESS, 8080)).isEqualTo("c1-udp");
+            assertThat(ReplyServers.tcpFetch(outside, Lab.HOST_ADDRESS, 8080)).isEqualTo("c1-tcp");
+            try (DatagramChannel client = ReplyServers.udpClient(outside)) {
+                assertThat(ReplyServers.udpAsk(client, Lab.HOST_ADDRESS, 8080)).isEqualTo("c1-udp");
             }
             assertThat(gatun.published("n1")).extracting(m -> m.protocol() + " " + m.hostPort() + " " + m.containerPort())
                     .containsExactly("TCP 8080 80", "UDP 8080 80", "SCTP 8081 81");
@@ -61,14 +61,14 @@ abstract class DriverTrafficSuite {
     void mappingBoundToOneHostAddressAnswersThereOnly(NetworkNamespace host, NetworkNamespace outside,
                                                       NetworkNamespace c1) throws Exception {
         Lab.connectOutside(host, outside, SUBNET);
-        try (NetworkDriver gatun = open(host); Servers servers = new Servers()) {
+        try (NetworkDriver gatun = open(host); ReplyServers servers = new ReplyServers()) {
             gatun.createNetwork(network(false));
             Endpoint e = gatun.attach(EndpointSpec.of("n1", c1));
             servers.tcp(c1, e.ip().getHostAddress(), 80, "c1");
             gatun.publish("n1", e.ip(), ports(Lab.SECOND_HOST_ADDRESS + ":9090:80"), null);
 
-            assertThat(Servers.tcpFetch(outside, Lab.SECOND_HOST_ADDRESS, 9090)).isEqualTo("c1");
-            assertThat(Servers.tcpAnswers(outside, Lab.HOST_ADDRESS, 9090)).isFalse();
+            assertThat(ReplyServers.tcpFetch(outside, Lab.SECOND_HOST_ADDRESS, 9090)).isEqualTo("c1");
+            assertThat(ReplyServers.tcpAnswers(outside, Lab.HOST_ADDRESS, 9090)).isFalse();
         }
     }
 
@@ -76,7 +76,7 @@ abstract class DriverTrafficSuite {
     void rangeAnswersOnEveryPortAndIpv6Works(NetworkNamespace host, NetworkNamespace outside, NetworkNamespace c1)
             throws Exception {
         Lab.connectOutside(host, outside, SUBNET, "fd00:88::/64");
-        try (NetworkDriver gatun = open(host); Servers servers = new Servers()) {
+        try (NetworkDriver gatun = open(host); ReplyServers servers = new ReplyServers()) {
             gatun.createNetwork(network(true));
             Endpoint e = gatun.attach(EndpointSpec.of("n1", c1));
             for (int p = 9000; p <= 9009; p++) {
@@ -87,9 +87,9 @@ abstract class DriverTrafficSuite {
             gatun.publish("n1", e.ip6(), ports("[::]:8080:80"), null);
 
             for (int p = 9000; p <= 9009; p++) {
-                assertThat(Servers.tcpFetch(outside, Lab.HOST_ADDRESS, p)).isEqualTo("c1:" + p);
+                assertThat(ReplyServers.tcpFetch(outside, Lab.HOST_ADDRESS, p)).isEqualTo("c1:" + p);
             }
-            assertThat(Servers.tcpFetch(outside, Lab.HOST_ADDRESS6, 8080)).isEqualTo("c1-v6");
+            assertThat(ReplyServers.tcpFetch(outside, Lab.HOST_ADDRESS6, 8080)).isEqualTo("c1-v6");
         }
     }
 
@@ -110,17 +110,17 @@ abstract class DriverTrafficSuite {
     private void hairpinAndLocalhost(NetworkNamespace host, NetworkNamespace outside, NetworkNamespace c1,
                                             NetworkNamespace c2) throws Exception {
         Lab.connectOutside(host, outside, SUBNET);
-        try (NetworkDriver gatun = open(host); Servers servers = new Servers()) {
+        try (NetworkDriver gatun = open(host); ReplyServers servers = new ReplyServers()) {
             gatun.createNetwork(network(false));
             Endpoint e1 = gatun.attach(EndpointSpec.of("n1", c1));
             gatun.attach(EndpointSpec.of("n1", c2));
             servers.tcp(c1, e1.ip().getHostAddress(), 80, "c1");
             gatun.publish("n1", e1.ip(), ports("8080:80"), null);
 
-            assertThat(Servers.tcpFetch(c1, Lab.HOST_ADDRESS, 8080)).as("hairpin to itself").isEqualTo("c1");
-            assertThat(Servers.tcpFetch(c2, Lab.HOST_ADDRESS, 8080)).as("hairpin from a sibling").isEqualTo("c1");
-            assertThat(Servers.tcpFetch(host, "127.0.0.1", 8080)).as("localhost on the host").isEqualTo("c1");
-            assertThat(Servers.tcpFetch(host, Lab.HOST_ADDRESS, 8080)).as("host address from the host").isEqualTo("c1");
+            assertThat(ReplyServers.tcpFetch(c1, Lab.HOST_ADDRESS, 8080)).as("hairpin to itself").isEqualTo("c1");
+            assertThat(ReplyServers.tcpFetch(c2, Lab.HOST_ADDRESS, 8080)).as("hairpin from a sibling").isEqualTo("c1");
+            assertThat(ReplyServers.tcpFetch(host, "127.0.0.1", 8080)).as("localhost on the host").isEqualTo("c1");
+            assertThat(ReplyServers.tcpFetch(host, Lab.HOST_ADDRESS, 8080)).as("host address from the host").isEqualTo("c1");
         }
     }
 
@@ -128,20 +128,20 @@ abstract class DriverTrafficSuite {
     void unpublishedPortsAndDirectRoutesAreDropped(NetworkNamespace host, NetworkNamespace outside, NetworkNamespace c1)
             throws Exception {
         Lab.connectOutside(host, outside, SUBNET);
-        try (NetworkDriver gatun = open(host); Servers servers = new Servers()) {
+        try (NetworkDriver gatun = open(host); ReplyServers servers = new ReplyServers()) {
             gatun.createNetwork(network(false));
             Endpoint e = gatun.attach(EndpointSpec.of("n1", c1));
             String ip = e.ip().getHostAddress();
             servers.tcp(c1, ip, 80, "c1-80").tcp(c1, ip, 81, "c1-81");
             gatun.publish("n1", e.ip(), ports("8080:80"), null);
 
-            assertThat(Servers.tcpFetch(outside, Lab.HOST_ADDRESS, 8080)).isEqualTo("c1-80");
-            assertThat(Servers.tcpAnswers(outside, Lab.HOST_ADDRESS, 81)).as("unpublished port on the host").isFalse();
-            assertThat(Servers.tcpAnswers(outside, ip, 81)).as("route straight to the container, unpublished").isFalse();
-            assertThat(Servers.tcpAnswers(outside, ip, 80)).as("route straight to the container, published").isFalse();
+            assertThat(ReplyServers.tcpFetch(outside, Lab.HOST_ADDRESS, 8080)).isEqualTo("c1-80");
+            assertThat(ReplyServers.tcpAnswers(outside, Lab.HOST_ADDRESS, 81)).as("unpublished port on the host").isFalse();
+            assertThat(ReplyServers.tcpAnswers(outside, ip, 81)).as("route straight to the container, unpublished").isFalse();
+            assertThat(ReplyServers.tcpAnswers(outside, ip, 80)).as("route straight to the container, published").isFalse();
             // The container itself can still go out (outbound is allowed and masqueraded).
             servers.tcp(outside, "192.0.2.2", 7777, "outside");
-            assertThat(Servers.tcpFetch(c1, "192.0.2.2", 7777)).isEqualTo("outside");
+            assertThat(ReplyServers.tcpFetch(c1, "192.0.2.2", 7777)).isEqualTo("outside");
         }
     }
 
@@ -149,21 +149,21 @@ abstract class DriverTrafficSuite {
     void udpClientFollowsAHostPortThatMovesToAnotherContainer(NetworkNamespace host, NetworkNamespace outside,
                                                              NetworkNamespace c1, NetworkNamespace c2) throws Exception {
         Lab.connectOutside(host, outside, SUBNET);
-        try (NetworkDriver gatun = open(host); Servers servers = new Servers();
-             DatagramChannel client = Servers.udpClient(outside)) {
+        try (NetworkDriver gatun = open(host); ReplyServers servers = new ReplyServers();
+             DatagramChannel client = ReplyServers.udpClient(outside)) {
             gatun.createNetwork(network(false));
             Endpoint a = gatun.attach(EndpointSpec.of("n1", c1));
             Endpoint b = gatun.attach(EndpointSpec.of("n1", c2));
             servers.udp(c1, a.ip().getHostAddress(), 53, "A").udp(c2, b.ip().getHostAddress(), 53, "B");
             gatun.publish("n1", a.ip(), ports("5353:53/udp"), "app");
-            assertThat(Servers.udpAsk(client, Lab.HOST_ADDRESS, 5353)).isEqualTo("A");
+            assertThat(ReplyServers.udpAsk(client, Lab.HOST_ADDRESS, 5353)).isEqualTo("A");
 
             gatun.publish("n1", b.ip(), ports("5353:53/udp"), "app");
 
             long deadline = System.nanoTime() + 1_000_000_000L;
             String answer = null;
             while (System.nanoTime() < deadline && !"B".equals(answer)) {
-                answer = Servers.udpAsk(client, Lab.HOST_ADDRESS, 5353);
+                answer = ReplyServers.udpAsk(client, Lab.HOST_ADDRESS, 5353);
             }
             assertThat(answer).as("the same client socket reaches B within a second").isEqualTo("B");
         }
@@ -174,7 +174,7 @@ abstract class DriverTrafficSuite {
                                                        NetworkNamespace c1, NetworkNamespace c2, NetworkNamespace c3,
                                                        NetworkNamespace c4) throws Exception {
         Lab.connectOutside(host, outside, SUBNET, "10.89.0.0/16", "10.90.0.0/16");
-        try (NetworkDriver gatun = open(host); Servers servers = new Servers()) {
+        try (NetworkDriver gatun = open(host); ReplyServers servers = new ReplyServers()) {
             gatun.createNetwork(network(false));
             gatun.createNetwork(new NetworkSpec("plain", null, Prefix.parse("10.89.0.0/16"), null, null, null, null, null,
                     false, false, false));
@@ -187,12 +187,12 @@ abstract class DriverTrafficSuite {
             servers.tcpWhoAmI(outside, "192.0.2.2", 7000);
             servers.tcp(c3, sibling.ip().getHostAddress(), 80, "c3");
 
-            assertThat(Servers.tcpFetch(c1, "192.0.2.2", 7000)).as("masqueraded").isEqualTo(Lab.HOST_ADDRESS);
-            assertThat(Servers.tcpFetch(c2, "192.0.2.2", 7000)).as("masquerade off")
+            assertThat(ReplyServers.tcpFetch(c1, "192.0.2.2", 7000)).as("masqueraded").isEqualTo(Lab.HOST_ADDRESS);
+            assertThat(ReplyServers.tcpFetch(c2, "192.0.2.2", 7000)).as("masquerade off")
                     .isEqualTo(direct.ip().getHostAddress());
-            assertThat(Servers.tcpAnswers(c4, "192.0.2.2", 7000)).as("internal network, no way out").isFalse();
-            assertThat(Servers.tcpAnswers(c2, sibling.ip().getHostAddress(), 80)).as("icc off").isFalse();
-            assertThat(Servers.tcpFetch(c1, sibling.ip().getHostAddress(), 80)).as("other network to c3").isEqualTo("c3");
+            assertThat(ReplyServers.tcpAnswers(c4, "192.0.2.2", 7000)).as("internal network, no way out").isFalse();
+            assertThat(ReplyServers.tcpAnswers(c2, sibling.ip().getHostAddress(), 80)).as("icc off").isFalse();
+            assertThat(ReplyServers.tcpFetch(c1, sibling.ip().getHostAddress(), 80)).as("other network to c3").isEqualTo("c3");
             assertThat(masqueraded.ip()).isNotNull();
         }
     }
