@@ -2,7 +2,9 @@
  * The C floor for one publish: sends exactly the netlink messages that gatun's nftables driver
  * sends to publish one mapping "tcp HOST_PORT -> ADDR:PORT" on every host address, and waits
  * for the same replies:
- *   1. RTM_GETADDR dump (the host's addresses, for the address-bound overlap check)
+ *   1. a non-blocking read of a socket subscribed to rtnetlink's link and address groups; only
+ *      when it shows a change (or at the first publish), an RTM_GETADDR dump (the host's
+ *      addresses, for the address-bound overlap check), as gatun's cache does
  *   2. NFT_MSG_GETGEN (the generation the commit is guarded with)
  *   3. in one datagram: NFT_MSG_GETSETELEM on ports4 for the key (is the port held?) and on
  *      hostip4 for each local IPv4 address (is it held on one address?)
@@ -25,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <libmnl/libmnl.h>
 #include <libnftnl/common.h>
@@ -73,6 +76,16 @@ static void dump_addresses(struct mnl_socket *rt) {
     talk(rt, addr_cb, NULL, seq);
 }
 
+/* Whether links or addresses changed since the last call: drains the subscribed socket without waiting. */
+static int host_changed(struct mnl_socket *watch) {
+    static int known;
+    int changed = !known;
+    known = 1;
+    char note[8192];
+    while (recv(mnl_socket_get_fd(watch), note, sizeof(note), MSG_DONTWAIT) > 0) changed = 1;
+    return changed;
+}
+
 static int gen_cb(const struct nlmsghdr *nlh, void *data) {
     struct nftnl_gen *g = nftnl_gen_alloc();
     if (nftnl_gen_nlmsg_parse(nlh, g) >= 0) *(uint32_t *)data = nftnl_gen_get_u32(g, NFTNL_GEN_ID);
@@ -117,7 +130,7 @@ static void lookups(struct mnl_socket *nl, char *start, char *end, int count) {
     }
 }
 
-static void publish(struct mnl_socket *nl, struct mnl_socket *rt, uint16_t hport, uint32_t caddr, uint16_t cport,
+static void publish(struct mnl_socket *nl, struct mnl_socket *rt, struct mnl_socket *watch, uint16_t hport, uint32_t caddr, uint16_t cport,
                     const char *owner) {
     uint8_t key[8] = {0}, data[8] = {0};
     key[0] = IPPROTO_TCP;
@@ -127,7 +140,7 @@ static void publish(struct mnl_socket *nl, struct mnl_socket *rt, uint16_t hport
     p = htons(cport);
     memcpy(data + 4, &p, 2);
 
-    dump_addresses(rt);
+    if (host_changed(watch)) dump_addresses(rt);
     uint32_t gen = generation(nl);
     static char requests[1 << 15];
     char *at = requests;
@@ -195,7 +208,10 @@ int main(int argc, char **argv) {
     }
     struct mnl_socket *nl = mnl_socket_open(NETLINK_NETFILTER);
     struct mnl_socket *rt = mnl_socket_open(NETLINK_ROUTE);
-    if (!nl || !rt || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0 || mnl_socket_bind(rt, 0, MNL_SOCKET_AUTOPID) < 0)
+    struct mnl_socket *watch = mnl_socket_open(NETLINK_ROUTE);
+    if (!nl || !rt || !watch || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0
+        || mnl_socket_bind(rt, 0, MNL_SOCKET_AUTOPID) < 0
+        || mnl_socket_bind(watch, RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR, MNL_SOCKET_AUTOPID) < 0)
         die("socket");
     seq = time(NULL);
     if (count == 0) {
@@ -203,17 +219,18 @@ int main(int argc, char **argv) {
         while (fgets(line, sizeof(line), stdin)) {
             int p = atoi(line);
             long long t0 = now_us();
-            publish(nl, rt, p, caddr, p, argv[4]);
+            publish(nl, rt, watch, p, caddr, p, argv[4]);
             printf("%lld\n", now_us() - t0);
             fflush(stdout);
         }
     }
     for (int i = 0; i < count; i++) {
         long long t0 = now_us();
-        publish(nl, rt, hport + i, caddr, cport, argv[4]);
+        publish(nl, rt, watch, hport + i, caddr, cport, argv[4]);
         printf("%lld\n", now_us() - t0);
     }
     mnl_socket_close(nl);
     mnl_socket_close(rt);
+    mnl_socket_close(watch);
     return 0;
 }

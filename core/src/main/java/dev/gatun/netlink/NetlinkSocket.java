@@ -68,11 +68,15 @@ public final class NetlinkSocket implements AutoCloseable {
      * Opens a socket that also receives the notifications of multicast {@code group} (for
      * example NFNLGRP_NFTABLES); read them with {@link #receiveNotifications}.
      */
-    public static NetlinkSocket subscribe(NetlinkProtocol protocol, NetworkNamespace namespace, int group) {
-        if (group < 1 || group > 32) {
-            throw new IllegalArgumentException("netlink group " + group + " is out of range 1-32");
+    public static NetlinkSocket subscribe(NetlinkProtocol protocol, NetworkNamespace namespace, int... groups) {
+        int mask = 0;
+        for (int group : groups) {
+            if (group < 1 || group > 32) {
+                throw new IllegalArgumentException("netlink group " + group + " is out of range 1-32");
+            }
+            mask |= 1 << (group - 1);
         }
-        return open(protocol, namespace, 1 << (group - 1));
+        return open(protocol, namespace, mask);
     }
 
     private static NetlinkSocket open(NetlinkProtocol protocol, NetworkNamespace namespace, int groups) {
@@ -358,6 +362,32 @@ public final class NetlinkSocket implements AutoCloseable {
                     return Receipt.OVERRUN;
                 }
                 throw Errno.exception("receive notifications in " + namespace.describe(), errno);
+            }
+            NetlinkMessages.forEach(receiveBuffer, n, each);
+            return Receipt.MESSAGES;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Reads one datagram of notifications if one is queued, without waiting: TIMEOUT when none
+     * is, so a cache can ask "did anything change?" for the price of one system call.
+     */
+    public Receipt pollNotifications(Consumer<MemorySegment> each) {
+        lock.lock();
+        try {
+            ensureOpen();
+            long n = libc_h.recv(callState, fd, receiveBuffer, RECEIVE_BYTES, libc_h.MSG_DONTWAIT);
+            if (n < 0) {
+                int errno = CallState.errno(callState);
+                if (errno == libc_h.EAGAIN || errno == libc_h.EINTR) {
+                    return Receipt.TIMEOUT;
+                }
+                if (errno == libc_h.ENOBUFS) {
+                    return Receipt.OVERRUN;
+                }
+                throw Errno.exception("poll notifications in " + namespace.describe(), errno);
             }
             NetlinkMessages.forEach(receiveBuffer, n, each);
             return Receipt.MESSAGES;

@@ -10,7 +10,7 @@ import java.lang.invoke.MethodHandle;
 
 import static java.lang.foreign.ValueLayout.*;
 
-/** Bindings for native-headers/libc.h: 13 functions, 89 constants. */
+/** Bindings for native-headers/libc.h: 14 functions, 90 constants. */
 public final class libc_h {
 
     private libc_h() {}
@@ -370,6 +370,34 @@ public final class libc_h {
         }
     }
 
+    private static final class recv$ {
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT);
+        static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(findOrThrow("recv"), DESC, CallState.CAPTURE_ERRNO);
+    }
+
+    public static FunctionDescriptor recv$descriptor() {
+        return recv$.DESC;
+    }
+
+    public static MethodHandle recv$handle() {
+        return recv$.HANDLE;
+    }
+
+    /**
+     * {@snippet lang=c : ssize_t recv (int, void *, size_t, int) }
+     * @param callState the caller's own {@link CallState} segment; errno is written there
+     */
+    public static long recv(MemorySegment callState, int x0, MemorySegment x1, long x2, int x3) {
+        try {
+            return (long) recv$.HANDLE.invokeExact(callState, x0, x1, x2, x3);
+        } catch (Error | RuntimeException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError("unexpected checked exception from recv", t);
+        }
+    }
+
+    public static final int MSG_DONTWAIT = 64;
     public static final int EPERM = 1;
     public static final int ENOENT = 2;
     public static final int ESRCH = 3;

@@ -48,21 +48,14 @@ public final class BridgeDriver implements NetworkDriver {
     private final Firewall firewall;
     private final Publisher publisher;
     private final Object topology = new Object();
-    /**
-     * Networks as last read, for publish and unpublish, which need one network's subnets on
-     * every call and must not pay a link dump for it. Kept for at most a second, so a network
-     * another process changed is seen soon; this driver's own changes clear it at once.
-     */
-    private volatile Map<String, Network> recent = Map.of();
-    private final java.util.concurrent.ConcurrentHashMap<String, Long> checkedAt = new java.util.concurrent.ConcurrentHashMap<>();
-    private static final long RECENT_NANOS = 1_000_000_000L;
-    /** For checking one bridge after the cache aged: one RTM_GETLINK instead of a dump on a new socket. */
-    private Rtnetlink checker;
+    /** Networks and local addresses for publish and unpublish, exact without a lookup per call. */
+    private final HostCache cache;
 
     private BridgeDriver(NetworkNamespace host, Firewall firewall) {
         this.host = host;
         this.firewall = firewall;
-        this.publisher = new Publisher(host, firewall);
+        this.cache = new HostCache(host, this::networks);
+        this.publisher = new Publisher(host, firewall, cache::localAddresses);
     }
 
     /** The driver on nftables: gatun's own table, changes as map elements in one transaction. */
@@ -202,43 +195,15 @@ public final class BridgeDriver implements NetworkDriver {
 
     @Override
     public Network network(String name) {
-        Network cached = recent.get(name);
-        if (cached != null && (System.nanoTime() - checkedAt.getOrDefault(name, 0L) < RECENT_NANOS
-                || stillThere(cached))) {
-            return cached;
-        }
-        Map<String, Network> all = new java.util.HashMap<>();
-        for (Network x : networks()) {
-            all.put(x.name(), x);
-        }
-        recent = all;
-        long now = System.nanoTime();
-        all.keySet().forEach(k -> checkedAt.put(k, now));
-        Network n = all.get(name);
+        Network n = cache.network(name);
         if (n == null) {
             throw new NotFoundException("network " + name + " does not exist");
         }
         return n;
     }
 
-    /** Whether the network's bridge still carries the same description; renews the cache if so. */
-    private synchronized boolean stillThere(Network n) {
-        if (checker == null) {
-            checker = Rtnetlink.open(host);
-        }
-        Map<String, String> now = checker.find(n.bridge()).map(l -> Metadata.decode(Metadata.NETWORK, l.alias()))
-                .orElse(null);
-        boolean same = now != null && n.name().equals(now.get("name"))
-                && n.subnets().getFirst().toString().equals(now.get("v4"));
-        if (same) {
-            checkedAt.put(n.name(), System.nanoTime());
-        }
-        return same;
-    }
-
     private void forgetNetworks() {
-        recent = Map.of();
-        checkedAt.clear();
+        cache.forget();
     }
 
     @Override
@@ -587,10 +552,6 @@ public final class BridgeDriver implements NetworkDriver {
     @Override
     public void close() {
         publisher.close();
-        synchronized (this) {
-            if (checker != null) {
-                checker.close();
-            }
-        }
+        cache.close();
     }
 }

@@ -9,7 +9,6 @@ import dev.gatun.driver.NotFoundException;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.Protocol;
 import dev.gatun.netns.NetworkNamespace;
-import dev.gatun.rtnl.Rtnetlink;
 
 import java.net.Inet4Address;
 import java.net.InetAddress;
@@ -25,6 +24,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * Publishes and unpublishes port mappings, with group commit: requests from many threads
@@ -74,12 +74,15 @@ final class Publisher implements AutoCloseable {
     private final ReentrantLock leader = new ReentrantLock();
     private MappingStore store;
     private Conntrack conntrack;
-    private Rtnetlink rt;
     private volatile boolean closed;
 
-    Publisher(NetworkNamespace host, Firewall firewall) {
+    /** The host's addresses, which a publish on every address must not overlap on one of them. */
+    private final Supplier<List<InetAddress>> hostAddresses;
+
+    Publisher(NetworkNamespace host, Firewall firewall, Supplier<List<InetAddress>> hostAddresses) {
         this.host = host;
         this.firewall = firewall;
+        this.hostAddresses = hostAddresses;
     }
 
     List<PortMapping> publish(List<Wanted> mappings, String owner) {
@@ -112,7 +115,7 @@ final class Publisher implements AutoCloseable {
                     if (!batch.isEmpty()) {
                         try {
                             open();
-                            process(store, conntrack, rt, batch);
+                            process(store, conntrack, batch);
                         } catch (RuntimeException e) {
                             batch.forEach(q -> q.result().completeExceptionally(e));
                         }
@@ -137,16 +140,15 @@ final class Publisher implements AutoCloseable {
         if (store == null) {
             store = firewall.openStore();
             conntrack = Conntrack.open(host);
-            rt = Rtnetlink.open(host);
         }
     }
 
     /** Plans every request against the maps as they are, commits them together, and retries on a race. */
-    private void process(MappingStore store, Conntrack conntrack, Rtnetlink rt, List<Request> batch) {
+    private void process(MappingStore store, Conntrack conntrack, List<Request> batch) {
         for (int attempt = 1; ; attempt++) {
             List<InetAddress> localAddresses = batch.stream().anyMatch(r -> r instanceof Publish p
                     && p.mappings.stream().anyMatch(w -> w.hostIp() == null))
-                    ? rt.addresses(null).stream().map(a -> a.prefix().address()).toList() : List.of();
+                    ? hostAddresses.get() : List.of();
             MappingStore.View view = prefetched(store.begin(), batch, localAddresses);
             Plan all = new Plan();
             Map<Request, Object> outcomes = new LinkedHashMap<>();
@@ -188,7 +190,7 @@ final class Publisher implements AutoCloseable {
                 if (batch.size() > 1) {
                     // Something in the batch failed in the kernel: find whose by committing them one by one.
                     for (Request r : batch) {
-                        process(store, conntrack, rt, List.of(r));
+                        process(store, conntrack, List.of(r));
                     }
                 } else {
                     batch.getFirst().result().completeExceptionally(e);
@@ -435,7 +437,6 @@ final class Publisher implements AutoCloseable {
             if (store != null) {
                 store.close();
                 conntrack.close();
-                rt.close();
                 store = null;
             }
         } finally {

@@ -1,0 +1,82 @@
+package dev.gatun.driver.bridge;
+
+import dev.gatun.driver.Network;
+import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.rtnl.LinkChanges;
+import dev.gatun.rtnl.Rtnetlink;
+
+import java.net.InetAddress;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * The host's networks and local addresses as publish and unpublish need them on every call,
+ * kept until the kernel announces a change to a link or an address ({@link LinkChanges}), so a
+ * warm publish asks the kernel nothing about them and a change by another process is seen at
+ * the next call, not after a timeout.
+ */
+final class HostCache implements AutoCloseable {
+
+    private static final long EMPTY = -1;
+
+    private final NetworkNamespace host;
+    private final Supplier<List<Network>> readNetworks;
+    private LinkChanges changes;
+    private Map<String, Network> networks = Map.of();
+    private long networksVersion = EMPTY;
+    private List<InetAddress> addresses = List.of();
+    private long addressesVersion = EMPTY;
+
+    HostCache(NetworkNamespace host, Supplier<List<Network>> readNetworks) {
+        this.host = host;
+        this.readNetworks = readNetworks;
+    }
+
+    /** The network of this name, or null if there is none. */
+    synchronized Network network(String name) {
+        long now = version();
+        if (networksVersion != now) {
+            Map<String, Network> read = new HashMap<>();
+            readNetworks.get().forEach(n -> read.put(n.name(), n));
+            networks = read;
+            networksVersion = now;
+        }
+        return networks.get(name);
+    }
+
+    /** Every address of the host namespace, on any link. */
+    synchronized List<InetAddress> localAddresses() {
+        long now = version();
+        if (addressesVersion != now) {
+            try (Rtnetlink rt = Rtnetlink.open(host)) {
+                addresses = rt.addresses(null).stream().map(a -> a.prefix().address()).toList();
+            }
+            addressesVersion = now;
+        }
+        return addresses;
+    }
+
+    /** Forgets everything, for this driver's own changes (their announcements would do it too, a little later). */
+    synchronized void forget() {
+        networksVersion = EMPTY;
+        addressesVersion = EMPTY;
+    }
+
+    private long version() {
+        if (changes == null) {
+            changes = LinkChanges.watch(host);
+        }
+        return changes.version();
+    }
+
+    @Override
+    public synchronized void close() {
+        if (changes != null) {
+            changes.close();
+            changes = null;
+        }
+        forget();
+    }
+}
