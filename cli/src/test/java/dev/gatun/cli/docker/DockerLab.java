@@ -1,0 +1,549 @@
+package dev.gatun.cli.docker;
+
+import dev.gatun.testing.FreshNamespaces;
+import org.junit.jupiter.api.Assumptions;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * A real dockerd (Debian's docker.io, Docker 20.10) with its own containerd, inside a fresh
+ * named network namespace, with all of its state under one temporary directory, so that any
+ * number of labs can run side by side and the host's namespace, ruleset and links stay
+ * untouched. It knows one image, {@link #IMAGE}: busybox, imported without a registry.
+ *
+ * <pre>{@code
+ * try (DockerLab lab = DockerLab.start()) {
+ *     lab.dockerOk("run", "--rm", "--network", "none", DockerLab.IMAGE, "true");
+ * }
+ * }</pre>
+ *
+ * Needs root, dockerd, containerd, tini (all from docker.io) and /bin/busybox (busybox-static);
+ * without them {@link #start()} skips the test, except with CI=true, where it fails.
+ *
+ * <p>What stays on the host after {@link #close()}: only the empty directories that every
+ * dockerd 20.10 and containerd 1.6 create regardless of their roots, /run/docker/plugins and
+ * /run/containerd/s (shim sockets; gone again once the shims exit).
+ */
+public final class DockerLab implements AutoCloseable {
+
+    /** The image every lab has: static busybox, every applet linked in /bin, CMD /bin/sh. */
+    public static final String IMAGE = "gatun-test/busybox:latest";
+
+    /** What {@link #docker} returns. */
+    public record Result(int code, String out, String err) {}
+
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+    private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(120);
+    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
+    private static final String BUSYBOX = "/bin/busybox";
+
+    private final String name;
+    private final Path dir;
+    private final Path nsPath;
+    private Process containerd;
+    private Process dockerd;
+
+    private DockerLab(String name, Path dir) {
+        this.name = name;
+        this.dir = dir;
+        this.nsPath = Path.of("/run/netns", name);
+    }
+
+    // ---- availability -------------------------------------------------------------------
+
+    /** True when this process may create namespaces and every tool the lab runs is installed. */
+    public static boolean available() {
+        return missing().isEmpty() && privileged();
+    }
+
+    /** Skips the calling test, or with CI=true fails it, unless {@link #available()}. */
+    public static void requireAvailable() {
+        FreshNamespaces.requirePrivileges();
+        List<String> missing = missing();
+        if (missing.isEmpty()) {
+            return;
+        }
+        String why = "the Docker lab needs " + String.join(", ", missing)
+                + " (install them with ci/setup, or apt-get install docker.io busybox-static)";
+        if ("true".equals(System.getenv("CI"))) {
+            throw new AssertionError(why + "; with CI=true it fails instead of skipping");
+        }
+        Assumptions.abort(why);
+    }
+
+    private static boolean privileged() {
+        try {
+            FreshNamespaces.requirePrivileges();
+            return true;
+        } catch (AssertionError | RuntimeException e) {
+            return false; // the skip (TestAbortedException) or the CI failure
+        }
+    }
+
+    private static List<String> missing() {
+        List<String> missing = new ArrayList<>();
+        for (String tool : List.of("dockerd", "containerd", "tini", "docker", "nsenter", "ip", "tar", "chroot", "umount")) {
+            if (tool(tool).isEmpty()) {
+                missing.add(tool);
+            }
+        }
+        if (!Files.isExecutable(Path.of(BUSYBOX))) {
+            missing.add(BUSYBOX);
+        }
+        return missing;
+    }
+
+    /**
+     * The distribution's binary first: a newer docker client in /usr/local/bin (there is one on
+     * some machines) should not be the one that talks to docker.io's 20.10 daemon.
+     */
+    private static Optional<Path> tool(String name) {
+        Stream<String> dirs = Stream.concat(Stream.of("/usr/sbin", "/usr/bin", "/sbin", "/bin"),
+                Arrays.stream(System.getenv().getOrDefault("PATH", "").split(":")));
+        return dirs.filter(d -> !d.isEmpty()).map(d -> Path.of(d, name)).filter(Files::isExecutable).findFirst();
+    }
+
+    private static String toolPath(String name) {
+        return tool(name).orElseThrow(() -> new AssertionError(name + " is not installed")).toString();
+    }
+
+    // ---- start --------------------------------------------------------------------------
+
+    /** Starts a lab: namespace, containerd, dockerd, and the {@link #IMAGE}. */
+    public static DockerLab start() {
+        requireAvailable();
+        String name = "gatun-dk-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
+        Path dir;
+        try {
+            // Short and under /tmp, not java.io.tmpdir: unix socket paths stop at 108 bytes.
+            dir = Files.createTempDirectory(Path.of("/tmp"), "gdk-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        DockerLab lab = new DockerLab(name, dir);
+        try {
+            lab.startAll();
+            return lab;
+        } catch (RuntimeException | Error e) {
+            try {
+                lab.close();
+            } catch (RuntimeException | Error cleanup) {
+                e.addSuppressed(cleanup);
+            }
+            throw e;
+        }
+    }
+
+    private void startAll() {
+        check(run(List.of(toolPath("ip"), "netns", "add", name), null), "ip netns add " + name);
+        check(run(List.of(toolPath("ip"), "-n", name, "link", "set", "lo", "up"), null), "ip link set lo up");
+        try {
+            Files.createDirectories(dir.resolve("data"));
+            Files.createDirectories(dir.resolve("exec"));
+            Files.createDirectories(dir.resolve("client"));
+            // Our own containerd, not the one dockerd would start: dockerd 20.10 silently uses a
+            // host containerd when /run/containerd/containerd.sock exists, and its generated
+            // config lets containerd create /opt/containerd.
+            Files.writeString(dir.resolve("containerd.toml"), """
+                    version = 2
+                    root = "%1$s/ctd/root"
+                    state = "%1$s/ctd/state"
+                    disabled_plugins = ["io.containerd.grpc.v1.cri"]
+                    [grpc]
+                      address = "%2$s"
+                    [plugins."io.containerd.internal.v1.opt"]
+                      path = "%1$s/ctd/opt"
+                    """.formatted(dir, containerdSocket()));
+            // Not /etc/docker/daemon.json, and the trust key not in /etc/docker/key.json.
+            Files.writeString(dir.resolve("daemon.json"),
+                    "{\"deprecated-key-path\": \"%s\"}\n".formatted(dir.resolve("key.json")));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+
+        // nsenter --net, not ip netns exec: that remounts /sys and hides the cgroup mounts. tini -s
+        // is a subreaper, so the shims (which containerd double-forks) stay in the lab's tree and
+        // are reaped even where pid 1 does not reap.
+        containerd = daemon(dir.resolve("containerd.log"), toolPath("tini"), "-s", "--",
+                toolPath("containerd"), "--config", dir.resolve("containerd.toml").toString());
+        waitFor("containerd", () -> Files.exists(containerdSocket()), containerd, dir.resolve("containerd.log"));
+
+        dockerd = daemon(dir.resolve("dockerd.log"), toolPath("dockerd"),
+                "--config-file", dir.resolve("daemon.json").toString(),
+                "--containerd", containerdSocket().toString(),
+                "--data-root", dataRoot().toString(),
+                "--exec-root", execRoot().toString(),
+                "--pidfile", dir.resolve("dockerd.pid").toString(),
+                "-H", "unix://" + socket(),
+                // Nothing outside the namespace: no iptables rules, no docker0, no docker-proxy.
+                "--iptables=false", "--ip6tables=false", "--bridge=none", "--userland-proxy=false",
+                // Container cgroups under a parent of our own, removed on close.
+                "--exec-opt", "native.cgroupdriver=cgroupfs", "--cgroup-parent", "/" + name);
+        waitFor("dockerd", () -> docker("info", "--format", "{{.ServerVersion}}").code() == 0,
+                dockerd, dir.resolve("dockerd.log"));
+
+        importImage();
+    }
+
+    private Process daemon(Path log, String... command) {
+        List<String> cmd = new ArrayList<>(List.of(toolPath("nsenter"), "--net=" + nsPath));
+        cmd.addAll(List.of(command));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
+        scrub(pb.environment());
+        try {
+            return pb.start();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private interface Check {
+        boolean ok() throws IOException;
+    }
+
+    private void waitFor(String what, Check ready, Process process, Path log) {
+        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+        try {
+            while (!ready.ok()) {
+                if (!process.isAlive()) {
+                    throw new AssertionError(what + " exited with " + process.exitValue() + "; the end of its log:\n" + tail(log));
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError(what + " did not answer within " + START_TIMEOUT.toSeconds()
+                            + " s; the end of its log:\n" + tail(log));
+                }
+                Thread.sleep(50);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted while waiting for " + what, e);
+        }
+    }
+
+    /** Busybox with every applet as a symlink, imported from a tar: no registry, no network. */
+    private void importImage() {
+        Path rootfs = dir.resolve("rootfs");
+        try {
+            Files.createDirectories(rootfs.resolve("bin"));
+            for (String d : List.of("etc", "tmp", "root")) {
+                Files.createDirectories(rootfs.resolve(d));
+            }
+            Files.copy(Path.of(BUSYBOX), rootfs.resolve("bin/busybox"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        Result install = run(List.of(toolPath("chroot"), rootfs.toString(), "/bin/busybox", "--install", "-s", "/bin"), null);
+        if (install.code() != 0) {
+            throw new AssertionError("busybox --install in the image failed (is " + BUSYBOX
+                    + " the static one from busybox-static?): " + install.err());
+        }
+        Path tar = dir.resolve("rootfs.tar");
+        check(run(List.of(toolPath("tar"), "-C", rootfs.toString(), "-cf", tar.toString(), "."), null), "tar");
+        dockerOk("import", "--change", "CMD [\"/bin/sh\"]", tar.toString(), IMAGE);
+    }
+
+    // ---- use ----------------------------------------------------------------------------
+
+    /** Runs the docker client (docker.io's) against this lab's daemon. */
+    public Result docker(String... args) {
+        List<String> cmd = new ArrayList<>(List.of(toolPath("docker"), "-H", "unix://" + socket()));
+        cmd.addAll(List.of(args));
+        return run(cmd, Map.of("DOCKER_CONFIG", dir.resolve("client").toString()));
+    }
+
+    /** {@link #docker}, failing with the command, exit code and stderr unless it exits 0. */
+    public Result dockerOk(String... args) {
+        return check(docker(args), "docker " + String.join(" ", args));
+    }
+
+    /** The lab's network namespace: dockerd, containerd and --network host containers live in it. */
+    public String namespace() {
+        return name;
+    }
+
+    public Path namespacePath() {
+        return nsPath;
+    }
+
+    /** The Docker API socket (for -H unix://...). */
+    public Path socket() {
+        return dir.resolve("docker.sock");
+    }
+
+    public Path dataRoot() {
+        return dir.resolve("data");
+    }
+
+    public Path execRoot() {
+        return dir.resolve("exec");
+    }
+
+    /** The temporary directory that holds everything of this lab; deleted on close. */
+    public Path dir() {
+        return dir;
+    }
+
+    public Path containerdSocket() {
+        return dir.resolve("containerd.sock");
+    }
+
+    /** The last lines of dockerd's log, for failure messages. */
+    public String dockerdLog() {
+        return tail(dir.resolve("dockerd.log"));
+    }
+
+    // ---- close --------------------------------------------------------------------------
+
+    /**
+     * Removes every container, stops dockerd and containerd (SIGTERM, then SIGKILL), kills what
+     * is left of the lab's processes, unmounts what is left under its directory, removes its
+     * cgroups, directory and namespace. Runs every step even when one fails, then throws.
+     */
+    @Override
+    public void close() {
+        List<Throwable> failures = new ArrayList<>();
+        step(failures, () -> {
+            if (dockerd != null && dockerd.isAlive()) {
+                List<String> ids = docker("ps", "-aq").out().lines().filter(s -> !s.isBlank()).toList();
+                if (!ids.isEmpty()) {
+                    List<String> rm = new ArrayList<>(List.of("rm", "-f"));
+                    rm.addAll(ids);
+                    dockerOk(rm.toArray(String[]::new));
+                }
+            }
+        });
+        step(failures, () -> stop(dockerd, "dockerd"));
+        step(failures, () -> stop(containerd, "containerd")); // tini passes SIGTERM on
+        step(failures, this::killLeftovers);
+        step(failures, this::unmountAll);
+        step(failures, this::removeCgroups);
+        step(failures, () -> {
+            if (Files.exists(nsPath)) {
+                check(run(List.of(toolPath("ip"), "netns", "del", name), null), "ip netns del " + name);
+            }
+        });
+        step(failures, this::deleteDir);
+        if (!failures.isEmpty()) {
+            AssertionError e = new AssertionError("the Docker lab " + name + " in " + dir + " was not removed cleanly: "
+                    + failures.getFirst().getMessage(), failures.getFirst());
+            failures.stream().skip(1).forEach(e::addSuppressed);
+            throw e;
+        }
+    }
+
+    private interface Step {
+        void run() throws Exception;
+    }
+
+    private static void step(List<Throwable> failures, Step step) {
+        try {
+            step.run();
+        } catch (Exception | AssertionError e) {
+            failures.add(e);
+        }
+    }
+
+    private static void stop(Process p, String what) throws InterruptedException {
+        if (p == null || !p.isAlive()) {
+            return;
+        }
+        p.destroy(); // SIGTERM
+        if (!p.waitFor(STOP_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            p.waitFor(10, TimeUnit.SECONDS);
+            throw new AssertionError(what + " did not stop within " + STOP_TIMEOUT.toSeconds() + " s of SIGTERM; killed it");
+        }
+    }
+
+    /** Every process whose command line names our directory: daemons, tini, shims. */
+    private List<ProcessHandle> leftovers() {
+        String mark = dir.toString();
+        return ProcessHandle.allProcesses()
+                .filter(ph -> ph.info().commandLine().map(c -> c.contains(mark)).orElse(false))
+                .toList();
+    }
+
+    private void killLeftovers() throws IOException {
+        Set<ProcessHandle> left = new LinkedHashSet<>(leftovers());
+        for (Path procs : cgroupDirs().stream().flatMap(DockerLab::walkDeepestFirst)
+                .map(d -> d.resolve("cgroup.procs")).filter(Files::exists).toList()) {
+            for (String pid : Files.readAllLines(procs)) {
+                ProcessHandle.of(Long.parseLong(pid.strip())).ifPresent(left::add);
+            }
+        }
+        if (left.isEmpty()) {
+            return;
+        }
+        List<String> killed = left.stream().map(ph -> ph.pid() + " " + ph.info().commandLine().orElse("?")).toList();
+        left.forEach(ProcessHandle::destroyForcibly);
+        for (ProcessHandle ph : left) {
+            ph.onExit().orTimeout(10, TimeUnit.SECONDS).exceptionally(t -> ph).join();
+        }
+        throw new AssertionError("processes of the lab were still running after it stopped; killed " + killed);
+    }
+
+    /** Mount points at or under our directory, topmost last, as /proc/self/mountinfo lists them. */
+    private List<String> mountsUnderDir() throws IOException {
+        String prefix = dir + "/";
+        List<String> mounts = new ArrayList<>();
+        for (String line : Files.readAllLines(Path.of("/proc/self/mountinfo"))) {
+            String point = unescape(line.split(" ")[4]);
+            if (point.equals(dir.toString()) || point.startsWith(prefix)) {
+                mounts.add(point);
+            }
+        }
+        return mounts;
+    }
+
+    private static String unescape(String field) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < field.length(); i++) {
+            char c = field.charAt(i);
+            if (c == '\\' && i + 3 < field.length()) {
+                sb.append((char) Integer.parseInt(field.substring(i + 1, i + 4), 8));
+                i += 3;
+            } else {
+                sb.append(c);
+            }
+        }
+        return sb.toString();
+    }
+
+    /** dockerd leaves at least exec-root/netns/default (the host-network sandbox) mounted. */
+    private void unmountAll() throws IOException {
+        for (String point : mountsUnderDir().reversed()) { // a stacked mount point comes twice
+            if (run(List.of(toolPath("umount"), point), null).code() != 0) {
+                check(run(List.of(toolPath("umount"), "--lazy", point), null), "umount --lazy " + point);
+            }
+        }
+        List<String> left = mountsUnderDir();
+        if (!left.isEmpty()) {
+            throw new AssertionError("still mounted under " + dir + ": " + left);
+        }
+    }
+
+    /** The --cgroup-parent directory in each cgroup hierarchy (v1 controllers or v2). */
+    private List<Path> cgroupDirs() throws IOException {
+        try (Stream<Path> s = Files.find(Path.of("/sys/fs/cgroup"), 2,
+                (p, a) -> a.isDirectory() && p.getFileName().toString().equals(name))) {
+            return s.toList();
+        }
+    }
+
+    private static Stream<Path> walkDeepestFirst(Path top) {
+        try (Stream<Path> s = Files.walk(top)) {
+            return s.filter(Files::isDirectory).sorted(Comparator.reverseOrder()).toList().stream();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private void removeCgroups() throws IOException {
+        for (Path top : cgroupDirs()) {
+            for (Path d : walkDeepestFirst(top).toList()) {
+                Files.delete(d); // rmdir: a cgroup's files go with it
+            }
+        }
+    }
+
+    private void deleteDir() throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        if (!mountsUnderDir().isEmpty()) {
+            // Deleting through a mount could reach files that are not ours.
+            throw new AssertionError("not deleting " + dir + ": something is still mounted under it");
+        }
+        try (Stream<Path> s = Files.walk(dir)) { // does not follow symlinks
+            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+
+    // ---- processes ----------------------------------------------------------------------
+
+    private static Result check(Result r, String what) {
+        if (r.code() != 0) {
+            throw new AssertionError(what + " exited with " + r.code() + "\nstderr: " + r.err() + "\nstdout: " + r.out());
+        }
+        return r;
+    }
+
+    private static Result run(List<String> cmd, Map<String, String> env) {
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        scrub(pb.environment());
+        if (env != null) {
+            pb.environment().putAll(env);
+        }
+        try {
+            Process p = pb.start();
+            p.getOutputStream().close();
+            CompletableFuture<String> out = readAsync(p.getInputStream());
+            CompletableFuture<String> err = readAsync(p.getErrorStream());
+            if (!p.waitFor(COMMAND_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new AssertionError(String.join(" ", cmd) + " did not finish within " + COMMAND_TIMEOUT.toSeconds()
+                        + " s; stderr so far: " + err.getNow(""));
+            }
+            return new Result(p.exitValue(), out.join(), err.join());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted: " + String.join(" ", cmd), e);
+        }
+    }
+
+    /**
+     * The daemons and the client see the lab and nothing else: no DOCKER_HOST or context of the
+     * caller, no NOTIFY_SOCKET or socket activation meant for a service manager.
+     */
+    private static void scrub(Map<String, String> env) {
+        env.keySet().removeIf(k -> k.startsWith("DOCKER_") || k.startsWith("CONTAINERD_")
+                || k.equals("NOTIFY_SOCKET") || k.startsWith("LISTEN_"));
+    }
+
+    private static CompletableFuture<String> readAsync(InputStream in) {
+        CompletableFuture<String> f = new CompletableFuture<>();
+        Thread.ofVirtual().start(() -> {
+            try (in) {
+                f.complete(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            } catch (IOException e) {
+                f.complete("(unreadable: " + e.getMessage() + ")");
+            }
+        });
+        return f;
+    }
+
+    private static String tail(Path log) {
+        try {
+            List<String> lines = Files.readAllLines(log);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
+        } catch (IOException e) {
+            return "(no log: " + e.getMessage() + ")";
+        }
+    }
+}

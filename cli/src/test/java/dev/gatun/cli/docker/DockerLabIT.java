@@ -1,0 +1,126 @@
+package dev.gatun.cli.docker;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The Docker lab itself: a real dockerd runs containers inside the lab's namespace and nowhere
+ * else, two labs do not see each other, and close() leaves nothing behind on the host.
+ */
+class DockerLabIT {
+
+    @Test
+    void runsContainersInsideItsOwnNamespaceAndLeavesNothingBehind() throws Exception {
+        String hostBefore = hostState();
+        long t0 = System.nanoTime();
+        DockerLab lab = DockerLab.start();
+        long started = System.nanoTime();
+        String labNet;
+        try {
+            labNet = "net:[" + inode(lab.namespacePath()) + "]";
+            assertThat(lab.dockerOk("version", "--format", "{{.Server.Version}}").out()).startsWith("20.10");
+
+            assertThat(lab.docker("run", "--rm", "--network", "none", DockerLab.IMAGE, "true").code()).isZero();
+            String none = lab.dockerOk("run", "--rm", "--network", "none", DockerLab.IMAGE,
+                    "sh", "-c", "ip -o link; readlink /proc/self/ns/net").out();
+            assertThat(linkNames(none)).containsExactly("lo");
+            assertThat(none).doesNotContain(labNet);
+
+            // --network host means the lab's namespace: a link made there shows, the host's do not.
+            run("ip", "-n", lab.namespace(), "link", "add", "gdkprobe0", "type", "veth", "peer", "name", "gdkprobe1");
+            String host = lab.dockerOk("run", "--rm", "--network", "host", DockerLab.IMAGE,
+                    "sh", "-c", "ip -o link; readlink /proc/self/ns/net").out();
+            assertThat(host).contains(labNet);
+            assertThat(linkNames(host)).containsExactlyInAnyOrder("lo", "gdkprobe0", "gdkprobe1");
+            List<String> hostOnly = linkNames(run("ip", "-o", "link")).stream().filter(n -> !n.equals("lo")).toList();
+            assertThat(hostOnly).isNotEmpty().doesNotContainAnyElementsOf(linkNames(host));
+
+            // The helper reports failures with what the command said.
+            assertThatThrownBy(() -> lab.dockerOk("run", "--rm", "--network", "none", DockerLab.IMAGE,
+                    "sh", "-c", "echo boom >&2; exit 3"))
+                    .isInstanceOf(AssertionError.class).hasMessageContaining("exited with 3").hasMessageContaining("boom");
+
+            // Something for close() to clean up: a running container.
+            lab.dockerOk("run", "-d", "--network", "none", DockerLab.IMAGE, "sleep", "600");
+        } finally {
+            long closing = System.nanoTime();
+            lab.close();
+            System.out.printf("DockerLab: start %d ms, close %d ms%n",
+                    (started - t0) / 1_000_000, (System.nanoTime() - closing) / 1_000_000);
+        }
+        assertGone(lab);
+        assertThat(hostState()).isEqualTo(hostBefore);
+    }
+
+    @Test
+    @SuppressWarnings("try") // a is closed early on purpose; closing it again is a no-op
+    void twoLabsRunSideBySideWithoutSeeingEachOther() throws Exception {
+        try (DockerLab a = DockerLab.start(); DockerLab b = DockerLab.start()) {
+            assertThat(a.namespace()).isNotEqualTo(b.namespace());
+            a.dockerOk("run", "-d", "--name", "only-in-a", "--network", "none", DockerLab.IMAGE, "sleep", "600");
+            assertThat(b.dockerOk("ps", "-aq").out()).isBlank();
+            assertThat(b.dockerOk("run", "--rm", "--network", "host", DockerLab.IMAGE, "readlink", "/proc/self/ns/net").out())
+                    .contains("net:[" + inode(b.namespacePath()) + "]");
+            a.close();
+            assertGone(a);
+            // b keeps working after a is gone.
+            assertThat(b.dockerOk("run", "--rm", "--network", "host", DockerLab.IMAGE, "readlink", "/proc/self/ns/net").out())
+                    .contains("net:[" + inode(b.namespacePath()) + "]");
+        }
+    }
+
+    private static void assertGone(DockerLab lab) throws IOException {
+        assertThat(lab.namespacePath()).doesNotExist();
+        assertThat(run("ip", "netns", "list")).doesNotContain(lab.namespace());
+        assertThat(lab.dir()).doesNotExist();
+        String mark = lab.dir().toString();
+        assertThat(ProcessHandle.allProcesses()
+                .filter(ph -> ph.info().commandLine().map(c -> c.contains(mark)).orElse(false))
+                .map(ph -> ph.pid() + " " + ph.info().commandLine().orElse("")))
+                .as("processes of the lab").isEmpty();
+        assertThat(Files.readString(Path.of("/proc/self/mountinfo"))).as("mounts").doesNotContain(mark);
+        try (var cgroups = Files.find(Path.of("/sys/fs/cgroup"), 2, (p, a) -> p.getFileName().toString().equals(lab.namespace()))) {
+            assertThat(cgroups.toList()).as("cgroups").isEmpty();
+        }
+    }
+
+    /** What ci/test compares too: the host's ruleset and links. */
+    private static String hostState() {
+        return run("nft", "list", "ruleset") + run("ip", "-o", "link");
+    }
+
+    private static long inode(Path p) throws IOException {
+        return ((Number) Files.getAttribute(p, "unix:ino")).longValue();
+    }
+
+    /** Names from `ip -o link` lines ("2: eth0@if5: <...>"), as iproute2 and busybox print them. */
+    private static List<String> linkNames(String ipOLink) {
+        return ipOLink.lines().filter(l -> l.matches("^\\d+: .*"))
+                .map(l -> l.split(": ")[1].split("@")[0]).toList();
+    }
+
+    private static String run(String... cmd) {
+        try {
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (p.waitFor() != 0) {
+                throw new AssertionError(Arrays.toString(cmd) + " failed: " + out);
+            }
+            return out;
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+}
