@@ -33,8 +33,15 @@ public interface NetworkDriver extends AutoCloseable {
                 .orElseThrow(() -> new NotFoundException("network " + name + " does not exist"));
     }
 
-    /** Attaches a container: a veth pair, the container end addressed, up, with a default route. */
+    /**
+     * Attaches a container: a veth pair, the container end addressed, up, with a default route.
+     * Without a container namespace in the spec, the container end stays in the host namespace,
+     * down and unaddressed, for an engine that moves and configures it itself.
+     */
     Endpoint attach(EndpointSpec spec);
+
+    /** Detaches every endpoint of {@code owner} on the network, and removes the ports published to them. */
+    void detachOwner(String network, String owner);
 
     /** Detaches the container's interface and removes the ports published to its addresses. */
     void detach(String network, NetworkNamespace container, String ifname);
@@ -56,6 +63,14 @@ public interface NetworkDriver extends AutoCloseable {
 
     /** The published ports of one network, or of all when {@code network} is null. */
     List<PortMapping> published(String network);
+
+    /**
+     * Puts back what someone else removed of this driver's packet-filter state (a flushed
+     * ruleset, a firewall reload): the static ruleset, every network's entries, and those of
+     * {@code mappings} that are missing and whose host port nobody else holds now. Returns one
+     * line per thing put back; empty when everything was in place.
+     */
+    List<String> repair(List<PortMapping> mappings);
 
     @Override
     void close();

@@ -41,7 +41,13 @@ public final class RulesetMonitor implements AutoCloseable {
     private void read(Consumer<RulesetEvent> listener) {
         while (running) {
             NetlinkSocket.Receipt r = socket.receiveNotifications(m -> {
-                RulesetEvent e = decode(m);
+                RulesetEvent e;
+                try {
+                    e = decode(m);
+                } catch (RuntimeException unreadable) {
+                    // A notification we cannot read still says something changed: re-read, as after an overrun.
+                    e = new RulesetEvent(RulesetEvent.Kind.OVERRUN, null, null, null);
+                }
                 if (e != null) {
                     listener.accept(e);
                 }
@@ -74,26 +80,30 @@ public final class RulesetMonitor implements AutoCloseable {
                 yield new RulesetEvent((type & 0xff) == kernel_h.NFT_MSG_NEWRULE ? RulesetEvent.Kind.NEW_RULE
                         : RulesetEvent.Kind.DELETE_RULE, r.family(), r.table(), r.chain());
             }
-            case kernel_h.NFT_MSG_NEWSET, kernel_h.NFT_MSG_DELSET -> {
-                NftSet s = SetCodec.read(m);
-                yield new RulesetEvent((type & 0xff) == kernel_h.NFT_MSG_NEWSET ? RulesetEvent.Kind.NEW_SET
-                        : RulesetEvent.Kind.DELETE_SET, s.family(), s.table(), s.name());
-            }
-            case kernel_h.NFT_MSG_NEWSETELEM, kernel_h.NFT_MSG_DELSETELEM -> {
-                MemorySegment s = nftnl_set_alloc();
-                try {
-                    nftnl_set_elems_nlmsg_parse(m, s);
-                    yield new RulesetEvent((type & 0xff) == kernel_h.NFT_MSG_NEWSETELEM ? RulesetEvent.Kind.NEW_ELEMENTS
-                            : RulesetEvent.Kind.DELETE_ELEMENTS, Family.of(nftnl_set_get_u32(s, (short) NFTNL_SET_FAMILY)),
-                            Native.string(nftnl_set_get_str(s, (short) NFTNL_SET_TABLE)),
-                            Native.string(nftnl_set_get_str(s, (short) NFTNL_SET_NAME)));
-                } finally {
-                    nftnl_set_free(s);
-                }
-            }
+            // Only the set's family, table and name: a deletion does not carry the whole set.
+            case kernel_h.NFT_MSG_NEWSET -> setEvent(m, RulesetEvent.Kind.NEW_SET, false);
+            case kernel_h.NFT_MSG_DELSET -> setEvent(m, RulesetEvent.Kind.DELETE_SET, false);
+            case kernel_h.NFT_MSG_NEWSETELEM -> setEvent(m, RulesetEvent.Kind.NEW_ELEMENTS, true);
+            case kernel_h.NFT_MSG_DELSETELEM -> setEvent(m, RulesetEvent.Kind.DELETE_ELEMENTS, true);
             case kernel_h.NFT_MSG_NEWGEN -> new RulesetEvent(RulesetEvent.Kind.NEW_GENERATION, null, null, null);
             default -> null;
         };
+    }
+
+    private static RulesetEvent setEvent(MemorySegment m, RulesetEvent.Kind kind, boolean elements) {
+        MemorySegment s = nftnl_set_alloc();
+        try {
+            if (elements) {
+                nftnl_set_elems_nlmsg_parse(m, s);
+            } else {
+                nftnl_set_nlmsg_parse(m, s);
+            }
+            return new RulesetEvent(kind, Family.of(nftnl_set_get_u32(s, (short) NFTNL_SET_FAMILY)),
+                    Native.string(nftnl_set_get_str(s, (short) NFTNL_SET_TABLE)),
+                    Native.string(nftnl_set_get_str(s, (short) NFTNL_SET_NAME)));
+        } finally {
+            nftnl_set_free(s);
+        }
     }
 
     @Override

@@ -14,7 +14,11 @@ import java.util.List;
  */
 public final class ContainerInterface {
 
-    /** What to make. {@code addresses} and {@code gateways} are per address family; gateways may be empty. */
+    /**
+     * What to make. {@code addresses} and {@code gateways} are per address family; gateways may
+     * be empty. A null {@code container} leaves the container end in the host namespace, down
+     * and unaddressed, for an engine that moves and configures it itself (Docker does).
+     */
     public record Spec(String hostName, MacAddress hostMac, String bridge, boolean isolated, NetworkNamespace container,
                        String name, MacAddress mac, List<Prefix> addresses, List<InetAddress> gateways, Integer mtu) {}
 
@@ -35,6 +39,9 @@ public final class ContainerInterface {
                 host.setBridgePortFlags(spec.hostName(), true, spec.isolated());
             }
             host.setUp(spec.hostName(), true);
+            if (spec.container() == null) {
+                return host.link(hostEnd.name());
+            }
             try (Rtnetlink inside = Rtnetlink.open(spec.container())) {
                 for (Prefix p : spec.addresses()) {
                     inside.addAddress(spec.name(), p);

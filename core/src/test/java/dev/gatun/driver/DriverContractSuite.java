@@ -192,4 +192,30 @@ abstract class DriverContractSuite {
             Oracle.in(host, "ip", "link", "del", "gout");
         }
     }
+
+    /** For an engine that moves the interface itself (Docker): the container end waits in the host namespace. */
+    @Test
+    void anEndpointHandedOverStaysInTheHostUntilTheEngineTakesIt(NetworkNamespace host) {
+        try (NetworkDriver gatun = withNetwork(host)) {
+            dev.gatun.rtnl.MacAddress mac = dev.gatun.rtnl.MacAddress.parse("02:42:0a:58:00:07");
+            Endpoint e = gatun.attach(new EndpointSpec("n1", null, null, InetAddress.ofLiteral("10.88.0.7"), null, mac,
+                    "ep-1"));
+            assertThat(e.containerNamespace()).isNull();
+            assertThat(e.ifname()).startsWith("gc");
+            String peer = Oracle.in(host, "ip", "-o", "link", "show", e.ifname());
+            assertThat(peer).contains("state DOWN").contains(mac.toString());
+            assertThat(Oracle.in(host, "ip", "-o", "addr", "show", e.ifname())).doesNotContain("inet ");
+            String hostEnd = Oracle.in(host, "ip", "-d", "-o", "link", "show", e.hostIfname());
+            assertThat(hostEnd).contains("master gatun-n1").contains("hairpin on");
+            assertThat(gatun.endpoints("n1")).containsExactly(e);
+            gatun.publish("n1", e.ip(), ports("8080:80"), "ep-1");
+
+            assertThatThrownBy(() -> gatun.detachOwner("n1", "ep-2"))
+                    .isInstanceOf(NotFoundException.class).hasMessageContaining("ep-2");
+            gatun.detachOwner("n1", "ep-1");
+            assertThat(gatun.endpoints("n1")).isEmpty();
+            assertThat(gatun.published("n1")).isEmpty();
+            assertThat(Oracle.tryIn(host, "ip", "link", "show", e.ifname()).exitCode()).isNotZero();
+        }
+    }
 }

@@ -238,16 +238,14 @@ public final class BridgeDriver implements NetworkDriver {
 
     @Override
     public Endpoint attach(EndpointSpec spec) {
-        if (spec.container() == null) {
-            throw new InvalidInputException("attach to network " + spec.network() + ": the container namespace is missing");
-        }
-        String ifname = InterfaceNames.check(spec.ifname() == null ? "eth0" : spec.ifname());
+        boolean handOver = spec.container() == null;
+        String ifname = spec.ifname() == null ? (handOver ? null : "eth0") : InterfaceNames.check(spec.ifname());
         synchronized (topology) {
             Network n = network(spec.network());
             Prefix v4 = n.subnets().getFirst();
             Prefix v6 = n.subnets().size() > 1 ? n.subnets().get(1) : null;
             List<Endpoint> existing = endpoints(n.name());
-            long inode = spec.container().inode();
+            long inode = handOver ? 0 : spec.container().inode();
             Set<InetAddress> used = new HashSet<>(n.gateways());
             for (Endpoint e : existing) {
                 used.add(e.ip());
@@ -266,18 +264,27 @@ public final class BridgeDriver implements NetworkDriver {
             String owner = checkOwner(spec.owner() == null ? InetText.of(ip) : spec.owner());
             MacAddress mac = spec.mac() == null ? MacAddress.randomLocal() : spec.mac();
             try (Rtnetlink rt = Rtnetlink.open(host)) {
-                String hostName = freeHostName(rt);
+                String hostName = freeHostName(rt, "gv");
+                if (handOver) {
+                    ifname = ifname == null ? freeHostName(rt, "gc") : ifname;
+                    if (rt.find(ifname).isPresent()) {
+                        throw new ConflictException("attach to network " + n.name() + ": interface " + ifname
+                                + " already exists in the host namespace");
+                    }
+                }
                 Map<String, String> meta = new LinkedHashMap<>();
                 meta.put("network", n.name());
-                meta.put("nsino", Long.toString(inode));
+                meta.put("nsino", handOver ? null : Long.toString(inode));
                 meta.put("ifname", ifname);
                 meta.put("ip", InetText.of(ip));
                 meta.put("ip6", ip6 == null ? null : InetText.of(ip6));
                 meta.put("mac", mac.toString());
                 meta.put("owner", owner);
-                String ns = spec.container().name() != null ? spec.container().name() : spec.container().path().toString();
                 Map<String, String> withNs = new LinkedHashMap<>(meta);
-                withNs.put("ns", ns);
+                if (!handOver) {
+                    withNs.put("ns", spec.container().name() != null ? spec.container().name()
+                            : spec.container().path().toString());
+                }
                 String alias;
                 try {
                     alias = Metadata.encode(Metadata.ENDPOINT, withNs);
@@ -316,6 +323,18 @@ public final class BridgeDriver implements NetworkDriver {
                     .orElseThrow(() -> new NotFoundException("no endpoint " + name + " of " + container.describe()
                             + " on network " + network));
             detachEndpoint(e);
+        }
+    }
+
+    @Override
+    public void detachOwner(String network, String owner) {
+        synchronized (topology) {
+            network(network);
+            List<Endpoint> owned = endpoints(network).stream().filter(e -> e.owner().equals(owner)).toList();
+            if (owned.isEmpty()) {
+                throw new NotFoundException("no endpoint of owner " + owner + " on network " + network);
+            }
+            owned.forEach(this::detachEndpoint);
         }
     }
 
@@ -358,7 +377,8 @@ public final class BridgeDriver implements NetworkDriver {
     }
 
     private static Endpoint toEndpoint(Link l, Map<String, String> m) {
-        return new Endpoint(m.get("network"), m.getOrDefault("ns", "inode " + m.get("nsino")), m.get("ifname"), l.name(),
+        String container = m.containsKey("ns") ? m.get("ns") : m.containsKey("nsino") ? "inode " + m.get("nsino") : null;
+        return new Endpoint(m.get("network"), container, m.get("ifname"), l.name(),
                 InetAddress.ofLiteral(m.get("ip")), m.get("ip6") == null ? null : InetAddress.ofLiteral(m.get("ip6")),
                 MacAddress.parse(m.get("mac")), m.get("owner"));
     }
@@ -387,6 +407,13 @@ public final class BridgeDriver implements NetworkDriver {
                         m -> m.containerIp().equals(containerIp) && m.owner().equals(who))
                 : new Publisher.Selection(containerIp, wanted(containerIp, ports), who, null);
         return named(n.name(), publisher.unpublish(s));
+    }
+
+    @Override
+    public List<String> repair(List<PortMapping> mappings) {
+        synchronized (topology) {
+            return firewall.restore(networks(), mappings);
+        }
     }
 
     @Override
@@ -539,9 +566,9 @@ public final class BridgeDriver implements NetworkDriver {
         return new Prefix(a.address(), shorter).network().equals(new Prefix(b.address(), shorter).network());
     }
 
-    private static String freeHostName(Rtnetlink rt) {
+    private static String freeHostName(Rtnetlink rt, String prefix) {
         for (int i = 0; i < 16; i++) {
-            String name = "gv" + String.format("%08x", ThreadLocalRandom.current().nextInt());
+            String name = prefix + String.format("%08x", ThreadLocalRandom.current().nextInt());
             if (rt.find(name).isEmpty()) {
                 return name;
             }

@@ -20,6 +20,14 @@ interface Firewall {
     /** Removes everything {@link #ensure} made; called when the last network is gone. */
     void teardown();
 
+    /**
+     * Puts back what someone else removed: the static ruleset, the entries of {@code networks},
+     * and those of {@code wanted} whose host port nobody holds now. Returns one line per thing
+     * put back; empty when everything was in place.
+     */
+    java.util.List<String> restore(java.util.List<dev.gatun.driver.Network> networks,
+                                   java.util.List<dev.gatun.driver.PortMapping> wanted);
+
     /** Opens the mapping store; called on the committer thread, which then owns it. */
     MappingStore openStore();
 

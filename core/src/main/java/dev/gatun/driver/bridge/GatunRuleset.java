@@ -12,12 +12,16 @@ import dev.gatun.nft.NftSet;
 import dev.gatun.nft.Nftables;
 import dev.gatun.nft.Priority;
 import dev.gatun.nft.Rule;
+import dev.gatun.nft.Ruleset;
 import dev.gatun.nft.SetFlag;
 import dev.gatun.nft.Table;
 import dev.gatun.nft.Transaction;
 import dev.gatun.nft.Verdict;
 
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 import static dev.gatun.nft.DataType.INET_PROTO;
 import static dev.gatun.nft.DataType.INET_SERVICE;
@@ -56,7 +60,85 @@ final class GatunRuleset {
     static final List<NftSet> SETS = List.of(PORTS4, HOSTIP4, PORTS6, HOSTIP6, BRIDGES, INTERNAL, SUBNETS4, SUBNETS6,
             MASQ4, MASQ6);
 
+    private static final Chain PREROUTING = Chain.base(TABLE, "prerouting", ChainType.NAT, Hook.PREROUTING, Priority.DSTNAT,
+            Verdict.Code.ACCEPT);
+    private static final Chain OUTPUT = Chain.base(TABLE, "output", ChainType.NAT, Hook.OUTPUT, Priority.DSTNAT,
+            Verdict.Code.ACCEPT);
+    private static final Chain POSTROUTING = Chain.base(TABLE, "postrouting", ChainType.NAT, Hook.POSTROUTING,
+            Priority.SRCNAT, Verdict.Code.ACCEPT);
+    // "fwd" is an nft keyword; the chain is called forward.
+    private static final Chain FORWARD = Chain.base(TABLE, "forward", ChainType.FILTER, Hook.FORWARD, Priority.FILTER,
+            Verdict.Code.ACCEPT);
+    static final List<Chain> CHAINS = List.of(PREROUTING, OUTPUT, POSTROUTING, FORWARD);
+    static final List<Rule> RULES = rules();
+
     private GatunRuleset() {}
+
+    private static List<Rule> rules() {
+        List<Rule> rules = new ArrayList<>();
+        for (Chain dnat : List.of(PREROUTING, OUTPUT)) {
+            rules.add(Rule.in(dnat).fibDaddrTypeLocal()
+                    .dnatMap(Family.IP, HOSTIP4.name(), Field.IP_DADDR, Field.META_L4PROTO, Field.TH_DPORT).build());
+            rules.add(Rule.in(dnat).match(Field.META_NFPROTO, "ipv4").fibDaddrTypeLocal()
+                    .dnatMap(Family.IP, PORTS4.name(), Field.META_L4PROTO, Field.TH_DPORT).build());
+            rules.add(Rule.in(dnat).fibDaddrTypeLocal()
+                    .dnatMap(Family.IP6, HOSTIP6.name(), Field.IP6_DADDR, Field.META_L4PROTO, Field.TH_DPORT).build());
+            rules.add(Rule.in(dnat).match(Field.META_NFPROTO, "ipv6").fibDaddrTypeLocal()
+                    .dnatMap(Family.IP6, PORTS6.name(), Field.META_L4PROTO, Field.TH_DPORT).build());
+        }
+        // A host process reaching 127.0.0.1:port: the source must change, or the reply stays in the container.
+        rules.add(Rule.in(POSTROUTING).match(Field.IP_SADDR, "127.0.0.0/8").inSet(BRIDGES.name(), Field.META_OIFNAME)
+                .masquerade(false).comment("localhost to a published port").build());
+        // Hairpin: a container reaching a published port of itself or a sibling through a host address.
+        rules.add(Rule.in(POSTROUTING).ctStatus("dnat").inSet(SUBNETS4.name(), Field.IP_SADDR)
+                .inSet(BRIDGES.name(), Field.META_OIFNAME).masquerade(false).comment("hairpin").build());
+        rules.add(Rule.in(POSTROUTING).ctStatus("dnat").inSet(SUBNETS6.name(), Field.IP6_SADDR)
+                .inSet(BRIDGES.name(), Field.META_OIFNAME).masquerade(false).comment("hairpin").build());
+        rules.add(Rule.in(POSTROUTING).inSet(MASQ4.name(), Field.IP_SADDR).notInSet(BRIDGES.name(), Field.META_OIFNAME)
+                .masquerade(false).comment("outbound").build());
+        rules.add(Rule.in(POSTROUTING).inSet(MASQ6.name(), Field.IP6_SADDR).notInSet(BRIDGES.name(), Field.META_OIFNAME)
+                .masquerade(false).comment("outbound").build());
+        rules.add(Rule.in(FORWARD).inSet(INTERNAL.name(), Field.META_IIFNAME).notInSet(INTERNAL.name(), Field.META_OIFNAME)
+                .drop().comment("internal networks have no way out").build());
+        rules.add(Rule.in(FORWARD).notInSet(INTERNAL.name(), Field.META_IIFNAME).inSet(INTERNAL.name(), Field.META_OIFNAME)
+                .drop().comment("nor a way in").build());
+        rules.add(Rule.in(FORWARD).ctState("established", "related").accept().build());
+        // Only the published-port maps translate destinations into a bridge.
+        rules.add(Rule.in(FORWARD).ctStatus("dnat").inSet(BRIDGES.name(), Field.META_OIFNAME).accept()
+                .comment("published ports").build());
+        rules.add(Rule.in(FORWARD).inSet(BRIDGES.name(), Field.META_IIFNAME).accept().build());
+        rules.add(Rule.in(FORWARD).inSet(BRIDGES.name(), Field.META_OIFNAME).drop()
+                .comment("unpublished ports and routes straight to containers").build());
+        return List.copyOf(rules);
+    }
+
+    /** Adds the sets, chains and rules of the table (not the table itself) to {@code tx}. */
+    static Transaction build(Transaction tx) {
+        SETS.forEach(tx::add);
+        CHAINS.forEach(tx::add);
+        RULES.forEach(tx::add);
+        return tx;
+    }
+
+    /** Whether the table read back has every set, chain and rule of the shape (someone may have flushed parts). */
+    static boolean intact(Ruleset now) {
+        if (now.tables().isEmpty()) {
+            return false;
+        }
+        Set<String> sets = new HashSet<>();
+        now.setsOf(TABLE).forEach(s -> sets.add(s.name()));
+        if (!SETS.stream().allMatch(s -> sets.contains(s.name()))) {
+            return false;
+        }
+        for (Chain c : CHAINS) {
+            boolean there = now.chainsOf(TABLE).stream().anyMatch(x -> x.name().equals(c.name()));
+            long rules = RULES.stream().filter(r -> r.chain().equals(c.name())).count();
+            if (!there || now.rulesOf(c).size() != rules) {
+                return false;
+            }
+        }
+        return true;
+    }
 
     /**
      * Makes the table, its sets and its rules, in one transaction, unless the table exists. The
@@ -66,48 +148,7 @@ final class GatunRuleset {
         if (!nft.list(TABLE).tables().isEmpty()) {
             return;
         }
-        Transaction tx = nft.transaction().create(TABLE);
-        SETS.forEach(tx::add);
-        Chain prerouting = Chain.base(TABLE, "prerouting", ChainType.NAT, Hook.PREROUTING, Priority.DSTNAT, Verdict.Code.ACCEPT);
-        Chain output = Chain.base(TABLE, "output", ChainType.NAT, Hook.OUTPUT, Priority.DSTNAT, Verdict.Code.ACCEPT);
-        Chain postrouting = Chain.base(TABLE, "postrouting", ChainType.NAT, Hook.POSTROUTING, Priority.SRCNAT,
-                Verdict.Code.ACCEPT);
-        // "fwd" is an nft keyword; the chain is called forward.
-        Chain forward = Chain.base(TABLE, "forward", ChainType.FILTER, Hook.FORWARD, Priority.FILTER, Verdict.Code.ACCEPT);
-        tx.add(prerouting).add(output).add(postrouting).add(forward);
-        for (Chain dnat : List.of(prerouting, output)) {
-            tx.add(Rule.in(dnat).fibDaddrTypeLocal()
-                    .dnatMap(Family.IP, HOSTIP4.name(), Field.IP_DADDR, Field.META_L4PROTO, Field.TH_DPORT).build());
-            tx.add(Rule.in(dnat).match(Field.META_NFPROTO, "ipv4").fibDaddrTypeLocal()
-                    .dnatMap(Family.IP, PORTS4.name(), Field.META_L4PROTO, Field.TH_DPORT).build());
-            tx.add(Rule.in(dnat).fibDaddrTypeLocal()
-                    .dnatMap(Family.IP6, HOSTIP6.name(), Field.IP6_DADDR, Field.META_L4PROTO, Field.TH_DPORT).build());
-            tx.add(Rule.in(dnat).match(Field.META_NFPROTO, "ipv6").fibDaddrTypeLocal()
-                    .dnatMap(Family.IP6, PORTS6.name(), Field.META_L4PROTO, Field.TH_DPORT).build());
-        }
-        // A host process reaching 127.0.0.1:port: the source must change, or the reply stays in the container.
-        tx.add(Rule.in(postrouting).match(Field.IP_SADDR, "127.0.0.0/8").inSet(BRIDGES.name(), Field.META_OIFNAME)
-                .masquerade(false).comment("localhost to a published port").build());
-        // Hairpin: a container reaching a published port of itself or a sibling through a host address.
-        tx.add(Rule.in(postrouting).ctStatus("dnat").inSet(SUBNETS4.name(), Field.IP_SADDR)
-                .inSet(BRIDGES.name(), Field.META_OIFNAME).masquerade(false).comment("hairpin").build());
-        tx.add(Rule.in(postrouting).ctStatus("dnat").inSet(SUBNETS6.name(), Field.IP6_SADDR)
-                .inSet(BRIDGES.name(), Field.META_OIFNAME).masquerade(false).comment("hairpin").build());
-        tx.add(Rule.in(postrouting).inSet(MASQ4.name(), Field.IP_SADDR).notInSet(BRIDGES.name(), Field.META_OIFNAME)
-                .masquerade(false).comment("outbound").build());
-        tx.add(Rule.in(postrouting).inSet(MASQ6.name(), Field.IP6_SADDR).notInSet(BRIDGES.name(), Field.META_OIFNAME)
-                .masquerade(false).comment("outbound").build());
-        tx.add(Rule.in(forward).inSet(INTERNAL.name(), Field.META_IIFNAME).notInSet(INTERNAL.name(), Field.META_OIFNAME)
-                .drop().comment("internal networks have no way out").build());
-        tx.add(Rule.in(forward).notInSet(INTERNAL.name(), Field.META_IIFNAME).inSet(INTERNAL.name(), Field.META_OIFNAME)
-                .drop().comment("nor a way in").build());
-        tx.add(Rule.in(forward).ctState("established", "related").accept().build());
-        // Only the published-port maps translate destinations into a bridge.
-        tx.add(Rule.in(forward).ctStatus("dnat").inSet(BRIDGES.name(), Field.META_OIFNAME).accept()
-                .comment("published ports").build());
-        tx.add(Rule.in(forward).inSet(BRIDGES.name(), Field.META_IIFNAME).accept().build());
-        tx.add(Rule.in(forward).inSet(BRIDGES.name(), Field.META_OIFNAME).drop()
-                .comment("unpublished ports and routes straight to containers").build());
+        Transaction tx = build(nft.transaction().create(TABLE));
         try {
             tx.commit();
         } catch (NetlinkException e) {

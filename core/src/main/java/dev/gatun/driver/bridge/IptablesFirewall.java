@@ -148,6 +148,13 @@ final class IptablesFirewall implements Firewall {
         tool.check(variant.program(v6, ""), add, null, "add a rule to " + chain + " in table " + table);
     }
 
+    /** iptables rules cannot be compared and put back atomically the way one nftables transaction can. */
+    @Override
+    public List<String> restore(List<dev.gatun.driver.Network> networks, List<dev.gatun.driver.PortMapping> wanted) {
+        throw new GatunException("repairing the packet filter is supported on the nftables driver only, not on "
+                + name());
+    }
+
     // ------------------------------------------------------------------ networks
 
     @Override

@@ -1,5 +1,7 @@
 package dev.gatun.driver.bridge;
 
+import dev.gatun.GatunException;
+import dev.gatun.driver.Network;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.Protocol;
 import dev.gatun.internal.InetText;
@@ -8,16 +10,19 @@ import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.nft.Element;
 import dev.gatun.nft.NftSet;
 import dev.gatun.nft.Nftables;
+import dev.gatun.nft.Ruleset;
 import dev.gatun.nft.Transaction;
 import dev.gatun.rtnl.Prefix;
 
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /** gatun's own nftables table (see {@link GatunRuleset}): networks and mappings are set and map elements. */
 final class NftablesFirewall implements Firewall {
@@ -49,6 +54,21 @@ final class NftablesFirewall implements Firewall {
 
     @Override
     public void network(String bridge, Prefix v4, Prefix v6, boolean internal, boolean masquerade, boolean add) {
+        try (Nftables nft = Nftables.open(host)) {
+            Transaction tx = nft.transaction();
+            entries(bridge, v4, v6, internal, masquerade).forEach((set, e) -> {
+                if (add) {
+                    tx.addElements(set, List.of(e));
+                } else {
+                    tx.deleteElements(set, List.of(e));
+                }
+            });
+            tx.commit();
+        }
+    }
+
+    /** A network's elements in the ruleset's sets. */
+    private static Map<NftSet, Element> entries(String bridge, Prefix v4, Prefix v6, boolean internal, boolean masquerade) {
         Map<NftSet, Element> elements = new LinkedHashMap<>();
         elements.put(GatunRuleset.BRIDGES, Element.of(bridge));
         if (internal) {
@@ -64,17 +84,85 @@ final class NftablesFirewall implements Firewall {
                 elements.put(GatunRuleset.MASQ6, Element.of(v6.toString()));
             }
         }
-        try (Nftables nft = Nftables.open(host)) {
-            Transaction tx = nft.transaction();
-            elements.forEach((set, e) -> {
-                if (add) {
-                    tx.addElements(set, List.of(e));
-                } else {
-                    tx.deleteElements(set, List.of(e));
-                }
-            });
-            tx.commit();
+        return elements;
+    }
+
+    /**
+     * Reads the table and, in one transaction guarded by the generation it read, puts back what
+     * is missing: the whole table when a part of its shape is gone (keeping the mappings that
+     * survived), a network's entries when its bridge is not in the bridges set, and wanted
+     * mappings whose key is free. A key someone else holds now is left to them.
+     */
+    @Override
+    public List<String> restore(List<Network> networks, List<PortMapping> wanted) {
+        if (networks.isEmpty()) {
+            return List.of();
         }
+        try (Nftables nft = Nftables.open(host)) {
+            for (int attempt = 1; ; attempt++) {
+                int generation = nft.generation();
+                Ruleset now = nft.list(GatunRuleset.TABLE);
+                boolean intact = GatunRuleset.intact(now);
+                List<String> repaired = new ArrayList<>();
+                Transaction tx = nft.transaction().guardGeneration(generation);
+                Map<NftSet, List<Element>> adds = new LinkedHashMap<>();
+                if (!intact) {
+                    if (!now.tables().isEmpty()) {
+                        tx.delete(GatunRuleset.TABLE);
+                    }
+                    GatunRuleset.build(tx.add(GatunRuleset.TABLE));
+                    repaired.add(GatunRuleset.TABLE.describe() + " with its sets, chains and rules");
+                    for (NftSet map : MAPS) {
+                        if (!now.elementsOf(map).isEmpty()) {
+                            adds.computeIfAbsent(map, k -> new ArrayList<>()).addAll(now.elementsOf(map));
+                        }
+                    }
+                }
+                Set<String> bridges = new HashSet<>();
+                if (intact) {
+                    now.elementsOf(GatunRuleset.BRIDGES).forEach(e -> bridges.add(e.key().getFirst()));
+                }
+                for (Network n : networks) {
+                    if (!bridges.contains(n.bridge())) {
+                        Prefix v6 = n.subnets().size() > 1 ? n.subnets().get(1) : null;
+                        entries(n.bridge(), n.subnets().getFirst(), v6, n.internal(), n.masquerade())
+                                .forEach((set, e) -> adds.computeIfAbsent(set, k -> new ArrayList<>()).add(e));
+                        repaired.add("the entries of network " + n.name());
+                    }
+                }
+                Set<List<String>> held = new HashSet<>();
+                for (NftSet map : MAPS) {
+                    now.elementsOf(map).forEach(e -> held.add(withSet(map, e.key())));
+                }
+                for (PortMapping m : wanted) {
+                    if (held.add(withSet(map(m), key(m)))) {
+                        adds.computeIfAbsent(map(m), k -> new ArrayList<>()).add(element(m));
+                        repaired.add("port " + Publisher.describeHost(m) + " -> " + InetText.of(m.containerIp()) + ":"
+                                + m.containerPort() + " of owner " + m.owner());
+                    }
+                }
+                if (intact && adds.isEmpty()) {
+                    return List.of();
+                }
+                adds.forEach(tx::addElements);
+                try {
+                    tx.commit();
+                    return repaired;
+                } catch (GenerationConflictException e) {
+                    if (attempt >= 20) {
+                        throw new GatunException("could not repair " + GatunRuleset.TABLE.describe()
+                                + ": the ruleset kept changing while it was read", e);
+                    }
+                }
+            }
+        }
+    }
+
+    private static List<String> withSet(NftSet set, List<String> key) {
+        List<String> out = new ArrayList<>(key.size() + 1);
+        out.add(set.name());
+        out.addAll(key);
+        return out;
     }
 
     @Override

@@ -1,0 +1,273 @@
+package dev.gatun.driver;
+
+import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.nft.RulesetEvent;
+import dev.gatun.nft.RulesetMonitor;
+
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+
+/**
+ * A driver for a long-running process: it keeps the mappings published through it in memory
+ * (starting from what the kernel holds) and puts back whatever someone else removes of its
+ * packet-filter state, such as an {@code nft flush ruleset} or a firewall reload. The kernel's
+ * nftables notifications wake it, so a repair follows a removal within milliseconds; a check
+ * every few seconds backs them up. Changes through this driver and repairs take one lock, so a
+ * repair never mistakes this process's own unpublish for damage. Mappings that other processes
+ * add or remove while it runs are theirs: change them through this driver instead.
+ */
+public final class SelfHealingDriver implements NetworkDriver {
+
+    /** A flush arrives as many notifications: wait this long for the rest, then repair once. */
+    private static final long SETTLE_MILLIS = 20;
+    private static final long BACKSTOP_MILLIS = 5_000;
+
+    private record Key(boolean ipv4, InetAddress hostIp, Protocol protocol, int hostPort) {
+        static Key of(PortMapping m) {
+            return new Key(m.containerIp() instanceof Inet4Address, m.hostIp(), m.protocol(), m.hostPort());
+        }
+    }
+
+    private final NetworkDriver inner;
+    private final Consumer<String> log;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Map<Key, PortMapping> wanted = new LinkedHashMap<>();
+    private final ReentrantLock wakeLock = new ReentrantLock();
+    private final Condition woken = wakeLock.newCondition();
+    private boolean damageSuspected;
+    private volatile boolean running = true;
+    private final RulesetMonitor monitor;
+    private final Thread healer;
+
+    private SelfHealingDriver(NetworkDriver inner, Consumer<String> log) {
+        this.inner = inner;
+        this.log = log;
+        inner.published(null).forEach(m -> wanted.put(Key.of(m), m));
+        this.monitor = RulesetMonitor.start(inner.host(), this::onEvent);
+        this.healer = Thread.ofPlatform().daemon().name("gatun-healer").start(this::heal);
+    }
+
+    /**
+     * Wraps {@code inner} (which must support {@link NetworkDriver#repair}: the nftables
+     * driver), reads its mappings from the kernel, repairs once, and starts watching.
+     * {@code log} receives one line per thing put back and per failed repair.
+     */
+    public static SelfHealingDriver start(NetworkDriver inner, Consumer<String> log) {
+        SelfHealingDriver d = new SelfHealingDriver(inner, log);
+        d.repairNow();
+        return d;
+    }
+
+    private void onEvent(RulesetEvent e) {
+        if (e.isRemoval() || e.kind() == RulesetEvent.Kind.OVERRUN) {
+            wakeLock.lock();
+            try {
+                damageSuspected = true;
+                woken.signal();
+            } finally {
+                wakeLock.unlock();
+            }
+        }
+    }
+
+    private void heal() {
+        while (running) {
+            wakeLock.lock();
+            try {
+                if (!damageSuspected) {
+                    woken.await(BACKSTOP_MILLIS, TimeUnit.MILLISECONDS);
+                }
+                damageSuspected = false;
+            } catch (InterruptedException e) {
+                return;
+            } finally {
+                wakeLock.unlock();
+            }
+            try {
+                Thread.sleep(SETTLE_MILLIS);
+            } catch (InterruptedException e) {
+                return;
+            }
+            if (running) {
+                repairNow();
+            }
+        }
+    }
+
+    /** Repairs now, logging what it put back; a failure is logged and tried again at the next wake. */
+    private void repairNow() {
+        lock.lock();
+        try {
+            for (String line : inner.repair(List.copyOf(wanted.values()))) {
+                log.accept("repaired " + line);
+            }
+        } catch (RuntimeException e) {
+            log.accept("repair failed: " + e.getMessage());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The mappings this driver keeps in place. */
+    public List<PortMapping> wanted() {
+        lock.lock();
+        try {
+            return List.copyOf(wanted.values());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public NetworkNamespace host() {
+        return inner.host();
+    }
+
+    @Override
+    public Network createNetwork(NetworkSpec spec) {
+        lock.lock();
+        try {
+            return inner.createNetwork(spec);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void deleteNetwork(String name, boolean force) {
+        lock.lock();
+        try {
+            Network n = inner.network(name);
+            inner.deleteNetwork(name, force);
+            wanted.values().removeIf(m -> n.subnets().stream().anyMatch(p -> p.contains(m.containerIp())));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public List<Network> networks() {
+        return inner.networks();
+    }
+
+    @Override
+    public Network network(String name) {
+        return inner.network(name);
+    }
+
+    @Override
+    public Endpoint attach(EndpointSpec spec) {
+        lock.lock();
+        try {
+            return inner.attach(spec);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void detach(String network, NetworkNamespace container, String ifname) {
+        lock.lock();
+        try {
+            List<Endpoint> before = inner.endpoints(network);
+            inner.detach(network, container, ifname);
+            forgetEndpointsGone(network, before);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void detachOwner(String network, String owner) {
+        lock.lock();
+        try {
+            List<Endpoint> before = inner.endpoints(network);
+            inner.detachOwner(network, owner);
+            forgetEndpointsGone(network, before);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public List<Endpoint> endpoints(String network) {
+        return inner.endpoints(network);
+    }
+
+    @Override
+    public List<PortMapping> publish(String network, InetAddress containerIp, List<PortSpec> ports, String owner) {
+        lock.lock();
+        try {
+            List<PortMapping> made = inner.publish(network, containerIp, ports, owner);
+            made.forEach(m -> wanted.put(Key.of(m), m));
+            return made;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public List<PortMapping> unpublish(String network, InetAddress containerIp, List<PortSpec> ports, String owner) {
+        lock.lock();
+        try {
+            List<PortMapping> removed = inner.unpublish(network, containerIp, ports, owner);
+            removed.forEach(m -> wanted.remove(Key.of(m)));
+            return removed;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public List<PortMapping> published(String network) {
+        return inner.published(network);
+    }
+
+    @Override
+    public List<String> repair(List<PortMapping> mappings) {
+        lock.lock();
+        try {
+            return inner.repair(mappings);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** After a detach: the driver removed the ports published to the endpoints that are gone, so they are no longer wanted. */
+    private void forgetEndpointsGone(String network, List<Endpoint> before) {
+        Set<String> still = new HashSet<>();
+        inner.endpoints(network).forEach(e -> still.add(e.hostIfname()));
+        Set<InetAddress> gone = new HashSet<>();
+        for (Endpoint e : before) {
+            if (!still.contains(e.hostIfname())) {
+                gone.add(e.ip());
+                if (e.ip6() != null) {
+                    gone.add(e.ip6());
+                }
+            }
+        }
+        wanted.values().removeIf(m -> gone.contains(m.containerIp()));
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        healer.interrupt();
+        try {
+            healer.join(TimeUnit.SECONDS.toMillis(5));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        monitor.close();
+        inner.close();
+    }
+}

@@ -1,0 +1,122 @@
+package dev.gatun.driver;
+
+import dev.gatun.Gatun;
+import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.rtnl.Prefix;
+import dev.gatun.testing.FreshNamespaces;
+import dev.gatun.testing.Oracle;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.net.InetAddress;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Repair of gatun's nftables state after someone else removed parts of it, checked with the nft binary. */
+@ExtendWith(FreshNamespaces.class)
+class SelfHealingTest {
+
+    private static final InetAddress C1 = InetAddress.ofLiteral("10.88.0.2");
+    private static final InetAddress C2 = InetAddress.ofLiteral("10.88.0.3");
+
+    private static List<PortSpec> ports(String... specs) {
+        return java.util.Arrays.stream(specs).map(PortSpec::parse).toList();
+    }
+
+    private static String ruleset(NetworkNamespace ns) {
+        return Oracle.in(ns, "nft", "list", "ruleset");
+    }
+
+    private static NetworkDriver withNetwork(NetworkNamespace host) {
+        NetworkDriver d = Gatun.open(host, "nftables");
+        d.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
+        return d;
+    }
+
+    /** Polls for up to a second; the issue allows a repair one second. */
+    private static String awaitRuleset(NetworkNamespace ns, String expected) throws InterruptedException {
+        String now = ruleset(ns);
+        for (int i = 0; i < 20 && !now.equals(expected); i++) {
+            Thread.sleep(50);
+            now = ruleset(ns);
+        }
+        return now;
+    }
+
+    @Test
+    void repairingAnIntactRulesetChangesNothing(NetworkNamespace host) {
+        try (NetworkDriver d = withNetwork(host)) {
+            d.publish("n1", C1, ports("8080:80", "127.0.0.1:5353:53/udp"), "alice");
+            String before = ruleset(host);
+            assertThat(d.repair(d.published(null))).isEmpty();
+            assertThat(ruleset(host)).isEqualTo(before);
+        }
+    }
+
+    @Test
+    void aFlushedRulesetIsPutBackWithinOneSecond(NetworkNamespace host) throws InterruptedException {
+        List<String> log = new CopyOnWriteArrayList<>();
+        try (NetworkDriver plain = withNetwork(host)) {
+            plain.publish("n1", C1, ports("8080:80", "127.0.0.1:5353:53/udp"), "alice");
+        }
+        try (SelfHealingDriver d = SelfHealingDriver.start(Gatun.open(host, "nftables"), log::add)) {
+            d.publish("n1", C2, ports("9090:90"), "bob");
+            String before = ruleset(host);
+            assertThat(before).contains("comment \"alice\"").contains("comment \"bob\"");
+
+            Oracle.in(host, "nft", "flush", "ruleset");
+            assertThat(awaitRuleset(host, before)).as("the ruleset a second after the flush").isEqualTo(before);
+            assertThat(log).anyMatch(l -> l.startsWith("repaired table inet gatun"))
+                    .anyMatch(l -> l.contains("9090/tcp") && l.contains("bob"));
+        }
+    }
+
+    @Test
+    void aFlushedChainOrSetIsPutBackKeepingTheOtherMappings(NetworkNamespace host) throws InterruptedException {
+        List<String> log = new CopyOnWriteArrayList<>();
+        try (SelfHealingDriver d = SelfHealingDriver.start(withNetwork(host), log::add);
+             NetworkDriver other = Gatun.open(host, "nftables")) {
+            d.publish("n1", C1, ports("8080:80"), "alice");
+            // Made by another process: not this driver's to keep, but a rebuild must not lose it.
+            other.publish("n1", C2, ports("192.0.2.1:9090:90"), "carol");
+            String before = ruleset(host);
+
+            Oracle.in(host, "nft", "flush", "chain", "inet", "gatun", "forward");
+            assertThat(awaitRuleset(host, before)).as("after flushing the forward chain").isEqualTo(before);
+
+            Oracle.in(host, "nft", "flush", "map", "inet", "gatun", "ports4");
+            assertThat(awaitRuleset(host, before)).as("after flushing the ports4 map").isEqualTo(before);
+            assertThat(log).anyMatch(l -> l.contains("8080/tcp") && l.contains("alice"));
+        }
+    }
+
+    @Test
+    void anUnpublishThroughTheDriverIsNotUndone(NetworkNamespace host) {
+        try (SelfHealingDriver d = SelfHealingDriver.start(withNetwork(host), l -> { })) {
+            d.publish("n1", C1, ports("8080:80", "8081:81"), "alice");
+            d.unpublish("n1", C1, ports("8081:81"), "alice");
+            assertThat(d.wanted()).extracting(PortMapping::hostPort).containsExactly(8080);
+            assertThat(d.repair(d.wanted())).isEmpty();
+            assertThat(ruleset(host)).contains("8080").doesNotContain("8081");
+        }
+    }
+
+    @Test
+    void aPortSomeoneElseTookAfterTheFlushIsLeftToThem(NetworkNamespace host) {
+        try (NetworkDriver d = withNetwork(host); NetworkDriver other = Gatun.open(host, "nftables")) {
+            List<PortMapping> alice = d.publish("n1", C1, ports("8080:80", "8081:81"), "alice");
+            Oracle.in(host, "nft", "flush", "ruleset");
+            other.repair(List.of());
+            other.publish("n1", C2, ports("8080:80"), "bob");
+
+            List<String> repaired = d.repair(alice);
+
+            assertThat(repaired).hasSize(1).allMatch(l -> l.contains("8081/tcp"));
+            assertThat(d.published("n1")).extracting(PortMapping::hostPort, PortMapping::owner)
+                    .containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple(8080, "bob"),
+                            org.assertj.core.groups.Tuple.tuple(8081, "alice"));
+        }
+    }
+}
