@@ -27,11 +27,6 @@ final class LsCommand extends Base {
         return ExitCode.OK;
     }
 
-    /** One mapping as the publish and unpublish commands report it: host -> container/protocol. */
-    static String route(PortMapping m) {
-        return host(m) + " -> " + Json.ip(m.containerIp()) + ":" + m.containerPort() + "/" + m.protocol().keyword();
-    }
-
     static String host(PortMapping m) {
         if (m.hostIp() == null) {
             return "*:" + m.hostPort();

@@ -41,7 +41,7 @@ final class PublishCommand extends Base {
             o.json(Json.mappings(made));
         } else {
             for (PortMapping m : made) {
-                o.line("published " + LsCommand.route(m) + " (owner " + m.owner() + ")");
+                o.line("published " + m.describe() + " (owner " + m.owner() + ")");
             }
             o.line("in " + micros / 1000 + " ms, starting the driver included (bench/ measures a warm publish)");
         }

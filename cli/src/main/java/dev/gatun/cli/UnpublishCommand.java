@@ -36,7 +36,7 @@ final class UnpublishCommand extends Base {
             o.json(Json.mappings(removed));
         } else {
             for (PortMapping m : removed) {
-                o.line("unpublished " + LsCommand.route(m));
+                o.line("unpublished " + m.describe());
             }
             if (removed.isEmpty()) {
                 o.line("nothing was published by that owner");

@@ -63,7 +63,12 @@ public final class Sysctls {
         if (!p.startsWith(NET)) {
             throw new dev.gatun.InvalidInputException("sysctl key " + key + " is outside net");
         }
-        return namespace.call(() -> Files.readString(p).strip());
+        // procfs reports a size of 0, and Files.readString then returns only the first byte here.
+        return namespace.call(() -> {
+            try (java.io.InputStream in = Files.newInputStream(p)) {
+                return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII).strip();
+            }
+        });
     }
 
     private void write(Path file, boolean on) {

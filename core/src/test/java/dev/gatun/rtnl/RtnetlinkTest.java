@@ -30,6 +30,15 @@ class RtnetlinkTest {
         return Oracle.in(ns, "cat", "/sys/class/net/" + link + "/" + attribute).strip();
     }
 
+    /** procfs reports size 0; a whole multi-value key must come back, as cat shows it. */
+    @Test
+    void aSysctlIsReadWhole(NetworkNamespace a) {
+        Oracle.in(a, "sh", "-c", "echo 40000 40999 > /proc/sys/net/ipv4/ip_local_port_range");
+        assertThat(new Sysctls(a).read("ipv4/ip_local_port_range"))
+                .isEqualTo(Oracle.in(a, "cat", "/proc/sys/net/ipv4/ip_local_port_range").strip())
+                .isEqualTo("40000\t40999");
+    }
+
     @Test
     void bridgeMacNeverFloatsWhenPortsWithLowerMacsComeAndGo(NetworkNamespace a) {
         try (Rtnetlink rt = Rtnetlink.open(a)) {

@@ -1,0 +1,78 @@
+package dev.gatun.cli;
+
+import dev.gatun.Gatun;
+import dev.gatun.cli.docker.DockerPlugin;
+import dev.gatun.cli.docker.PluginServer;
+import dev.gatun.driver.NetworkDriver;
+import dev.gatun.driver.SelfHealingDriver;
+import dev.gatun.netns.NetworkNamespace;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import sun.misc.Signal;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.LocalTime;
+import java.time.temporal.ChronoUnit;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.Consumer;
+
+/** The long-running driver: desired state in memory, repaired when others remove it, optionally Docker's plugin. */
+@Command(name = "serve", mixinStandardHelpOptions = true,
+        description = {"Run as a long-running driver for one host namespace until SIGTERM or SIGINT.",
+                "Keeps the ports published through it (and those found at start) in place: when gatun's table, sets or "
+                        + "elements are removed from outside (nft flush ruleset, a firewall reload) it puts them back "
+                        + "within a second and logs what it repaired. Stopping removes nothing."},
+        footer = {"", "With --docker-plugin, serves Docker's remote network-driver protocol on "
+                + "/run/docker/plugins/NAME.sock (mode 0600), so that",
+                "  docker network create -d NAME --subnet 10.89.0.0/24 [-o gatun.icc=false] [-o gatun.bridge=BR] "
+                        + "[-o gatun.mtu=N] [--internal] NET",
+                "  docker run --network NET -p 8080:80 ...",
+                "publish through gatun. gatun names the network after the first 12 digits of Docker's network id; "
+                        + "mappings are owned by Docker's endpoint id.",
+                "", "Prints one line starting with 'ready' on stdout when serving; logs go to stderr.",
+                "", "Examples:", "  gatun serve", "  gatun serve --docker-plugin", "  gatun --netns lab serve --docker-plugin gatun-test"})
+final class ServeCommand extends Base {
+
+    @Option(names = "--docker-plugin", arity = "0..1", fallbackValue = "gatun", paramLabel = "NAME",
+            description = "Also serve Docker's network-driver protocol as plugin NAME (default name: gatun).")
+    String pluginName;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        Path socket = pluginName == null ? null : PluginServer.socketOf(pluginName);
+        PrintWriter err = spec.commandLine().getErr();
+        Consumer<String> log = line -> {
+            synchronized (err) {
+                err.println(LocalTime.now().truncatedTo(ChronoUnit.MILLIS) + " gatun serve: " + line);
+                err.flush();
+            }
+        };
+        CountDownLatch stop = new CountDownLatch(1);
+        Signal.handle(new Signal("TERM"), s -> stop.countDown());
+        Signal.handle(new Signal("INT"), s -> stop.countDown());
+
+        NetworkNamespace host = root().host();
+        String driverName = root().driver == GatunCommand.DriverChoice.auto ? Gatun.choose(host).driver()
+                : root().driver.name().replace('_', '-');
+        NetworkDriver plain = Gatun.open(host, driverName);
+        NetworkDriver driver;
+        if (driverName.equals("nftables")) {
+            driver = SelfHealingDriver.start(plain, log);
+        } else {
+            driver = plain;
+            log.accept("driver " + driverName + ": running without self-healing, which needs the nftables driver");
+        }
+        try (driver; PluginServer server = socket == null ? null
+                : PluginServer.start(new DockerPlugin(driver, log), socket)) {
+            String what = server == null ? "watching " + host.describe()
+                    : "docker plugin " + pluginName + " on " + server.socket() + ", watching " + host.describe();
+            PrintWriter out = spec.commandLine().getOut();
+            out.println("ready: " + what + " (driver " + driverName + ")");
+            out.flush();
+            stop.await();
+            log.accept("stopping; the kernel keeps every network, endpoint and port");
+        }
+        return ExitCode.OK;
+    }
+}
