@@ -80,7 +80,7 @@ public final class Harness implements Callable<Integer> {
                 ports32.add(61000 + i);
             }
             compare("publish-32-ports", 0, quick ? 3 : 10, ports32, List.of(() -> new Subjects.GatunCli(root),
-                    () -> new Subjects.DockerIptables("iptables-nft"), Subjects.GatunInProcess::new));
+                    () -> new Subjects.DockerIptables("iptables-nft"), () -> new Subjects.GatunInProcess(32)));
             progress("16 threads publishing single mappings");
             groupCommit(threadsOps);
         } finally {
@@ -168,6 +168,7 @@ public final class Harness implements Callable<Integer> {
         }
         for (Supplier<Subjects.Subject> make : subjects(root, cRef)) {
             try (Subjects.Subject s = make.get()) {
+                s.warmUp();
                 Process holder = XtablesLock.hold(3);
                 long us;
                 if (s instanceof Subjects.GatunInProcess || s instanceof Subjects.CReference

@@ -25,6 +25,7 @@ final class Subjects {
 
     static final String CONTAINER = "10.88.0.2";
     static final String BRIDGE = "gatun-n1";
+    private static final java.time.Duration WARM_UP_LIMIT = java.time.Duration.ofSeconds(20);
     private static final AtomicInteger NAMESPACES = new AtomicInteger();
 
     private Subjects() {}
@@ -68,9 +69,17 @@ final class Subjects {
     /** gatun's nftables driver in this process, warm. */
     static final class GatunInProcess extends Subject {
         final NetworkDriver driver;
+        private final InetAddress container = InetAddress.ofLiteral(CONTAINER);
+        private final int sampleWidth;
 
         GatunInProcess() {
+            this(1);
+        }
+
+        /** {@code sampleWidth}: how many ports each sample publishes, so that the warm-up does the same. */
+        GatunInProcess(int sampleWidth) {
             super("gatun");
+            this.sampleWidth = sampleWidth;
             driver = Gatun.open(ns, "nftables");
             driver.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
         }
@@ -83,23 +92,44 @@ final class Subjects {
             }
         }
 
-        /** A long-running engine publishes all day: measure it compiled, as the C floor is. */
+        /**
+         * A long-running engine publishes all day: measure it compiled, as the C floor is. On two
+         * cores the JIT takes tens of thousands of publishes to finish compiling this path (seen
+         * with -XX:+PrintCompilation), so warm up until the JIT has been idle for three blocks of
+         * publishes in a row. The warm-up calls publish exactly as a sample does (the same kind of
+         * list, the same sizes): code compiled for another call shape is thrown away at the first
+         * sample (an uncommon trap) and runs unoptimized for the rest of a short run.
+         */
         @Override
         void warmUp() {
             InetAddress other = InetAddress.ofLiteral("10.88.0.8");
-            for (int i = 0; i < 2000; i++) {
-                List<PortSpec> spec = List.of(PortSpec.parse((64000 + i % 500) + ":80"));
-                driver.publish("n1", other, spec, "warmup");
-                driver.unpublish("n1", other, spec, "warmup");
+            int width = sampleWidth;
+            var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+            long deadline = System.nanoTime() + WARM_UP_LIMIT.toNanos();
+            long compiled = -1;
+            for (int idle = 0, block = 0; (idle < 3 || block < 10) && System.nanoTime() < deadline; block++) {
+                for (int i = 0; i < 1000; i++) {
+                    int first = 20000 + (i * width) % 40000;
+                    List<PortSpec> spec = specs(java.util.stream.IntStream.range(first, first + width).boxed().toList());
+                    driver.publish("n1", other, spec, "warmup");
+                    driver.unpublish("n1", other, spec, "warmup");
+                }
+                long now = jit.getTotalCompilationTime();
+                idle = now == compiled ? idle + 1 : 0;
+                compiled = now;
             }
         }
 
         @Override
         long publish(List<Integer> ports) {
-            List<PortSpec> specs = ports.stream().map(p -> PortSpec.parse(p + ":" + p)).toList();
+            List<PortSpec> specs = specs(ports);
             long t = System.nanoTime();
-            driver.publish("n1", InetAddress.ofLiteral(CONTAINER), specs, "bench");
+            driver.publish("n1", container, specs, "bench");
             return (System.nanoTime() - t) / 1000;
+        }
+
+        private static List<PortSpec> specs(List<Integer> ports) {
+            return ports.stream().map(p -> PortSpec.parse(p + ":" + p)).toList();
         }
 
         @Override

@@ -22,9 +22,14 @@ final class LsCommand extends Base {
             o.json(Json.mappings(all));
         } else {
             o.table(List.of("NETWORK", "PROTO", "HOST", "CONTAINER", "OWNER"), all.stream().map(m -> List.of(m.network(),
-                    m.protocol().keyword(), host(m), Json.ip(m.containerIp()) + ":" + m.containerPort(), m.owner())).toList());
+                    m.protocol().keyword(), host(m), container(m), m.owner())).toList());
         }
         return ExitCode.OK;
+    }
+
+    private static String container(PortMapping m) {
+        String ip = Json.ip(m.containerIp());
+        return (m.containerIp() instanceof Inet4Address ? ip : "[" + ip + "]") + ":" + m.containerPort();
     }
 
     static String host(PortMapping m) {
