@@ -5,9 +5,9 @@
  *   1. a non-blocking read of a socket subscribed to rtnetlink's link and address groups; only
  *      when it shows a change (or at the first publish), an RTM_GETADDR dump (the host's
  *      addresses, for the address-bound overlap check), as gatun's cache does
- *   2. NFT_MSG_GETGEN (the generation the commit is guarded with)
- *   3. in one datagram: NFT_MSG_GETSETELEM on ports4 for the key (is the port held?) and on
- *      hostip4 for each local IPv4 address (is it held on one address?)
+ *   2. in one datagram: NFT_MSG_GETGEN (the generation the commit is guarded with), then
+ *      NFT_MSG_GETSETELEM on ports4 for the key (is the port held?) and on hostip4 for each
+ *      local IPv4 address (is it held on one address?)
  *   5. a batch: BEGIN with NFNL_BATCH_GENID, NEWSETELEM on ports4 with the owner comment, END
  * Built by the bench harness with gcc against libnftnl and libmnl; run inside the namespace.
  *
@@ -93,14 +93,6 @@ static int gen_cb(const struct nlmsghdr *nlh, void *data) {
     return MNL_CB_OK;
 }
 
-static uint32_t generation(struct mnl_socket *nl) {
-    uint32_t id = 0;
-    struct nlmsghdr *nlh = nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETGEN, AF_UNSPEC, NLM_F_ACK, ++seq);
-    if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) die("send getgen");
-    talk(nl, gen_cb, &id, seq);
-    return id;
-}
-
 static int ignore_cb(const struct nlmsghdr *nlh, void *data) { return MNL_CB_OK; }
 
 /* Appends a GETSETELEM for one key at *at; a missing element will be the expected answer (ENOENT). */
@@ -117,17 +109,20 @@ static void put_lookup(char **at, const char *set, const void *key, uint32_t len
     *at += MNL_ALIGN(nlh->nlmsg_len);
 }
 
-/* Sends the lookups in one datagram and reads until each has its answer. */
-static void lookups(struct mnl_socket *nl, char *start, char *end, int count) {
+/* Sends GETGEN and the lookups in one datagram, reads until each has its answer; returns the generation. */
+static uint32_t lookups(struct mnl_socket *nl, char *start, char *end, int count) {
     if (mnl_socket_sendto(nl, start, end - start) < 0) die("send lookups");
+    uint32_t gen = 0;
     int answered = 0;
     while (answered < count) {
         int n = mnl_socket_recvfrom(nl, buf, sizeof(buf));
         if (n < 0) die("recv lookups");
         for (struct nlmsghdr *m = (struct nlmsghdr *)buf; mnl_nlmsg_ok(m, n); m = mnl_nlmsg_next(m, &n)) {
             if (m->nlmsg_type == NLMSG_ERROR) answered++;
+            else if ((m->nlmsg_type & 0xff) == NFT_MSG_NEWGEN) gen_cb(m, &gen);
         }
     }
+    return gen;
 }
 
 static void publish(struct mnl_socket *nl, struct mnl_socket *rt, struct mnl_socket *watch, uint16_t hport, uint32_t caddr, uint16_t cport,
@@ -141,9 +136,10 @@ static void publish(struct mnl_socket *nl, struct mnl_socket *rt, struct mnl_soc
     memcpy(data + 4, &p, 2);
 
     if (host_changed(watch)) dump_addresses(rt);
-    uint32_t gen = generation(nl);
     static char requests[1 << 15];
     char *at = requests;
+    struct nlmsghdr *getgen = nftnl_nlmsg_build_hdr(at, NFT_MSG_GETGEN, AF_UNSPEC, NLM_F_ACK, ++seq);
+    at += MNL_ALIGN(getgen->nlmsg_len);
     put_lookup(&at, "ports4", key, sizeof(key));
     for (int i = 0; i < naddrs; i++) {
         uint8_t hkey[12] = {0};
@@ -151,7 +147,7 @@ static void publish(struct mnl_socket *nl, struct mnl_socket *rt, struct mnl_soc
         memcpy(hkey + 4, key, 8);
         put_lookup(&at, "hostip4", hkey, sizeof(hkey));
     }
-    lookups(nl, requests, at, naddrs + 1);
+    uint32_t gen = lookups(nl, requests, at, naddrs + 2);
 
     char batch[4096];
     struct mnl_nlmsg_batch *b = mnl_nlmsg_batch_start(batch, sizeof(batch));

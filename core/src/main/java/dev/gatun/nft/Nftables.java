@@ -115,6 +115,21 @@ public final class Nftables implements AutoCloseable {
 
     /** Looks many keys up at once (one datagram there, one back); each result as {@link #element}'s. */
     public List<Optional<Element>> elements(List<Lookup> lookups) {
+        return elements(lookups, false).found();
+    }
+
+    /** What {@link #elementsAtGeneration} found, and the generation it was read at. */
+    public record Found(int generation, List<Optional<Element>> found) {}
+
+    /**
+     * {@link #elements} read together with the ruleset generation, in one round trip: a
+     * transaction guarded by that generation fails if anything changed after the reading.
+     */
+    public Found elementsAtGeneration(List<Lookup> lookups) {
+        return elements(lookups, true);
+    }
+
+    private Found elements(List<Lookup> lookups, boolean withGeneration) {
         List<NftBatch.PayloadWriter> payloads = new ArrayList<>();
         List<Integer> families = new ArrayList<>();
         for (Lookup l : lookups) {
@@ -122,13 +137,16 @@ public final class Nftables implements AutoCloseable {
             payloads.add(nlh -> ElementCodec.write(nlh, l.set(), 0, probe.subList(0, 1)));
             families.add(l.set().family().nfproto());
         }
-        List<Optional<List<Element>>> answers = channel.getAll("look up elements", kernel_h.NFT_MSG_GETSETELEM, families,
-                payloads, (i, m) -> ElementCodec.decode(lookups.get(i).set(), ElementCodec.read(m)));
+        NftChannel.AtGeneration<List<Element>> answers = withGeneration
+                ? channel.getAllAtGeneration("look up elements", kernel_h.NFT_MSG_GETSETELEM, families, payloads,
+                        (i, m) -> ElementCodec.decode(lookups.get(i).set(), ElementCodec.read(m)))
+                : new NftChannel.AtGeneration<>(0, channel.getAll("look up elements", kernel_h.NFT_MSG_GETSETELEM,
+                        families, payloads, (i, m) -> ElementCodec.decode(lookups.get(i).set(), ElementCodec.read(m))));
         List<Optional<Element>> out = new ArrayList<>();
-        for (Optional<List<Element>> a : answers) {
+        for (Optional<List<Element>> a : answers.found()) {
             out.add(a.flatMap(e -> e.stream().findFirst()));
         }
-        return out;
+        return new Found(answers.generation(), out);
     }
 
     /** The one element with this key, as the kernel has it, or empty. */

@@ -201,18 +201,30 @@ final class NftablesFirewall implements Firewall {
             this.nft = nft;
         }
 
+        /**
+         * A view whose generation is read with its first lookup, in the same datagram: a
+         * publish costs one round trip to read and one to commit.
+         */
         @Override
         public View begin() {
-            int generation = nft.generation();
             return new View() {
+                private Integer generation;
+
+                private int generation() {
+                    if (generation == null) {
+                        generation = nft.generation();
+                    }
+                    return generation;
+                }
+
                 @Override
                 public Optional<PortMapping> get(PortMapping key) {
-                    NftSet map = map(key);
-                    return nft.element(map, Element.of(key(key).toArray(String[]::new))).map(e -> mapping(map, e));
+                    return getAll(List.of(key)).getFirst();
                 }
 
                 @Override
                 public List<PortMapping> all() {
+                    generation();
                     return NftablesFirewall.all(nft);
                 }
 
@@ -220,7 +232,14 @@ final class NftablesFirewall implements Firewall {
                 public List<Optional<PortMapping>> getAll(List<PortMapping> keys) {
                     List<Nftables.Lookup> lookups = keys.stream()
                             .map(k -> new Nftables.Lookup(map(k), Element.of(key(k).toArray(String[]::new)))).toList();
-                    List<Optional<Element>> found = nft.elements(lookups);
+                    List<Optional<Element>> found;
+                    if (generation == null) {
+                        Nftables.Found read = nft.elementsAtGeneration(lookups);
+                        generation = read.generation();
+                        found = read.found();
+                    } else {
+                        found = nft.elements(lookups);
+                    }
                     List<Optional<PortMapping>> out = new ArrayList<>();
                     for (int i = 0; i < keys.size(); i++) {
                         NftSet map = lookups.get(i).set();
@@ -231,7 +250,7 @@ final class NftablesFirewall implements Firewall {
 
                 @Override
                 public void commit(List<PortMapping> deletes, List<PortMapping> adds) {
-                    Transaction tx = nft.transaction().guardGeneration(generation);
+                    Transaction tx = nft.transaction().guardGeneration(generation());
                     group(deletes, m -> Element.of(key(m).toArray(String[]::new))).forEach(tx::deleteElements);
                     group(adds, NftablesFirewall::element).forEach(tx::addElements);
                     try {
