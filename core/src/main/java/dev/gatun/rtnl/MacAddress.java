@@ -54,6 +54,16 @@ public final class MacAddress {
         return new MacAddress(b);
     }
 
+    /**
+     * The locally administered address 02:42 followed by the four bytes of an IPv4 address, as
+     * Docker derives a container's MAC: a new container that gets a released address gets the
+     * same MAC too, so neighbours' caches for that address stay right.
+     */
+    public static MacAddress fromIpv4(java.net.Inet4Address ip) {
+        byte[] a = ip.getAddress();
+        return new MacAddress(new byte[] {0x02, 0x42, a[0], a[1], a[2], a[3]});
+    }
+
     public byte[] toBytes() {
         return bytes.clone();
     }

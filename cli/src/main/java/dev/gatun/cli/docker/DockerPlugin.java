@@ -199,11 +199,11 @@ public final class DockerPlugin {
         }
         InetAddress ip6 = address(iface.path("AddressIPv6").asText(""));
         String givenMac = iface.path("MacAddress").asText("");
-        MacAddress mac = givenMac.isEmpty() ? MacAddress.randomLocal() : MacAddress.parse(givenMac);
+        MacAddress mac = givenMac.isEmpty() ? null : MacAddress.parse(givenMac);
         Endpoint e = driver.attach(new EndpointSpec(n.name(), null, null, ip, ip6, mac, endpoint));
         log.accept("created endpoint " + endpoint + " (" + InetText.of(e.ip()) + ", " + e.hostIfname() + ")");
         // Docker takes from the reply only what it did not give.
-        return givenMac.isEmpty() ? Map.of("Interface", Map.of("MacAddress", mac.toString())) : Map.of();
+        return givenMac.isEmpty() ? Map.of("Interface", Map.of("MacAddress", e.mac().toString())) : Map.of();
     }
 
     private static InetAddress address(String cidr) {

@@ -69,7 +69,7 @@ public final class PluginServer implements AutoCloseable {
         threads.setName("gatun-plugin");
         threads.setDaemon(true);
         Server server = new Server(threads);
-        UnixDomainServerConnector connector = new UnixDomainServerConnector(server);
+        UnixDomainServerConnector connector = new UnixDomainServerConnector(server, new DockerHttpConnectionFactory());
         connector.setUnixDomainPath(socket);
         server.addConnector(connector);
         server.setHandler(new Handler.Abstract() {

@@ -262,7 +262,10 @@ public final class BridgeDriver implements NetworkDriver {
                 ip6 = spec.ip6() != null ? checkAddress(spec.ip6(), v6, used, n.name()) : lowestFree(v6, used, n.name());
             }
             String owner = checkOwner(spec.owner() == null ? InetText.of(ip) : spec.owner());
-            MacAddress mac = spec.mac() == null ? MacAddress.randomLocal() : spec.mac();
+            // Derived from the address, not random: the next container given a released address
+            // answers neighbours with the MAC they cached for it, so the host reaches it at once.
+            MacAddress mac = spec.mac() != null ? spec.mac()
+                    : ip instanceof java.net.Inet4Address v4ip ? MacAddress.fromIpv4(v4ip) : MacAddress.randomLocal();
             try (Rtnetlink rt = Rtnetlink.open(host)) {
                 String hostName = freeHostName(rt, "gv");
                 if (handOver) {
