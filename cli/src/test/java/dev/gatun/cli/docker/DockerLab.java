@@ -28,7 +28,8 @@ import java.util.stream.Stream;
  * A real dockerd (Debian's docker.io, Docker 20.10) with its own containerd, inside a fresh
  * named network namespace, with all of its state under one temporary directory, so that any
  * number of labs can run side by side and the host's namespace, ruleset and links stay
- * untouched. It knows one image, {@link #IMAGE}: busybox, imported without a registry.
+ * untouched. It knows one image, {@link #IMAGE}: busybox, imported without a registry, plus
+ * {@code /bin/udpreply PORT TEXT}, a static UDP responder (this busybox has no UDP server).
  *
  * <pre>{@code
  * try (DockerLab lab = DockerLab.start()) {
@@ -36,8 +37,13 @@ import java.util.stream.Stream;
  * }
  * }</pre>
  *
- * Needs root, dockerd, containerd, tini (all from docker.io) and /bin/busybox (busybox-static);
- * without them {@link #start()} skips the test, except with CI=true, where it fails.
+ * Needs root, dockerd, containerd, tini (all from docker.io), /bin/busybox (busybox-static) and
+ * gcc with a static libc (for udpreply); without them {@link #start()} skips the test, except with
+ * CI=true, where it fails.
+ *
+ * <p>{@link Networking#NONE} (the default) gives Docker no networking of its own, for network
+ * plugins; {@link Networking#DOCKER_BRIDGE} is Docker's stock setup (docker0, iptables rules,
+ * docker-proxy), for comparisons, still entirely inside the lab's namespace.
  *
  * <p>What stays on the host after {@link #close()}: only the empty directories that every
  * dockerd 20.10 and containerd 1.6 create regardless of their roots, /run/docker/plugins and
@@ -51,6 +57,27 @@ public final class DockerLab implements AutoCloseable {
     /** What {@link #docker} returns. */
     public record Result(int code, String out, String err) {}
 
+    /** What Docker itself does for networking in the lab. */
+    public enum Networking {
+        /** No docker0, no iptables, no docker-proxy: networks come from plugins (and none, host). */
+        NONE(List.of("--iptables=false", "--ip6tables=false", "--bridge=none", "--userland-proxy=false"), List.of()),
+        /**
+         * Docker's defaults: the docker0 bridge, iptables rules (through the iptables binary, which
+         * runs in dockerd's namespace, so the rules land in the lab's) and a docker-proxy per port.
+         */
+        DOCKER_BRIDGE(List.of(), List.of("iptables", "docker-proxy")),
+        /** As {@link #DOCKER_BRIDGE} without docker-proxy: iptables rules only (hairpin NAT instead). */
+        DOCKER_BRIDGE_NO_PROXY(List.of("--userland-proxy=false"), List.of("iptables"));
+
+        private final List<String> flags;
+        private final List<String> tools;
+
+        Networking(List<String> flags, List<String> tools) {
+            this.flags = flags;
+            this.tools = tools;
+        }
+    }
+
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
     private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(120);
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
@@ -59,26 +86,32 @@ public final class DockerLab implements AutoCloseable {
     private final String name;
     private final Path dir;
     private final Path nsPath;
+    private final Networking networking;
     private Process containerd;
     private Process dockerd;
 
-    private DockerLab(String name, Path dir) {
+    private DockerLab(String name, Path dir, Networking networking) {
         this.name = name;
         this.dir = dir;
         this.nsPath = Path.of("/run/netns", name);
+        this.networking = networking;
     }
 
     // ---- availability -------------------------------------------------------------------
 
     /** True when this process may create namespaces and every tool the lab runs is installed. */
     public static boolean available() {
-        return missing().isEmpty() && privileged();
+        return missing(Networking.NONE).isEmpty() && privileged();
     }
 
     /** Skips the calling test, or with CI=true fails it, unless {@link #available()}. */
     public static void requireAvailable() {
+        requireAvailable(Networking.NONE);
+    }
+
+    private static void requireAvailable(Networking networking) {
         FreshNamespaces.requirePrivileges();
-        List<String> missing = missing();
+        List<String> missing = missing(networking);
         if (missing.isEmpty()) {
             return;
         }
@@ -99,9 +132,12 @@ public final class DockerLab implements AutoCloseable {
         }
     }
 
-    private static List<String> missing() {
+    private static List<String> missing(Networking networking) {
         List<String> missing = new ArrayList<>();
-        for (String tool : List.of("dockerd", "containerd", "tini", "docker", "nsenter", "ip", "tar", "chroot", "umount")) {
+        List<String> tools = new ArrayList<>(List.of("dockerd", "containerd", "tini", "docker", "nsenter", "ip", "tar",
+                "chroot", "umount", "gcc"));
+        tools.addAll(networking.tools);
+        for (String tool : tools) {
             if (tool(tool).isEmpty()) {
                 missing.add(tool);
             }
@@ -128,9 +164,14 @@ public final class DockerLab implements AutoCloseable {
 
     // ---- start --------------------------------------------------------------------------
 
-    /** Starts a lab: namespace, containerd, dockerd, and the {@link #IMAGE}. */
+    /** Starts a lab: namespace, containerd, dockerd, and the {@link #IMAGE}; Docker without networking of its own. */
     public static DockerLab start() {
-        requireAvailable();
+        return start(Networking.NONE);
+    }
+
+    /** Starts a lab whose dockerd does {@code networking}. */
+    public static DockerLab start(Networking networking) {
+        requireAvailable(networking);
         String name = "gatun-dk-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
         Path dir;
         try {
@@ -139,7 +180,7 @@ public final class DockerLab implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        DockerLab lab = new DockerLab(name, dir);
+        DockerLab lab = new DockerLab(name, dir, networking);
         try {
             lab.startAll();
             return lab;
@@ -187,17 +228,20 @@ public final class DockerLab implements AutoCloseable {
                 toolPath("containerd"), "--config", dir.resolve("containerd.toml").toString());
         waitFor("containerd", () -> Files.exists(containerdSocket()), containerd, dir.resolve("containerd.log"));
 
-        dockerd = daemon(dir.resolve("dockerd.log"), toolPath("dockerd"),
+        List<String> dockerdCommand = new ArrayList<>(List.of(toolPath("dockerd"),
                 "--config-file", dir.resolve("daemon.json").toString(),
                 "--containerd", containerdSocket().toString(),
                 "--data-root", dataRoot().toString(),
                 "--exec-root", execRoot().toString(),
                 "--pidfile", dir.resolve("dockerd.pid").toString(),
                 "-H", "unix://" + socket(),
-                // Nothing outside the namespace: no iptables rules, no docker0, no docker-proxy.
-                "--iptables=false", "--ip6tables=false", "--bridge=none", "--userland-proxy=false",
                 // Container cgroups under a parent of our own, removed on close.
-                "--exec-opt", "native.cgroupdriver=cgroupfs", "--cgroup-parent", "/" + name);
+                "--exec-opt", "native.cgroupdriver=cgroupfs", "--cgroup-parent", "/" + name));
+        // NONE: nothing at all, no iptables rules, no docker0, no docker-proxy. DOCKER_BRIDGE: all
+        // of them, inside the namespace (iptables and docker-proxy run in dockerd's namespace, and
+        // the sysctls dockerd writes, ip_forward and bridge-nf-call-*, are per namespace).
+        dockerdCommand.addAll(networking.flags);
+        dockerd = daemon(dir.resolve("dockerd.log"), dockerdCommand.toArray(String[]::new));
         waitFor("dockerd", () -> docker("info", "--format", "{{.ServerVersion}}").code() == 0,
                 dockerd, dir.resolve("dockerd.log"));
 
@@ -259,9 +303,55 @@ public final class DockerLab implements AutoCloseable {
             throw new AssertionError("busybox --install in the image failed (is " + BUSYBOX
                     + " the static one from busybox-static?): " + install.err());
         }
+        buildUdpReply(rootfs.resolve("bin/udpreply"));
         Path tar = dir.resolve("rootfs.tar");
         check(run(List.of(toolPath("tar"), "-C", rootfs.toString(), "-cf", tar.toString(), "."), null), "tar");
         dockerOk("import", "--change", "CMD [\"/bin/sh\"]", tar.toString(), IMAGE);
+    }
+
+    /** A UDP server that answers every datagram with a fixed text: {@code udpreply PORT TEXT}. */
+    private static final String UDP_REPLY_C = """
+            #include <netinet/in.h>
+            #include <stdio.h>
+            #include <stdlib.h>
+            #include <string.h>
+            #include <sys/socket.h>
+
+            int main(int argc, char **argv) {
+                if (argc != 3) {
+                    fprintf(stderr, "usage: udpreply PORT TEXT\\n");
+                    return 2;
+                }
+                int s = socket(AF_INET, SOCK_DGRAM, 0);
+                struct sockaddr_in a;
+                memset(&a, 0, sizeof a);
+                a.sin_family = AF_INET;
+                a.sin_port = htons((unsigned short) atoi(argv[1]));
+                a.sin_addr.s_addr = htonl(INADDR_ANY);
+                if (s < 0 || bind(s, (struct sockaddr *) &a, sizeof a) != 0) {
+                    perror("udpreply");
+                    return 1;
+                }
+                char buf[2048];
+                for (;;) {
+                    struct sockaddr_in peer;
+                    socklen_t len = sizeof peer;
+                    if (recvfrom(s, buf, sizeof buf, 0, (struct sockaddr *) &peer, &len) >= 0) {
+                        sendto(s, argv[2], strlen(argv[2]), 0, (struct sockaddr *) &peer, len);
+                    }
+                }
+            }
+            """;
+
+    private void buildUdpReply(Path target) {
+        Path source = dir.resolve("udpreply.c");
+        try {
+            Files.writeString(source, UDP_REPLY_C);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        check(run(List.of(toolPath("gcc"), "-static", "-O2", "-o", target.toString(), source.toString()), null),
+                "gcc -static udpreply.c (needs libc6-dev)");
     }
 
     // ---- use ----------------------------------------------------------------------------
@@ -276,6 +366,21 @@ public final class DockerLab implements AutoCloseable {
     /** {@link #docker}, failing with the command, exit code and stderr unless it exits 0. */
     public Result dockerOk(String... args) {
         return check(docker(args), "docker " + String.join(" ", args));
+    }
+
+    /** The endpoint id of a container's (only) network: gatun records it as the owner of its mappings. */
+    public String endpointId(String container) {
+        return dockerOk("inspect", "-f", "{{range .NetworkSettings.Networks}}{{.EndpointID}}{{end}}", container).out().strip();
+    }
+
+    /** The IPv4 address of a container on its (only) network. */
+    public String containerIp(String container) {
+        return dockerOk("inspect", "-f", "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}", container).out().strip();
+    }
+
+    /** What Docker itself does for networking in this lab. */
+    public Networking networking() {
+        return networking;
     }
 
     /** The lab's network namespace: dockerd, containerd and --network host containers live in it. */
@@ -377,12 +482,36 @@ public final class DockerLab implements AutoCloseable {
         }
     }
 
-    /** Every process whose command line names our directory: daemons, tini, shims. */
+    /**
+     * Every process whose command line names our directory (daemons, tini, shims) or that still
+     * lives in the lab's network namespace (docker-proxy, whose command line does not).
+     */
     private List<ProcessHandle> leftovers() {
         String mark = dir.toString();
+        String net = netnsLink();
+        long self = ProcessHandle.current().pid();
         return ProcessHandle.allProcesses()
-                .filter(ph -> ph.info().commandLine().map(c -> c.contains(mark)).orElse(false))
+                .filter(ph -> ph.pid() != self)
+                .filter(ph -> ph.info().commandLine().map(c -> c.contains(mark)).orElse(false)
+                        || (net != null && net.equals(netnsLinkOf(ph.pid()))))
                 .toList();
+    }
+
+    /** "net:[INODE]", as /proc/PID/ns/net reads for a process in the lab's namespace; null once it is gone. */
+    private String netnsLink() {
+        try {
+            return "net:[" + ((Number) Files.getAttribute(nsPath, "unix:ino")).longValue() + "]";
+        } catch (IOException | UnsupportedOperationException e) {
+            return null;
+        }
+    }
+
+    private static String netnsLinkOf(long pid) {
+        try {
+            return Files.readSymbolicLink(Path.of("/proc", Long.toString(pid), "ns", "net")).toString();
+        } catch (IOException e) {
+            return null; // gone, or a kernel thread
+        }
     }
 
     private void killLeftovers() throws IOException {

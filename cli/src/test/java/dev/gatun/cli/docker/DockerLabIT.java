@@ -1,11 +1,17 @@
 package dev.gatun.cli.docker;
 
+import dev.gatun.netns.NamedNamespaces;
+import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.testing.FreshNamespaces;
+import dev.gatun.testing.Lab;
+import dev.gatun.testing.Oracle;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -76,6 +82,89 @@ class DockerLabIT {
             assertThat(b.dockerOk("run", "--rm", "--network", "host", DockerLab.IMAGE, "readlink", "/proc/self/ns/net").out())
                     .contains("net:[" + inode(b.namespacePath()) + "]");
         }
+    }
+
+    @Test
+    void dockersOwnBridgeIptablesAndProxyStayInsideTheLab() throws Exception {
+        String hostBefore = hostStateWithIptables();
+        String outsideName = FreshNamespaces.PREFIX + "out-" + ProcessHandle.current().pid();
+        DockerLab lab = DockerLab.start(DockerLab.Networking.DOCKER_BRIDGE);
+        List<ProcessHandle> proxies = new ArrayList<>();
+        try {
+            NetworkNamespace ns = NetworkNamespace.named(lab.namespace());
+            NetworkNamespace outside = NamedNamespaces.create(outsideName);
+            Lab.connectOutside(ns, outside);
+            lab.dockerOk("run", "-d", "--name", "web", "-p", "18080:80", DockerLab.IMAGE,
+                    "sh", "-c", "mkdir /www && echo docker-bridge > /www/index.html && httpd -p 80 -h /www && exec sleep 600");
+
+            // Docker's whole apparatus, in the lab's namespace.
+            assertThat(linkNames(Oracle.in(ns, "ip", "-o", "link"))).contains("docker0");
+            String nat = Oracle.in(ns, "iptables", "-t", "nat", "-S");
+            assertThat(nat).contains("-N DOCKER").contains("--dport 18080");
+            assertThat(lab.dockerOk("port", "web").out()).contains("80/tcp -> 0.0.0.0:18080");
+            assertThat(Oracle.in(ns, "cat", "/proc/sys/net/ipv4/ip_forward").strip()).isEqualTo("1");
+            proxies.addAll(ProcessHandle.allProcesses()
+                    .filter(ph -> ph.info().command().map(c -> c.endsWith("docker-proxy")).orElse(false))
+                    .filter(ph -> inNamespace(ph, ns)).toList());
+            assertThat(proxies).as("docker-proxy processes in the lab").isNotEmpty();
+            Probe.awaitHttp(outside, Lab.HOST_ADDRESS, 18080, "/index.html", "docker-bridge");
+
+            // And none of it on the host.
+            assertThat(hostStateWithIptables()).isEqualTo(hostBefore);
+        } finally {
+            try {
+                lab.close();
+            } finally {
+                if (NamedNamespaces.exists(outsideName)) {
+                    NamedNamespaces.delete(outsideName);
+                }
+            }
+        }
+        assertGone(lab);
+        assertThat(proxies).as("docker-proxy processes left").noneMatch(ProcessHandle::isAlive);
+        assertThat(hostStateWithIptables()).isEqualTo(hostBefore);
+    }
+
+    private static boolean inNamespace(ProcessHandle ph, NetworkNamespace ns) {
+        try {
+            return Files.readSymbolicLink(Path.of("/proc", Long.toString(ph.pid()), "ns", "net")).toString()
+                    .equals("net:[" + ns.inode() + "]");
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /**
+     * {@link #hostState()} and what Docker's own networking could touch: the iptables rules of
+     * both backends (without counters, which move), the loaded xtables, and ip_forward. Read
+     * only: iptables-save lists only tables that exist.
+     */
+    private static String hostStateWithIptables() throws IOException {
+        StringBuilder sb = new StringBuilder(hostState());
+        for (String save : List.of("iptables-nft-save", "iptables-legacy-save", "ip6tables-nft-save", "ip6tables-legacy-save")) {
+            sb.append("== ").append(save).append('\n');
+            if (save.contains("legacy") && !Files.exists(Path.of(save.startsWith("ip6") ? "/proc/net/ip6_tables_names"
+                    : "/proc/net/ip_tables_names"))) {
+                continue; // it could load a module to find out there is nothing
+            }
+            try {
+                Process p = new ProcessBuilder(save).redirectErrorStream(true).start();
+                String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                p.waitFor();
+                out.lines().filter(l -> !l.startsWith("#")).map(l -> l.replaceAll("\\[\\d+:\\d+\\]", "[]"))
+                        .forEach(l -> sb.append(l).append('\n'));
+            } catch (IOException e) {
+                sb.append("(not installed)\n");
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+        }
+        for (String f : List.of("/proc/net/ip_tables_names", "/proc/net/ip6_tables_names", "/proc/sys/net/ipv4/ip_forward")) {
+            Path p = Path.of(f);
+            sb.append("== ").append(f).append('\n').append(Files.exists(p) ? Files.readString(p) : "(none)\n");
+        }
+        return sb.toString();
     }
 
     private static void assertGone(DockerLab lab) throws IOException {

@@ -1,0 +1,117 @@
+package dev.gatun.cli.docker;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The real ./gatun launcher, run as a person runs it: one-shot commands here, the long-running
+ * {@code serve} in {@link GatunServe}. Knows nothing of the CLI's classes.
+ */
+final class GatunCli {
+
+    static final ObjectMapper JSON = new ObjectMapper();
+    static final Path ROOT = findRoot();
+
+    private GatunCli() {}
+
+    record Run(List<String> args, int code, String out, String err) {
+        JsonNode json() {
+            try {
+                return JSON.readTree(out);
+            } catch (IOException e) {
+                throw new AssertionError("gatun " + String.join(" ", args) + " printed no JSON: " + out + " / " + err, e);
+            }
+        }
+    }
+
+    private static Path findRoot() {
+        Path p = Path.of("").toAbsolutePath();
+        while (p != null && !Files.isExecutable(p.resolve("gatun"))) {
+            p = p.getParent();
+        }
+        if (p == null) {
+            throw new AssertionError("cannot find the gatun launcher above " + Path.of("").toAbsolutePath());
+        }
+        return p;
+    }
+
+    static Path launcher() {
+        return ROOT.resolve("gatun");
+    }
+
+    static Run run(String... args) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(launcher().toString());
+        cmd.addAll(List.of(args));
+        try {
+            Process p = new ProcessBuilder(cmd).directory(ROOT.toFile()).start();
+            p.getOutputStream().close();
+            CompletableFuture<String> out = readAsync(p.getInputStream());
+            CompletableFuture<String> err = readAsync(p.getErrorStream());
+            if (!p.waitFor(120, TimeUnit.SECONDS)) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+                throw new AssertionError("gatun " + String.join(" ", args) + " did not finish within 120 s; stderr: " + err.getNow(""));
+            }
+            return new Run(List.of(args), p.exitValue(), out.join(), err.join());
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    /** {@link #run}, failing unless it exits 0. */
+    static Run ok(String... args) {
+        Run r = run(args);
+        if (r.code() != 0) {
+            throw new AssertionError("gatun " + String.join(" ", args) + " exited " + r.code()
+                    + "\nstdout: " + r.out() + "\nstderr: " + r.err());
+        }
+        return r;
+    }
+
+    /** {@code gatun --netns NS --json ls}: every mapping, as a JSON array. */
+    static JsonNode mappings(String ns) {
+        return ok("--netns", ns, "--json", "ls").json();
+    }
+
+    /** {@code gatun --netns NS --json net ls}: every network, as a JSON array. */
+    static JsonNode networks(String ns) {
+        return ok("--netns", ns, "--json", "net", "ls").json();
+    }
+
+    /** The mappings whose owner is {@code owner}. */
+    static List<JsonNode> mappingsOf(String ns, String owner) {
+        List<JsonNode> mine = new ArrayList<>();
+        for (JsonNode m : mappings(ns)) {
+            if (owner.equals(m.path("owner").asText(null))) {
+                mine.add(m);
+            }
+        }
+        return mine;
+    }
+
+    static CompletableFuture<String> readAsync(InputStream in) {
+        CompletableFuture<String> f = new CompletableFuture<>();
+        Thread.ofVirtual().start(() -> {
+            try (in) {
+                f.complete(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            } catch (IOException e) {
+                f.complete("(unreadable: " + e.getMessage() + ")");
+            }
+        });
+        return f;
+    }
+}

@@ -1,0 +1,254 @@
+package dev.gatun.cli.docker;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code ./gatun --netns NS serve [--docker-plugin NAME]} as a child process: waits for its one
+ * {@code ready} line on stdout, keeps everything it writes to stderr, stops it with SIGTERM. On
+ * {@link #close()} the process (and, should it still be in the launcher's build, its children)
+ * is gone and its plugin socket file removed, whatever happened before.
+ */
+final class GatunServe implements AutoCloseable {
+
+    /** Generous: the launcher builds the jar first when the sources are newer than it. */
+    static final Duration READY_TIMEOUT = Duration.ofSeconds(180);
+    static final Duration STOP_TIMEOUT = Duration.ofSeconds(20);
+    static final Path PLUGIN_DIR = Path.of("/run/docker/plugins");
+
+    private final List<String> args;
+    private final Process process;
+    private final String plugin; // null without --docker-plugin
+    private final StringBuffer stderr = new StringBuffer();
+    private final List<String> stdoutLines = new ArrayList<>();
+    private final BlockingQueue<String> firstLine = new LinkedBlockingQueue<>();
+    private String ready;
+
+    private GatunServe(List<String> args, Process process, String plugin) {
+        this.args = args;
+        this.process = process;
+        this.plugin = plugin;
+    }
+
+    /**
+     * A plugin name no other test, run or dockerd on this host uses: /run/docker/plugins is
+     * shared by every dockerd.
+     */
+    static String uniquePluginName() {
+        return "gatun-t" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
+    }
+
+    static Path socketOf(String plugin) {
+        return PLUGIN_DIR.resolve(plugin + ".sock");
+    }
+
+    /** Starts {@code gatun --netns NS serve} and waits until it is ready. */
+    static GatunServe start(String namespace) {
+        return start(namespace, null);
+    }
+
+    /** Starts {@code gatun --netns NS serve --docker-plugin NAME} (without it when plugin is null) and waits until it is ready. */
+    static GatunServe start(String namespace, String plugin) {
+        List<String> args = new ArrayList<>(List.of("--netns", namespace, "serve"));
+        if (plugin != null) {
+            args.addAll(List.of("--docker-plugin", plugin));
+        }
+        List<String> cmd = new ArrayList<>();
+        cmd.add(GatunCli.launcher().toString());
+        cmd.addAll(args);
+        Process p;
+        try {
+            p = new ProcessBuilder(cmd).directory(GatunCli.ROOT.toFile())
+                    .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile())).start();
+        } catch (IOException e) {
+            throw new AssertionError("cannot start " + cmd, e);
+        }
+        GatunServe serve = new GatunServe(List.copyOf(args), p, plugin);
+        serve.pump();
+        try {
+            serve.awaitReady();
+            return serve;
+        } catch (RuntimeException | Error e) {
+            try {
+                serve.close();
+            } catch (RuntimeException | Error cleanup) {
+                e.addSuppressed(cleanup);
+            }
+            throw e;
+        }
+    }
+
+    private void pump() {
+        Thread.ofVirtual().start(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                boolean first = true;
+                while ((line = r.readLine()) != null) {
+                    synchronized (stdoutLines) {
+                        stdoutLines.add(line);
+                    }
+                    if (first) {
+                        firstLine.add(line);
+                        first = false;
+                    }
+                }
+            } catch (IOException ignored) {
+                // the process is gone
+            }
+        });
+        Thread.ofVirtual().start(() -> {
+            try (var in = process.getErrorStream()) {
+                byte[] buf = new byte[8192];
+                int n;
+                while ((n = in.read(buf)) > 0) {
+                    stderr.append(new String(buf, 0, n, StandardCharsets.UTF_8));
+                }
+            } catch (IOException ignored) {
+                // the process is gone
+            }
+        });
+    }
+
+    private void awaitReady() {
+        long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+        try {
+            while (System.nanoTime() < deadline) {
+                String line = firstLine.poll(50, TimeUnit.MILLISECONDS);
+                if (line != null) {
+                    if (!line.startsWith("ready")) {
+                        throw new AssertionError(describe() + " printed '" + line + "' first, not a line starting with 'ready'"
+                                + "\nstderr: " + stderr);
+                    }
+                    ready = line;
+                    return;
+                }
+                if (!process.isAlive()) {
+                    process.waitFor(2, TimeUnit.SECONDS);
+                    Thread.sleep(100); // let the pumps take the last of its output
+                    throw new AssertionError(describe() + " exited with " + process.exitValue() + " before it was ready"
+                            + "\nstdout: " + stdout() + "\nstderr: " + stderr);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted waiting for " + describe(), e);
+        }
+        throw new AssertionError(describe() + " printed no ready line within " + READY_TIMEOUT.toSeconds() + " s"
+                + "\nstderr: " + stderr);
+    }
+
+    String describe() {
+        return "gatun " + String.join(" ", args);
+    }
+
+    /** The ready line. */
+    String readyLine() {
+        return ready;
+    }
+
+    String stderr() {
+        return stderr.toString();
+    }
+
+    String stdout() {
+        synchronized (stdoutLines) {
+            return String.join("\n", stdoutLines);
+        }
+    }
+
+    List<String> stdoutLines() {
+        synchronized (stdoutLines) {
+            return List.copyOf(stdoutLines);
+        }
+    }
+
+    /** How much stderr there is now, to look only at what comes after. */
+    int stderrMark() {
+        return stderr.length();
+    }
+
+    /** Whether stderr after {@code mark} contains {@code text} within {@code within}. */
+    boolean awaitStderr(int mark, String text, Duration within) throws InterruptedException {
+        long deadline = System.nanoTime() + within.toNanos();
+        do {
+            if (stderr.substring(Math.min(mark, stderr.length())).contains(text)) {
+                return true;
+            }
+            Thread.sleep(20);
+        } while (System.nanoTime() < deadline);
+        return false;
+    }
+
+    boolean isAlive() {
+        return process.isAlive();
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    String plugin() {
+        return plugin;
+    }
+
+    /** Sends SIGTERM and returns the exit code; kills it (and fails) if it does not stop in time. */
+    int terminate() throws InterruptedException {
+        process.destroy(); // SIGTERM
+        if (!process.waitFor(STOP_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+            killAll();
+            throw new AssertionError(describe() + " did not exit within " + STOP_TIMEOUT.toSeconds()
+                    + " s of SIGTERM; killed it\nstderr: " + stderr);
+        }
+        return process.exitValue();
+    }
+
+    private void killAll() throws InterruptedException {
+        List<ProcessHandle> family = new ArrayList<>(process.descendants().toList());
+        process.destroyForcibly();
+        family.forEach(ProcessHandle::destroyForcibly);
+        process.waitFor(10, TimeUnit.SECONDS);
+        for (ProcessHandle ph : family) {
+            ph.onExit().orTimeout(10, TimeUnit.SECONDS).exceptionally(t -> ph).join();
+        }
+    }
+
+    /** Stops the process whatever state it is in and removes its socket file. Never leaves either behind. */
+    @Override
+    public void close() {
+        try {
+            if (process.isAlive()) {
+                // Children exist only while the launcher still builds (it execs java after).
+                List<ProcessHandle> family = process.descendants().toList();
+                process.destroy();
+                if (!process.waitFor(STOP_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+                    killAll();
+                }
+                family.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.descendants().forEach(ProcessHandle::destroyForcibly);
+            process.destroyForcibly();
+        } finally {
+            if (plugin != null) {
+                try {
+                    Files.deleteIfExists(socketOf(plugin));
+                } catch (IOException e) {
+                    throw new AssertionError("cannot remove " + socketOf(plugin), e);
+                }
+            }
+        }
+    }
+}
