@@ -128,8 +128,10 @@ public final class Harness implements Callable<Integer> {
                 Subjects.Subject s = make.get();
                 subjects.add(s);
                 s.populate(existing);
-                s.warmUp();
             }
+            // Only now: setting up the others runs gatun code in this JVM too (their tables are
+            // made through gatun), which would throw away code compiled for the samples.
+            subjects.forEach(Subjects.Subject::warmUp);
             Map<Subjects.Subject, List<Long>> times = new LinkedHashMap<>();
             subjects.forEach(s -> times.put(s, new ArrayList<>()));
             // One unmeasured round first: class loading, first sockets, page cache.

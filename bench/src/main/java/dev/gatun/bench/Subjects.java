@@ -95,7 +95,7 @@ final class Subjects {
         /**
          * A long-running engine publishes all day: measure it compiled, as the C floor is. On two
          * cores the JIT takes tens of thousands of publishes to finish compiling this path (seen
-         * with -XX:+PrintCompilation), so warm up until the JIT has been idle for three blocks of
+         * with -XX:+PrintCompilation), so warm up until the JIT has been idle for five blocks of
          * publishes in a row. The warm-up calls publish exactly as a sample does (the same kind of
          * list, the same sizes): code compiled for another call shape is thrown away at the first
          * sample (an uncommon trap) and runs unoptimized for the rest of a short run.
@@ -107,7 +107,7 @@ final class Subjects {
             var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
             long deadline = System.nanoTime() + WARM_UP_LIMIT.toNanos();
             long compiled = -1;
-            for (int idle = 0, block = 0; (idle < 3 || block < 10) && System.nanoTime() < deadline; block++) {
+            for (int idle = 0, block = 0; (idle < 5 || block < 20) && System.nanoTime() < deadline; block++) {
                 for (int i = 0; i < 1000; i++) {
                     int first = 20000 + (i * width) % 40000;
                     List<PortSpec> spec = specs(java.util.stream.IntStream.range(first, first + width).boxed().toList());
