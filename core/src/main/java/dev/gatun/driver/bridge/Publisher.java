@@ -66,6 +66,7 @@ final class Publisher implements AutoCloseable {
 
     private static final int MAX_BATCH = 512;
     private static final int MAX_ATTEMPTS = 200;
+    private static final int MAX_BATCHES_FOR_OTHERS = 4;
 
     private final NetworkNamespace host;
     private final Firewall firewall;
@@ -94,10 +95,11 @@ final class Publisher implements AutoCloseable {
     }
 
     /**
-     * Group commit without a thread of its own: the caller that gets the lock commits
-     * everything queued so far, its own request included, in one transaction; callers that
-     * arrive meanwhile queue up and are served by the next holder. A lone caller thus commits
-     * on its own thread, with no hand-off.
+     * Group commit without a thread of its own: a caller that finds nobody committing leads,
+     * turning everything queued into transactions until the queue is empty; callers that find
+     * a leader wait for their own result, which the leader hands them directly (they do not
+     * queue up on the lock, so 16 waiting threads wake together, not one after another). A lone
+     * caller thus commits on its own thread, with no hand-off.
      */
     private List<PortMapping> await(Request r) {
         if (closed) {
@@ -105,24 +107,18 @@ final class Publisher implements AutoCloseable {
         }
         queue.add(r);
         while (!r.result().isDone()) {
-            leader.lock();
-            try {
-                if (!r.result().isDone()) {
-                    List<Request> batch = new ArrayList<>();
-                    for (Request q; batch.size() < MAX_BATCH && (q = queue.poll()) != null; ) {
-                        batch.add(q);
-                    }
-                    if (!batch.isEmpty()) {
-                        try {
-                            open();
-                            process(store, conntrack, batch);
-                        } catch (RuntimeException e) {
-                            batch.forEach(q -> q.result().completeExceptionally(e));
-                        }
-                    }
+            lead(r);
+            if (!r.result().isDone()) {
+                try {
+                    // Normally the leader answers first; the timeout covers a leader that stopped
+                    // leading after its own work with requests still queued (see lead).
+                    r.result().get(1, java.util.concurrent.TimeUnit.MILLISECONDS);
+                } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+                    // Not answered yet: lead if nobody does; failed: join below reports it.
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new GatunException("interrupted while waiting for a commit", e);
                 }
-            } finally {
-                leader.unlock();
             }
         }
         try {
@@ -132,6 +128,38 @@ final class Publisher implements AutoCloseable {
                 throw re;
             }
             throw new GatunException("commit failed: " + e.getCause(), e.getCause());
+        }
+    }
+
+    /**
+     * Commits what is queued if nobody else is committing. After unlocking it looks at the
+     * queue again: a request added while it held the lock, whose caller found the lock taken,
+     * is served by it or by whoever took the lock since (who looks again in turn). Once its own
+     * request is answered it serves a few more batches at most, so that its caller is not kept
+     * serving others for as long as they keep coming; what it leaves, their callers take over.
+     */
+    private void lead(Request own) {
+        int extra = 0;
+        while (!queue.isEmpty() && extra < MAX_BATCHES_FOR_OTHERS && leader.tryLock()) {
+            try {
+                List<Request> batch = new ArrayList<>();
+                for (Request q; batch.size() < MAX_BATCH && (q = queue.poll()) != null; ) {
+                    batch.add(q);
+                }
+                if (!batch.isEmpty()) {
+                    try {
+                        open();
+                        process(store, conntrack, batch);
+                    } catch (RuntimeException e) {
+                        batch.forEach(q -> q.result().completeExceptionally(e));
+                    }
+                }
+            } finally {
+                leader.unlock();
+            }
+            if (own.result().isDone()) {
+                extra++;
+            }
         }
     }
 
