@@ -65,7 +65,7 @@ public final class Harness implements Callable<Integer> {
         List<Integer> existing = quick ? List.of(0, 1000) : List.of(0, 1000, 10_000, 100_000);
         int samples = quick ? 5 : 11;
         int contention = quick ? 10 : 100;
-        int threadsOps = quick ? 25 : 200;
+        int threadsOps = quick ? 100 : 200;
         steps = existing.size() + 3;
         try {
             for (int n : existing) {
@@ -82,7 +82,7 @@ public final class Harness implements Callable<Integer> {
             compare("publish-32-ports", 0, quick ? 3 : 10, ports32, List.of(() -> new Subjects.GatunCli(root),
                     () -> new Subjects.DockerIptables("iptables-nft"), () -> new Subjects.GatunInProcess(32)));
             progress("16 threads publishing single mappings");
-            groupCommit(threadsOps);
+            groupCommit(threadsOps, quick ? 3 : 9);
         } finally {
             System.err.println();
         }
@@ -190,29 +190,41 @@ public final class Harness implements Callable<Integer> {
         }
     }
 
-    /** The same 16 threads with one driver (group commit) and with a driver each (a transaction each). */
-    private void groupCommit(int opsPerThread) throws Exception {
+    /**
+     * The same 16 threads with one driver (group commit) and with a driver each (a transaction
+     * each): one unmeasured round of each first (the JIT), then rounds in turn; each round
+     * publishes new ports and a sample is the wall time per publish.
+     */
+    private void groupCommit(int opsPerThread, int rounds) throws Exception {
         String name = "gatun-bench-" + ProcessHandle.current().pid() + "-threads";
         var ns = NamedNamespaces.create(name);
-        try {
-            try (NetworkDriver shared = Gatun.open(ns, "nftables")) {
-                shared.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
-                long grouped = Threads.run(16, opsPerThread, (t, i) -> shared.publish("n1",
-                        InetAddress.ofLiteral("10.88.0.2"), List.of(PortSpec.parse((10000 + t * 1000 + i) + ":80")), null));
-                results.add(new Result("16-threads-group-commit", "gatun", 0, List.of(grouped / (16L * opsPerThread))));
-                List<NetworkDriver> own = new ArrayList<>();
-                for (int t = 0; t < 16; t++) {
-                    own.add(Gatun.open(ns, "nftables"));
-                }
-                try {
-                    long each = Threads.run(16, opsPerThread, (t, i) -> own.get(t).publish("n1",
-                            InetAddress.ofLiteral("10.88.0.3"), List.of(PortSpec.parse((30000 + t * 1000 + i) + ":80")), null));
-                    results.add(new Result("16-threads-transaction-each", "gatun", 0, List.of(each / (16L * opsPerThread))));
-                } finally {
-                    own.forEach(NetworkDriver::close);
+        List<NetworkDriver> own = new ArrayList<>();
+        try (NetworkDriver shared = Gatun.open(ns, "nftables")) {
+            shared.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
+            for (int t = 0; t < 16; t++) {
+                own.add(Gatun.open(ns, "nftables"));
+            }
+            InetAddress groupIp = InetAddress.ofLiteral("10.88.0.2");
+            InetAddress eachIp = InetAddress.ofLiteral("10.88.0.3");
+            List<Long> grouped = new ArrayList<>();
+            List<Long> each = new ArrayList<>();
+            for (int round = -1; round < rounds; round++) {
+                // New ports in every round: from 1024 for the group, from 33024 for the others
+                // (10 rounds of 16 x 200 fit in each half).
+                int base = (round + 1) * 16 * opsPerThread;
+                long g = Threads.run(16, opsPerThread, (t, i) -> shared.publish("n1", groupIp,
+                        List.of(PortSpec.parse((1024 + base + t * opsPerThread + i) + ":80")), null));
+                long e = Threads.run(16, opsPerThread, (t, i) -> own.get(t).publish("n1", eachIp,
+                        List.of(PortSpec.parse((33024 + base + t * opsPerThread + i) + ":80")), null));
+                if (round >= 0) {
+                    grouped.add(g / (16L * opsPerThread));
+                    each.add(e / (16L * opsPerThread));
                 }
             }
+            results.add(new Result("16-threads-group-commit", "gatun", 0, grouped));
+            results.add(new Result("16-threads-transaction-each", "gatun", 0, each));
         } finally {
+            own.forEach(NetworkDriver::close);
             NamedNamespaces.delete(name);
         }
     }
