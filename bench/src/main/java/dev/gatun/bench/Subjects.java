@@ -109,7 +109,8 @@ final class Subjects {
             long compiled = -1;
             for (int idle = 0, block = 0; (idle < 5 || block < 20) && System.nanoTime() < deadline; block++) {
                 for (int i = 0; i < 1000; i++) {
-                    int first = 20000 + (i * width) % 40000;
+                    // Above what populate (up to 50,000) and the samples (52,000 on) use.
+                    int first = 60000 + (i * width) % 5000;
                     List<PortSpec> spec = specs(java.util.stream.IntStream.range(first, first + width).boxed().toList());
                     driver.publish("n1", other, spec, "warmup");
                     driver.unpublish("n1", other, spec, "warmup");

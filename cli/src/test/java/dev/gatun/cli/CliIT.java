@@ -1,7 +1,7 @@
 package dev.gatun.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.gatun.cli.docker.GatunCli;
 import dev.gatun.netns.NamedNamespaces;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.FreshNamespaces;
@@ -11,12 +11,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -27,62 +25,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 @ExtendWith(FreshNamespaces.class)
 class CliIT {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Path ROOT = findRoot();
-
-    private record Run(int code, String out, String err) {
-        JsonNode json() {
-            try {
-                return JSON.readTree(out);
-            } catch (IOException e) {
-                throw new AssertionError("not JSON: " + out + " / " + err, e);
-            }
-        }
-    }
-
-    private static Path findRoot() {
-        Path p = Path.of("").toAbsolutePath();
-        while (p != null && !Files.isExecutable(p.resolve("gatun"))) {
-            p = p.getParent();
-        }
-        if (p == null) {
-            throw new AssertionError("cannot find the gatun launcher above " + Path.of("").toAbsolutePath());
-        }
-        return p;
-    }
-
-    private static Run gatun(String... args) {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(ROOT.resolve("gatun").toString());
-        cmd.addAll(List.of(args));
-        try {
-            Process p = new ProcessBuilder(cmd).directory(ROOT.toFile()).start();
-            p.getOutputStream().close();
-            var out = p.getInputStream().readAllBytes();
-            var err = p.getErrorStream().readAllBytes();
-            if (!p.waitFor(120, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                throw new AssertionError("gatun " + String.join(" ", args) + " timed out");
-            }
-            return new Run(p.exitValue(), new String(out, StandardCharsets.UTF_8), new String(err, StandardCharsets.UTF_8));
-        } catch (IOException e) {
-            throw new AssertionError(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
-    }
-
-    private static Run ok(String... args) {
-        Run r = gatun(args);
-        assertThat(r.code()).as("gatun %s\nstdout: %s\nstderr: %s", String.join(" ", args), r.out(), r.err()).isZero();
-        return r;
-    }
-
     @Test
     void networksEndpointsAndPortsWithJson(NetworkNamespace host, NetworkNamespace c1) {
         String ns = host.name();
-        JsonNode net = ok("--netns", ns, "--json", "net", "create", "n1", "--subnet", "10.88.0.0/16", "--mtu", "1400").json();
+        JsonNode net = GatunCli.ok("--netns", ns, "--json", "net", "create", "n1", "--subnet", "10.88.0.0/16", "--mtu", "1400").json();
         assertThat(net.get("name").asText()).isEqualTo("n1");
         assertThat(net.get("bridge").asText()).isEqualTo("gatun-n1");
         assertThat(net.get("subnets").get(0).asText()).isEqualTo("10.88.0.0/16");
@@ -93,12 +39,12 @@ class CliIT {
         assertThat(net.get("mac").asText()).matches("[0-9a-f]{2}(:[0-9a-f]{2}){5}");
         assertThat(Oracle.in(host, "cat", "/sys/class/net/gatun-n1/address").strip()).isEqualTo(net.get("mac").asText());
 
-        JsonNode list = ok("--netns", ns, "--json", "net", "ls").json();
+        JsonNode list = GatunCli.ok("--netns", ns, "--json", "net", "ls").json();
         assertThat(list).hasSize(1);
         assertThat(list.get(0)).isEqualTo(net);
-        assertThat(ok("--netns", ns, "net", "ls").out()).contains("NAME").contains("gatun-n1").contains("10.88.0.0/16");
+        assertThat(GatunCli.ok("--netns", ns, "net", "ls").out()).contains("NAME").contains("gatun-n1").contains("10.88.0.0/16");
 
-        JsonNode ep = ok("--netns", ns, "--json", "attach", "n1", c1.name(), "--owner", "web-1").json();
+        JsonNode ep = GatunCli.ok("--netns", ns, "--json", "attach", "n1", c1.name(), "--owner", "web-1").json();
         assertThat(ep.get("network").asText()).isEqualTo("n1");
         assertThat(ep.get("containerNetns").asText()).isEqualTo(c1.name());
         assertThat(ep.get("ifname").asText()).isEqualTo("eth0");
@@ -107,10 +53,10 @@ class CliIT {
         assertThat(ep.get("owner").asText()).isEqualTo("web-1");
         assertThat(Oracle.in(host, "ip", "-o", "link", "show", ep.get("hostIfname").asText())).contains("master gatun-n1");
 
-        JsonNode pub = ok("--netns", ns, "--json", "publish", "n1", "10.88.0.2", "-p", "8080:80", "-p", "127.0.0.1:5353:53/udp")
+        JsonNode pub = GatunCli.ok("--netns", ns, "--json", "publish", "n1", "10.88.0.2", "-p", "8080:80", "-p", "127.0.0.1:5353:53/udp")
                 .json();
         assertThat(pub).hasSize(2);
-        JsonNode ls = ok("--netns", ns, "--json", "ls").json();
+        JsonNode ls = GatunCli.ok("--netns", ns, "--json", "ls").json();
         assertThat(ls).hasSize(2);
         JsonNode tcp = ls.get(0).get("protocol").asText().equals("tcp") ? ls.get(0) : ls.get(1);
         assertThat(tcp.get("network").asText()).isEqualTo("n1");
@@ -119,44 +65,44 @@ class CliIT {
         assertThat(tcp.get("containerIp").asText()).isEqualTo("10.88.0.2");
         assertThat(tcp.get("containerPort").asInt()).isEqualTo(80);
         assertThat(tcp.get("owner").asText()).isEqualTo("10.88.0.2");
-        assertThat(ok("--netns", ns, "ls", "n1").out()).contains("*:8080").contains("127.0.0.1:5353");
+        assertThat(GatunCli.ok("--netns", ns, "ls", "n1").out()).contains("*:8080").contains("127.0.0.1:5353");
 
-        assertThat(ok("--netns", ns, "--json", "unpublish", "n1", "10.88.0.2").json()).hasSize(2);
-        assertThat(ok("--netns", ns, "--json", "ls").json()).isEmpty();
-        ok("--netns", ns, "detach", "n1", c1.name());
+        assertThat(GatunCli.ok("--netns", ns, "--json", "unpublish", "n1", "10.88.0.2").json()).hasSize(2);
+        assertThat(GatunCli.ok("--netns", ns, "--json", "ls").json()).isEmpty();
+        GatunCli.ok("--netns", ns, "detach", "n1", c1.name());
         assertThat(Oracle.in(c1, "ip", "-o", "link", "show")).doesNotContain("eth0");
-        ok("--netns", ns, "net", "rm", "n1");
-        assertThat(ok("--netns", ns, "--json", "net", "ls").json()).isEmpty();
+        GatunCli.ok("--netns", ns, "net", "rm", "n1");
+        assertThat(GatunCli.ok("--netns", ns, "--json", "net", "ls").json()).isEmpty();
     }
 
     @Test
     void badInputAndConflictsHaveTheirExitCodesAndChangeNothing(NetworkNamespace host) {
         String ns = host.name();
-        ok("--netns", ns, "net", "create", "n1", "--subnet", "10.88.0.0/16");
-        ok("--netns", ns, "publish", "n1", "10.88.0.2", "-p", "8080:80", "--owner", "alice");
+        GatunCli.ok("--netns", ns, "net", "create", "n1", "--subnet", "10.88.0.0/16");
+        GatunCli.ok("--netns", ns, "publish", "n1", "10.88.0.2", "-p", "8080:80", "--owner", "alice");
         String before = Oracle.in(host, "nft", "list", "ruleset");
 
-        expectError(2, "8080::80:x", gatun("--netns", ns, "publish", "n1", "10.88.0.2", "-p", "8080::80:x"));
-        expectError(2, "70000", gatun("--netns", ns, "publish", "n1", "10.88.0.2", "-p", "70000:80"));
-        expectError(2, "::1", gatun("--netns", ns, "publish", "n1", "10.88.0.2", "-p", "[::1]:8081:80"));
-        expectError(2, "nosuchnet", gatun("--netns", ns, "publish", "nosuchnet", "10.88.0.2", "-p", "8081:80"));
-        expectError(2, "gatun-no-such-ns", gatun("--netns", "gatun-no-such-ns", "net", "ls"));
-        expectError(2, "gatun-no-such-ns", gatun("--netns", ns, "attach", "n1", "gatun-no-such-ns"));
-        expectError(3, "alice", gatun("--netns", ns, "publish", "n1", "10.88.0.3", "-p", "8080:80", "--owner", "bob"));
-        expectError(3, "n1", gatun("--netns", ns, "net", "create", "n1", "--subnet", "10.77.0.0/16"));
+        expectError(2, "8080::80:x", GatunCli.run("--netns", ns, "publish", "n1", "10.88.0.2", "-p", "8080::80:x"));
+        expectError(2, "70000", GatunCli.run("--netns", ns, "publish", "n1", "10.88.0.2", "-p", "70000:80"));
+        expectError(2, "::1", GatunCli.run("--netns", ns, "publish", "n1", "10.88.0.2", "-p", "[::1]:8081:80"));
+        expectError(2, "nosuchnet", GatunCli.run("--netns", ns, "publish", "nosuchnet", "10.88.0.2", "-p", "8081:80"));
+        expectError(2, "gatun-no-such-ns", GatunCli.run("--netns", "gatun-no-such-ns", "net", "ls"));
+        expectError(2, "gatun-no-such-ns", GatunCli.run("--netns", ns, "attach", "n1", "gatun-no-such-ns"));
+        expectError(3, "alice", GatunCli.run("--netns", ns, "publish", "n1", "10.88.0.3", "-p", "8080:80", "--owner", "bob"));
+        expectError(3, "n1", GatunCli.run("--netns", ns, "net", "create", "n1", "--subnet", "10.77.0.0/16"));
 
-        Run json = gatun("--netns", ns, "--json", "publish", "n1", "10.88.0.3", "-p", "8080:80", "--owner", "bob");
+        GatunCli.Run json = GatunCli.run("--netns", ns, "--json", "publish", "n1", "10.88.0.3", "-p", "8080:80", "--owner", "bob");
         assertThat(json.code()).isEqualTo(3);
         assertThat(json.json().get("error").get("code").asInt()).isEqualTo(3);
         assertThat(json.json().get("error").get("message").asText()).contains("alice");
-        Run usage = gatun("--json", "publish", "n1");
+        GatunCli.Run usage = GatunCli.run("--json", "publish", "n1");
         assertThat(usage.code()).isEqualTo(2);
         assertThat(usage.json().get("error").get("code").asInt()).isEqualTo(2);
 
         assertThat(Oracle.in(host, "nft", "list", "ruleset")).isEqualTo(before);
     }
 
-    private static void expectError(int code, String named, Run r) {
+    private static void expectError(int code, String named, GatunCli.Run r) {
         assertThat(r.code()).as("exit code; stderr: %s", r.err()).isEqualTo(code);
         assertThat(r.err()).startsWith("gatun: ").contains(named);
         assertThat(r.out()).isEmpty();
@@ -165,10 +111,10 @@ class CliIT {
     @Test
     void rulesetOutputAppliesToTheSameRuleset(NetworkNamespace host, NetworkNamespace fresh) throws IOException {
         String ns = host.name();
-        ok("--netns", ns, "net", "create", "n1", "--subnet", "10.88.0.0/16", "--subnet", "fd00:88::/64");
-        ok("--netns", ns, "publish", "n1", "10.88.0.2", "-p", "8080:80", "-p", "192.0.2.7:53:53/udp");
-        ok("--netns", ns, "publish", "n1", "fd00:88::2", "-p", "[::]:8443:443");
-        String text = ok("--netns", ns, "ruleset").out();
+        GatunCli.ok("--netns", ns, "net", "create", "n1", "--subnet", "10.88.0.0/16", "--subnet", "fd00:88::/64");
+        GatunCli.ok("--netns", ns, "publish", "n1", "10.88.0.2", "-p", "8080:80", "-p", "192.0.2.7:53:53/udp");
+        GatunCli.ok("--netns", ns, "publish", "n1", "fd00:88::2", "-p", "[::]:8443:443");
+        String text = GatunCli.ok("--netns", ns, "ruleset").out();
         assertThat(text).startsWith("table inet gatun {");
 
         Path file = Files.createTempFile("gatun-ruleset", ".nft");
@@ -185,15 +131,15 @@ class CliIT {
     void netnsCommandsManageNamedNamespaces() {
         String name = FreshNamespaces.PREFIX + "cli-" + ProcessHandle.current().pid();
         try {
-            ok("netns", "add", name);
+            GatunCli.ok("netns", "add", name);
             assertThat(Oracle.host("ip", "netns", "list")).contains(name);
-            JsonNode ls = ok("--json", "netns", "ls").json();
+            JsonNode ls = GatunCli.ok("--json", "netns", "ls").json();
             assertThat(ls.toString()).contains(name);
-            expectError(3, name, gatun("netns", "add", name));
-            ok("netns", "del", name);
+            expectError(3, name, GatunCli.run("netns", "add", name));
+            GatunCli.ok("netns", "del", name);
             assertThat(Oracle.host("ip", "netns", "list")).doesNotContain(name);
-            expectError(2, name, gatun("netns", "del", name));
-            expectError(2, "a/b", gatun("netns", "add", "a/b"));
+            expectError(2, name, GatunCli.run("netns", "del", name));
+            expectError(2, "a/b", GatunCli.run("netns", "add", "a/b"));
         } finally {
             if (NamedNamespaces.exists(name)) {
                 NamedNamespaces.delete(name);
@@ -203,8 +149,8 @@ class CliIT {
 
     @Test
     void doctorReportsChecksAsJson(NetworkNamespace host) {
-        ok("--netns", host.name(), "net", "create", "n1", "--subnet", "10.88.0.0/16");
-        JsonNode checks = ok("--netns", host.name(), "--json", "doctor").json();
+        GatunCli.ok("--netns", host.name(), "net", "create", "n1", "--subnet", "10.88.0.0/16");
+        JsonNode checks = GatunCli.ok("--netns", host.name(), "--json", "doctor").json();
         assertThat(checks.isArray()).isTrue();
         List<String> names = new ArrayList<>();
         for (JsonNode c : checks) {
@@ -228,15 +174,15 @@ class CliIT {
                 new String[] {"net", "rm", "--help"}, new String[] {"attach", "--help"}, new String[] {"detach", "--help"},
                 new String[] {"publish", "--help"}, new String[] {"unpublish", "--help"}, new String[] {"ls", "--help"},
                 new String[] {"ruleset", "--help"})) {
-            Run r = ok(cmd);
+            GatunCli.Run r = GatunCli.ok(cmd);
             assertThat(r.out()).as(String.join(" ", cmd)).contains("Usage:").contains("Examples:");
         }
     }
 
     @Test
     void aStartWithUpToDateSourcesDoesNotBuild() {
-        ok("--version");
-        Run again = ok("--version");
+        GatunCli.ok("--version");
+        GatunCli.Run again = GatunCli.ok("--version");
         assertThat(again.err()).doesNotContain("building");
         assertThat(again.out()).startsWith("gatun");
     }
@@ -244,7 +190,7 @@ class CliIT {
     @Test
     void demoPassesAndLeavesNothingBehind() {
         String namespacesBefore = Oracle.host("ip", "netns", "list");
-        Run r = ok("demo");
+        GatunCli.Run r = GatunCli.ok("demo");
         assertThat(r.out()).contains("PASS").doesNotContain("FAIL").contains("demo passed").contains("addr_assign_type 3");
         assertThat(Oracle.host("ip", "netns", "list")).isEqualTo(namespacesBefore);
     }

@@ -105,26 +105,20 @@ public final class SelfHealingDriver implements NetworkDriver {
 
     /** Repairs now, logging what it put back; a failure is logged and tried again at the next wake. */
     private void repairNow() {
-        lock.lock();
-        try {
-            for (String line : inner.repair(List.copyOf(wanted.values()))) {
-                log.accept("repaired " + line);
+        locked(() -> {
+            try {
+                for (String line : inner.repair(List.copyOf(wanted.values()))) {
+                    log.accept("repaired " + line);
+                }
+            } catch (RuntimeException e) {
+                log.accept("repair failed: " + e.getMessage());
             }
-        } catch (RuntimeException e) {
-            log.accept("repair failed: " + e.getMessage());
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     /** The mappings this driver keeps in place. */
     public List<PortMapping> wanted() {
-        lock.lock();
-        try {
-            return List.copyOf(wanted.values());
-        } finally {
-            lock.unlock();
-        }
+        return locked(() -> List.copyOf(wanted.values()));
     }
 
     @Override
@@ -134,24 +128,16 @@ public final class SelfHealingDriver implements NetworkDriver {
 
     @Override
     public Network createNetwork(NetworkSpec spec) {
-        lock.lock();
-        try {
-            return inner.createNetwork(spec);
-        } finally {
-            lock.unlock();
-        }
+        return locked(() -> inner.createNetwork(spec));
     }
 
     @Override
     public void deleteNetwork(String name, boolean force) {
-        lock.lock();
-        try {
+        locked(() -> {
             Network n = inner.network(name);
             inner.deleteNetwork(name, force);
             wanted.values().removeIf(m -> n.subnets().stream().anyMatch(p -> p.contains(m.containerIp())));
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     @Override
@@ -166,36 +152,25 @@ public final class SelfHealingDriver implements NetworkDriver {
 
     @Override
     public Endpoint attach(EndpointSpec spec) {
-        lock.lock();
-        try {
-            return inner.attach(spec);
-        } finally {
-            lock.unlock();
-        }
+        return locked(() -> inner.attach(spec));
     }
 
     @Override
     public void detach(String network, NetworkNamespace container, String ifname) {
-        lock.lock();
-        try {
+        locked(() -> {
             List<Endpoint> before = inner.endpoints(network);
             inner.detach(network, container, ifname);
             forgetEndpointsGone(network, before);
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     @Override
     public void detachOwner(String network, String owner) {
-        lock.lock();
-        try {
+        locked(() -> {
             List<Endpoint> before = inner.endpoints(network);
             inner.detachOwner(network, owner);
             forgetEndpointsGone(network, before);
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     @Override
@@ -205,26 +180,20 @@ public final class SelfHealingDriver implements NetworkDriver {
 
     @Override
     public List<PortMapping> publish(String network, InetAddress containerIp, List<PortSpec> ports, String owner) {
-        lock.lock();
-        try {
+        return locked(() -> {
             List<PortMapping> made = inner.publish(network, containerIp, ports, owner);
             made.forEach(m -> wanted.put(Key.of(m), m));
             return made;
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     @Override
     public List<PortMapping> unpublish(String network, InetAddress containerIp, List<PortSpec> ports, String owner) {
-        lock.lock();
-        try {
+        return locked(() -> {
             List<PortMapping> removed = inner.unpublish(network, containerIp, ports, owner);
             removed.forEach(m -> wanted.remove(Key.of(m)));
             return removed;
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     @Override
@@ -234,12 +203,7 @@ public final class SelfHealingDriver implements NetworkDriver {
 
     @Override
     public List<String> repair(List<PortMapping> mappings) {
-        lock.lock();
-        try {
-            return inner.repair(mappings);
-        } finally {
-            lock.unlock();
-        }
+        return locked(() -> inner.repair(mappings));
     }
 
     /** After a detach: the driver removed the ports published to the endpoints that are gone, so they are no longer wanted. */
@@ -256,6 +220,22 @@ public final class SelfHealingDriver implements NetworkDriver {
             }
         }
         wanted.values().removeIf(m -> gone.contains(m.containerIp()));
+    }
+
+    private <T> T locked(java.util.function.Supplier<T> work) {
+        lock.lock();
+        try {
+            return work.get();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void locked(Runnable work) {
+        locked(() -> {
+            work.run();
+            return null;
+        });
     }
 
     @Override

@@ -349,25 +349,7 @@ public final class NetlinkSocket implements AutoCloseable {
      * receive buffer was full: the reader must assume it missed changes.
      */
     public Receipt receiveNotifications(Consumer<MemorySegment> each) {
-        lock.lock();
-        try {
-            ensureOpen();
-            long n = libmnl_h.mnl_socket_recvfrom(callState, mnl, receiveBuffer, RECEIVE_BYTES);
-            if (n < 0) {
-                int errno = CallState.errno(callState);
-                if (errno == libc_h.EAGAIN || errno == libc_h.EINTR) {
-                    return Receipt.TIMEOUT;
-                }
-                if (errno == libc_h.ENOBUFS) {
-                    return Receipt.OVERRUN;
-                }
-                throw Errno.exception("receive notifications in " + namespace.describe(), errno);
-            }
-            NetlinkMessages.forEach(receiveBuffer, n, each);
-            return Receipt.MESSAGES;
-        } finally {
-            lock.unlock();
-        }
+        return notifications(each, 0, "receive notifications");
     }
 
     /**
@@ -375,10 +357,14 @@ public final class NetlinkSocket implements AutoCloseable {
      * is, so a cache can ask "did anything change?" for the price of one system call.
      */
     public Receipt pollNotifications(Consumer<MemorySegment> each) {
+        return notifications(each, libc_h.MSG_DONTWAIT, "poll notifications");
+    }
+
+    private Receipt notifications(Consumer<MemorySegment> each, int flags, String what) {
         lock.lock();
         try {
             ensureOpen();
-            long n = libc_h.recv(callState, fd, receiveBuffer, RECEIVE_BYTES, libc_h.MSG_DONTWAIT);
+            long n = libc_h.recv(callState, fd, receiveBuffer, RECEIVE_BYTES, flags);
             if (n < 0) {
                 int errno = CallState.errno(callState);
                 if (errno == libc_h.EAGAIN || errno == libc_h.EINTR) {
@@ -387,7 +373,7 @@ public final class NetlinkSocket implements AutoCloseable {
                 if (errno == libc_h.ENOBUFS) {
                     return Receipt.OVERRUN;
                 }
-                throw Errno.exception("poll notifications in " + namespace.describe(), errno);
+                throw Errno.exception(what + " in " + namespace.describe(), errno);
             }
             NetlinkMessages.forEach(receiveBuffer, n, each);
             return Receipt.MESSAGES;

@@ -4,7 +4,6 @@ import dev.gatun.testing.FreshNamespaces;
 import org.junit.jupiter.api.Assumptions;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -630,8 +629,8 @@ public final class DockerLab implements AutoCloseable {
         try {
             Process p = pb.start();
             p.getOutputStream().close();
-            CompletableFuture<String> out = readAsync(p.getInputStream());
-            CompletableFuture<String> err = readAsync(p.getErrorStream());
+            CompletableFuture<String> out = GatunCli.readAsync(p.getInputStream());
+            CompletableFuture<String> err = GatunCli.readAsync(p.getErrorStream());
             if (!p.waitFor(COMMAND_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
                 p.destroyForcibly();
                 throw new AssertionError(String.join(" ", cmd) + " did not finish within " + COMMAND_TIMEOUT.toSeconds()
@@ -653,18 +652,6 @@ public final class DockerLab implements AutoCloseable {
     private static void scrub(Map<String, String> env) {
         env.keySet().removeIf(k -> k.startsWith("DOCKER_") || k.startsWith("CONTAINERD_")
                 || k.equals("NOTIFY_SOCKET") || k.startsWith("LISTEN_"));
-    }
-
-    private static CompletableFuture<String> readAsync(InputStream in) {
-        CompletableFuture<String> f = new CompletableFuture<>();
-        Thread.ofVirtual().start(() -> {
-            try (in) {
-                f.complete(new String(in.readAllBytes(), StandardCharsets.UTF_8));
-            } catch (IOException e) {
-                f.complete("(unreadable: " + e.getMessage() + ")");
-            }
-        });
-        return f;
     }
 
     private static String tail(Path log) {

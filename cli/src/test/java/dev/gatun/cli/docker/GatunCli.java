@@ -15,17 +15,17 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The real ./gatun launcher, run as a person runs it: one-shot commands here, the long-running
- * {@code serve} in {@link GatunServe}. Knows nothing of the CLI's classes.
+ * {@code serve} in {@link GatunServe}. Knows nothing of the CLI's classes. Used by CliIT too.
  */
-final class GatunCli {
+public final class GatunCli {
 
     static final ObjectMapper JSON = new ObjectMapper();
     static final Path ROOT = findRoot();
 
     private GatunCli() {}
 
-    record Run(List<String> args, int code, String out, String err) {
-        JsonNode json() {
+    public record Run(List<String> args, int code, String out, String err) {
+        public JsonNode json() {
             try {
                 return JSON.readTree(out);
             } catch (IOException e) {
@@ -49,7 +49,7 @@ final class GatunCli {
         return ROOT.resolve("gatun");
     }
 
-    static Run run(String... args) {
+    public static Run run(String... args) {
         List<String> cmd = new ArrayList<>();
         cmd.add(launcher().toString());
         cmd.addAll(List.of(args));
@@ -73,7 +73,7 @@ final class GatunCli {
     }
 
     /** {@link #run}, failing unless it exits 0. */
-    static Run ok(String... args) {
+    public static Run ok(String... args) {
         Run r = run(args);
         if (r.code() != 0) {
             throw new AssertionError("gatun " + String.join(" ", args) + " exited " + r.code()
