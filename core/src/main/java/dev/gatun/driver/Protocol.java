@@ -2,6 +2,7 @@ package dev.gatun.driver;
 
 import dev.gatun.InvalidInputException;
 import dev.gatun.bindings.internal.libc_h;
+import dev.gatun.internal.Constants;
 
 import java.util.Locale;
 
@@ -24,11 +25,7 @@ public enum Protocol {
     }
 
     public static Protocol parse(String text) {
-        for (Protocol p : values()) {
-            if (p.keyword().equals(text)) {
-                return p;
-            }
-        }
-        throw new InvalidInputException("unknown protocol '" + text + "' (expected tcp, udp or sctp)");
+        return Constants.first(values(), p -> p.keyword().equals(text))
+                .orElseThrow(() -> new InvalidInputException("unknown protocol '" + text + "' (expected tcp, udp or sctp)"));
     }
 }

@@ -1,5 +1,6 @@
 package dev.gatun.nft;
 
+import dev.gatun.internal.Constants;
 /** The type of a base chain, which decides what its rules may do. */
 public enum ChainType {
     FILTER("filter"), NAT("nat"), ROUTE("route");
@@ -15,11 +16,7 @@ public enum ChainType {
     }
 
     static ChainType parse(String keyword) {
-        for (ChainType t : values()) {
-            if (t.keyword.equals(keyword)) {
-                return t;
-            }
-        }
-        throw new IllegalArgumentException("unknown chain type " + keyword);
+        return Constants.first(values(), t -> t.keyword.equals(keyword))
+                .orElseThrow(() -> new IllegalArgumentException("unknown chain type " + keyword));
     }
 }

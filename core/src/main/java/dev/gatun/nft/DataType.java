@@ -3,6 +3,7 @@ package dev.gatun.nft;
 import dev.gatun.InvalidInputException;
 import dev.gatun.bindings.internal.libc_h;
 import dev.gatun.bindings.internal.nft_userspace_h;
+import dev.gatun.internal.Constants;
 
 import java.net.Inet4Address;
 import java.net.Inet6Address;
@@ -55,21 +56,13 @@ public enum DataType {
     }
 
     public static DataType parse(String keyword) {
-        for (DataType t : values()) {
-            if (t.keyword.equals(keyword)) {
-                return t;
-            }
-        }
-        throw new InvalidInputException("unknown set data type '" + keyword + "'");
+        return Constants.first(values(), t -> t.keyword.equals(keyword))
+                .orElseThrow(() -> new InvalidInputException("unknown set data type '" + keyword + "'"));
     }
 
     static DataType ofId(int id) {
-        for (DataType t : values()) {
-            if (t.id == id) {
-                return t;
-            }
-        }
-        throw new IllegalArgumentException("nft datatype " + id + " is not one gatun knows");
+        return Constants.first(values(), t -> t.id == id)
+                .orElseThrow(() -> new IllegalArgumentException("nft datatype " + id + " is not one gatun knows"));
     }
 
     /** The protocol number for "tcp", "udp", "sctp", "icmp", "ipv6-icmp" or a number. */

@@ -2,6 +2,7 @@ package dev.gatun.nft;
 
 import dev.gatun.InvalidInputException;
 import dev.gatun.bindings.internal.kernel_h;
+import dev.gatun.internal.Constants;
 
 /** The nftables table families, with the nft keyword and the kernel's NFPROTO value. */
 public enum Family {
@@ -36,22 +37,14 @@ public enum Family {
     }
 
     public static Family parse(String keyword) {
-        for (Family f : values()) {
-            if (f.keyword.equals(keyword)) {
-                return f;
-            }
-        }
-        throw new InvalidInputException("unknown nftables family '" + keyword
-                + "' (expected one of ip, ip6, inet, arp, bridge, netdev)");
+        return Constants.first(values(), f -> f.keyword.equals(keyword))
+                .orElseThrow(() -> new InvalidInputException("unknown nftables family '" + keyword
+                        + "' (expected one of ip, ip6, inet, arp, bridge, netdev)"));
     }
 
     public static Family of(int nfproto) {
-        for (Family f : values()) {
-            if (f.nfproto == nfproto) {
-                return f;
-            }
-        }
-        throw new IllegalArgumentException("unknown NFPROTO " + nfproto);
+        return Constants.first(values(), f -> f.nfproto == nfproto)
+                .orElseThrow(() -> new IllegalArgumentException("unknown NFPROTO " + nfproto));
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.gatun.nft;
 
 import dev.gatun.InvalidInputException;
 import dev.gatun.bindings.internal.kernel_h;
+import dev.gatun.internal.Constants;
 
 /** Where a base chain is attached in the packet path. */
 public enum Hook {
@@ -40,20 +41,12 @@ public enum Hook {
         if (family == Family.INET && number == kernel_h.NF_INET_INGRESS) {
             return INGRESS;
         }
-        for (Hook h : values()) {
-            if (h != INGRESS && h.number == number) {
-                return h;
-            }
-        }
-        throw new IllegalArgumentException("unknown hook number " + number + " in family " + family);
+        return Constants.first(values(), h -> h != INGRESS && h.number == number)
+                .orElseThrow(() -> new IllegalArgumentException("unknown hook number " + number + " in family " + family));
     }
 
     public static Hook parse(String keyword) {
-        for (Hook h : values()) {
-            if (h.keyword.equals(keyword)) {
-                return h;
-            }
-        }
-        throw new InvalidInputException("unknown hook '" + keyword + "'");
+        return Constants.first(values(), h -> h.keyword.equals(keyword))
+                .orElseThrow(() -> new InvalidInputException("unknown hook '" + keyword + "'"));
     }
 }

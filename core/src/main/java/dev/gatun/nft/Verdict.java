@@ -1,6 +1,7 @@
 package dev.gatun.nft;
 
 import dev.gatun.bindings.internal.kernel_h;
+import dev.gatun.internal.Constants;
 
 import java.util.Objects;
 
@@ -32,12 +33,8 @@ public record Verdict(Code code, String chain) {
         }
 
         public static Code of(int value) {
-            for (Code c : values()) {
-                if (c.value == value) {
-                    return c;
-                }
-            }
-            throw new IllegalArgumentException("unknown verdict code " + value);
+            return Constants.first(values(), c -> c.value == value)
+                    .orElseThrow(() -> new IllegalArgumentException("unknown verdict code " + value));
         }
     }
 

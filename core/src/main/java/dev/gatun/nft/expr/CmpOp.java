@@ -1,6 +1,7 @@
 package dev.gatun.nft.expr;
 
 import dev.gatun.bindings.internal.kernel_h;
+import dev.gatun.internal.Constants;
 
 /** Comparison operators of cmp and range. */
 public enum CmpOp {
@@ -20,11 +21,7 @@ public enum CmpOp {
     }
 
     public static CmpOp of(int value) {
-        for (CmpOp o : values()) {
-            if (o.value == value) {
-                return o;
-            }
-        }
-        throw new IllegalArgumentException("cmp op " + value);
+        return Constants.first(values(), o -> o.value == value)
+                .orElseThrow(() -> new IllegalArgumentException("cmp op " + value));
     }
 }

@@ -1,6 +1,7 @@
 package dev.gatun.nft.expr;
 
 import dev.gatun.bindings.internal.kernel_h;
+import dev.gatun.internal.Constants;
 
 /** Loads a conntrack field into register {@code dreg}; {@code direction} (original 0, reply 1) or null. */
 public record Ct(Key key, Integer direction, int dreg) implements Expr {
@@ -20,12 +21,8 @@ public record Ct(Key key, Integer direction, int dreg) implements Expr {
         }
 
         public static Key of(int value) {
-            for (Key k : values()) {
-                if (k.value == value) {
-                    return k;
-                }
-            }
-            throw new IllegalArgumentException("ct key " + value + " is not one gatun knows");
+            return Constants.first(values(), k -> k.value == value)
+                    .orElseThrow(() -> new IllegalArgumentException("ct key " + value + " is not one gatun knows"));
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.gatun.nft.expr;
 
 import dev.gatun.bindings.internal.kernel_h;
+import dev.gatun.internal.Constants;
 
 /** Loads packet metadata (protocol, interfaces, mark) into register {@code dreg}. */
 public record Meta(Key key, int dreg) implements Expr {
@@ -26,12 +27,8 @@ public record Meta(Key key, int dreg) implements Expr {
         }
 
         public static Key of(int value) {
-            for (Key k : values()) {
-                if (k.value == value) {
-                    return k;
-                }
-            }
-            throw new IllegalArgumentException("meta key " + value + " is not one gatun knows");
+            return Constants.first(values(), k -> k.value == value)
+                    .orElseThrow(() -> new IllegalArgumentException("meta key " + value + " is not one gatun knows"));
         }
     }
 

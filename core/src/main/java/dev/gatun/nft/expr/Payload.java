@@ -1,6 +1,7 @@
 package dev.gatun.nft.expr;
 
 import dev.gatun.bindings.internal.kernel_h;
+import dev.gatun.internal.Constants;
 
 /** Loads {@code length} bytes at {@code offset} from a packet header into register {@code dreg}. */
 public record Payload(Base base, int offset, int length, int dreg) implements Expr {
@@ -19,12 +20,8 @@ public record Payload(Base base, int offset, int length, int dreg) implements Ex
         }
 
         public static Base of(int value) {
-            for (Base b : values()) {
-                if (b.value == value) {
-                    return b;
-                }
-            }
-            throw new IllegalArgumentException("payload base " + value);
+            return Constants.first(values(), b -> b.value == value)
+                    .orElseThrow(() -> new IllegalArgumentException("payload base " + value));
         }
     }
 
