@@ -192,7 +192,12 @@ abstract class DriverTrafficSuite {
                     .isEqualTo(direct.ip().getHostAddress());
             assertThat(ReplyServers.tcpAnswers(c4, "192.0.2.2", 7000)).as("internal network, no way out").isFalse();
             assertThat(ReplyServers.tcpAnswers(c2, sibling.ip().getHostAddress(), 80)).as("icc off").isFalse();
-            assertThat(ReplyServers.tcpFetch(c1, sibling.ip().getHostAddress(), 80)).as("other network to c3").isEqualTo("c3");
+            // Networks are isolated from each other, as Docker's are; a published port is public, also to them.
+            assertThat(ReplyServers.tcpAnswers(c1, sibling.ip().getHostAddress(), 80)).as("another network, straight")
+                    .isFalse();
+            gatun.publish("plain", sibling.ip(), ports("8080:80"), null);
+            assertThat(ReplyServers.tcpFetch(c1, Lab.HOST_ADDRESS, 8080)).as("another network's published port")
+                    .isEqualTo("c3");
             assertThat(masqueraded.ip()).isNotNull();
         }
     }

@@ -37,6 +37,8 @@ import static dev.gatun.nft.DataType.IPV6_ADDR;
  * ports4/6   proto . port            : container addr . port    published on every host address
  * hostip4/6  host addr . proto . port : container addr . port    published on one host address
  * bridges    ifname of every gatun bridge;  internal: bridges of internal networks
+ * samebridge ifname . ifname of every gatun bridge with itself: traffic between two different
+ *            bridges is dropped unless it is to a published port (networks are isolated)
  * subnets4/6 every network's subnet;  masq4/6: subnets whose outbound traffic is masqueraded
  * </pre>
  */
@@ -52,13 +54,14 @@ final class GatunRuleset {
             List.of(IPV6_ADDR, INET_SERVICE));
     static final NftSet BRIDGES = NftSet.of(TABLE, "bridges", DataType.IFNAME);
     static final NftSet INTERNAL = NftSet.of(TABLE, "internal", DataType.IFNAME);
+    static final NftSet SAMEBRIDGE = NftSet.of(TABLE, "samebridge", DataType.IFNAME, DataType.IFNAME);
     static final NftSet SUBNETS4 = NftSet.of(TABLE, "subnets4", IPV4_ADDR).withFlags(SetFlag.INTERVAL);
     static final NftSet SUBNETS6 = NftSet.of(TABLE, "subnets6", IPV6_ADDR).withFlags(SetFlag.INTERVAL);
     static final NftSet MASQ4 = NftSet.of(TABLE, "masq4", IPV4_ADDR).withFlags(SetFlag.INTERVAL);
     static final NftSet MASQ6 = NftSet.of(TABLE, "masq6", IPV6_ADDR).withFlags(SetFlag.INTERVAL);
 
-    static final List<NftSet> SETS = List.of(PORTS4, HOSTIP4, PORTS6, HOSTIP6, BRIDGES, INTERNAL, SUBNETS4, SUBNETS6,
-            MASQ4, MASQ6);
+    static final List<NftSet> SETS = List.of(PORTS4, HOSTIP4, PORTS6, HOSTIP6, BRIDGES, INTERNAL, SAMEBRIDGE, SUBNETS4,
+            SUBNETS6, MASQ4, MASQ6);
 
     private static final Chain PREROUTING = Chain.base(TABLE, "prerouting", ChainType.NAT, Hook.PREROUTING, Priority.DSTNAT,
             Verdict.Code.ACCEPT);
@@ -106,6 +109,9 @@ final class GatunRuleset {
         // Only the published-port maps translate destinations into a bridge.
         rules.add(Rule.in(FORWARD).ctStatus("dnat").inSet(BRIDGES.name(), Field.META_OIFNAME).accept()
                 .comment("published ports").build());
+        rules.add(Rule.in(FORWARD).inSet(BRIDGES.name(), Field.META_IIFNAME).inSet(BRIDGES.name(), Field.META_OIFNAME)
+                .notInSet(SAMEBRIDGE.name(), Field.META_IIFNAME, Field.META_OIFNAME).drop()
+                .comment("networks are isolated from each other").build());
         rules.add(Rule.in(FORWARD).inSet(BRIDGES.name(), Field.META_IIFNAME).accept().build());
         rules.add(Rule.in(FORWARD).inSet(BRIDGES.name(), Field.META_OIFNAME).drop()
                 .comment("unpublished ports and routes straight to containers").build());

@@ -55,6 +55,9 @@ final class IptablesFirewall implements Firewall {
     static final String POSTROUTING = "GATUN-POSTROUTING";
     static final String FORWARD = "GATUN-FORWARD";
     static final String BRIDGES = "GATUN-BRIDGES";
+    /** Docker's two-stage isolation: leaving a gatun bridge for another (not to a published port) is dropped. */
+    static final String ISOLATION_1 = "GATUN-ISOLATION-1";
+    static final String ISOLATION_2 = "GATUN-ISOLATION-2";
     /** Seconds every iptables call waits for the xtables lock. */
     static final String WAIT_SECONDS = "30";
 
@@ -104,11 +107,14 @@ final class IptablesFirewall implements Firewall {
             ensureChain(v6, "nat", POSTROUTING);
             ensureChain(v6, "filter", FORWARD);
             ensureChain(v6, "filter", BRIDGES);
+            ensureChain(v6, "filter", ISOLATION_1);
+            ensureChain(v6, "filter", ISOLATION_2);
             ensureRule(v6, "nat", "PREROUTING", false, List.of("-m", "addrtype", "--dst-type", "LOCAL", "-j", DNAT));
             ensureRule(v6, "nat", "OUTPUT", false, List.of("-m", "addrtype", "--dst-type", "LOCAL", "-j", DNAT));
             ensureRule(v6, "nat", "POSTROUTING", false, List.of("-j", POSTROUTING));
             ensureRule(v6, "filter", FORWARD, false,
                     List.of("-m", "conntrack", "--ctstate", "RELATED,ESTABLISHED", "-j", "ACCEPT"));
+            ensureRule(v6, "filter", FORWARD, false, List.of("-j", ISOLATION_1));
             ensureRule(v6, "filter", FORWARD, false, List.of("-j", BRIDGES));
             ensureRule(v6, "filter", "FORWARD", true, List.of("-j", FORWARD));
         }
@@ -123,7 +129,8 @@ final class IptablesFirewall implements Firewall {
                     "-D POSTROUTING -j " + POSTROUTING,
                     "-F " + DNAT, "-F " + POSTROUTING, "-X " + DNAT, "-X " + POSTROUTING), "remove gatun's nat chains");
             restore(v6, "filter", List.of("-D FORWARD -j " + FORWARD, "-F " + FORWARD, "-F " + BRIDGES,
-                    "-X " + FORWARD, "-X " + BRIDGES), "remove gatun's filter chains");
+                    "-F " + ISOLATION_1, "-F " + ISOLATION_2, "-X " + FORWARD, "-X " + BRIDGES, "-X " + ISOLATION_1,
+                    "-X " + ISOLATION_2), "remove gatun's filter chains");
         }
     }
 
@@ -180,6 +187,9 @@ final class IptablesFirewall implements Firewall {
                 filter.add(op + " " + BRIDGES + " -i " + bridge + " ! -o " + bridge + " -j DROP");
                 filter.add(op + " " + BRIDGES + " ! -i " + bridge + " -o " + bridge + " -j DROP");
             }
+            filter.add(op + " " + ISOLATION_1 + " -i " + bridge + " ! -o " + bridge
+                    + " -m conntrack ! --ctstate DNAT -j " + ISOLATION_2);
+            filter.add(op + " " + ISOLATION_2 + " -o " + bridge + " -j DROP");
             filter.add(op + " " + BRIDGES + " -o " + bridge + " -m conntrack --ctstate DNAT -j ACCEPT");
             filter.add(op + " " + BRIDGES + " -i " + bridge + " -j ACCEPT");
             filter.add(op + " " + BRIDGES + " -o " + bridge + " -j DROP");

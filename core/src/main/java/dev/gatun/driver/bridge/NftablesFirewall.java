@@ -71,6 +71,7 @@ final class NftablesFirewall implements Firewall {
     private static Map<NftSet, Element> entries(String bridge, Prefix v4, Prefix v6, boolean internal, boolean masquerade) {
         Map<NftSet, Element> elements = new LinkedHashMap<>();
         elements.put(GatunRuleset.BRIDGES, Element.of(bridge));
+        elements.put(GatunRuleset.SAMEBRIDGE, Element.of(bridge, bridge));
         if (internal) {
             elements.put(GatunRuleset.INTERNAL, Element.of(bridge));
         }
