@@ -382,6 +382,14 @@ public final class NetlinkSocket implements AutoCloseable {
         }
     }
 
+    /**
+     * Sets how much the kernel queues for this socket. A socket that only needs to learn that
+     * something changed can stay small: an overrun says so too, and nothing large waits unread.
+     */
+    public void setReceiveBufferBytes(int bytes) {
+        setBuffer(libc_h.SO_RCVBUFFORCE, libc_h.SO_RCVBUF, bytes);
+    }
+
     /** Shortens how long a receive waits, so a reader thread can notice that it should stop. */
     public void setReceiveTimeout(java.time.Duration timeout) {
         try (Arena a = Arena.ofConfined()) {

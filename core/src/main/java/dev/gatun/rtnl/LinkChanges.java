@@ -13,6 +13,9 @@ import dev.gatun.netns.NetworkNamespace;
  */
 public final class LinkChanges implements AutoCloseable {
 
+    /** Enough for a burst of announcements; beyond it the overrun itself says "changed". */
+    private static final int QUEUE_BYTES = 64 * 1024;
+
     private final NetlinkSocket socket;
     private long version;
 
@@ -22,8 +25,15 @@ public final class LinkChanges implements AutoCloseable {
 
     /** Starts watching; changes made from now on move {@link #version()}. */
     public static LinkChanges watch(NetworkNamespace namespace) {
-        return new LinkChanges(NetlinkSocket.subscribe(NetlinkProtocol.ROUTE, namespace,
-                kernel_h.RTNLGRP_LINK, kernel_h.RTNLGRP_IPV4_IFADDR, kernel_h.RTNLGRP_IPV6_IFADDR));
+        NetlinkSocket socket = NetlinkSocket.subscribe(NetlinkProtocol.ROUTE, namespace,
+                kernel_h.RTNLGRP_LINK, kernel_h.RTNLGRP_IPV4_IFADDR, kernel_h.RTNLGRP_IPV6_IFADDR);
+        try {
+            socket.setReceiveBufferBytes(QUEUE_BYTES);
+        } catch (RuntimeException e) {
+            socket.close();
+            throw e;
+        }
+        return new LinkChanges(socket);
     }
 
     /**
