@@ -30,6 +30,28 @@ class RtnetlinkTest {
         return Oracle.in(ns, "cat", "/sys/class/net/" + link + "/" + attribute).strip();
     }
 
+    /** The version a link cache is checked against moves with every change, also past an overrun. */
+    @Test
+    void linkChangesMoveTheVersionAndNothingElseDoes(NetworkNamespace a) {
+        try (LinkChanges changes = LinkChanges.watch(a); Rtnetlink rt = Rtnetlink.open(a)) {
+            long start = changes.version();
+            assertThat(changes.version()).as("nothing changed").isEqualTo(start);
+            rt.createVeth("gw0", null, "gw1", null, null, null);
+            long afterOne = changes.version();
+            assertThat(afterOne).as("a link was added").isGreaterThan(start);
+            assertThat(changes.version()).isEqualTo(afterOne);
+            // Far more announcements than its 64 KiB queue holds: the overrun must count as a change.
+            for (int i = 0; i < 60; i++) {
+                rt.createVeth("gx" + i, null, "gy" + i, null, null, null);
+            }
+            assertThat(changes.version()).as("after an overrun").isGreaterThan(afterOne);
+            rt.addAddress("gw0", Prefix.parse("192.0.2.9/24"));
+            long beforeAddress = changes.version();
+            rt.deleteAddress("gw0", Prefix.parse("192.0.2.9/24"));
+            assertThat(changes.version()).as("an address was removed").isGreaterThan(beforeAddress);
+        }
+    }
+
     /** procfs reports size 0; a whole multi-value key must come back, as cat shows it. */
     @Test
     void aSysctlIsReadWhole(NetworkNamespace a) {
