@@ -119,4 +119,22 @@ class SelfHealingTest {
                             org.assertj.core.groups.Tuple.tuple(8081, "alice"));
         }
     }
+
+    /** A table of another shape (an older gatun, or damage) is rebuilt when a network is created, keeping what it held. */
+    @Test
+    void creatingANetworkBringsATableOfAnotherShapeUpToDate(NetworkNamespace host) {
+        try (NetworkDriver d = withNetwork(host)) {
+            d.publish("n1", C1, ports("8080:80"), "alice");
+            String intact = ruleset(host);
+            Oracle.in(host, "nft", "flush", "chain", "inet", "gatun", "forward");
+
+            d.createNetwork(NetworkSpec.of("n2", Prefix.parse("10.89.0.0/16")));
+
+            String now = ruleset(host);
+            assertThat(now).contains("networks are isolated from each other").contains("comment \"alice\"")
+                    .contains("\"gatun-n1\"").contains("\"gatun-n2\"");
+            d.deleteNetwork("n2", false);
+            assertThat(ruleset(host)).isEqualTo(intact);
+        }
+    }
 }

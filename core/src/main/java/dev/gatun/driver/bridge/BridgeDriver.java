@@ -136,7 +136,7 @@ public final class BridgeDriver implements NetworkDriver {
                 if (rt.find(bridge).isPresent()) {
                     throw new ConflictException("a link named " + bridge + " already exists; choose another bridge name");
                 }
-                firewall.ensure();
+                firewall.ensure(existing);
                 Rollback rollback = new Rollback();
                 try {
                     rt.createBridge(bridge, spec.mac(), spec.mtu());

@@ -11,8 +11,12 @@ interface Firewall {
     /** The driver's name as users choose it: "nftables", "iptables-legacy", ... */
     String name();
 
-    /** Makes the static part of the ruleset, unless it is there. */
-    void ensure();
+    /**
+     * Makes the static part of the ruleset unless it is there; where the packet filter allows,
+     * also brings one of an older or damaged shape up to date, keeping {@code existing}
+     * networks' entries and the mappings present.
+     */
+    void ensure(java.util.List<dev.gatun.driver.Network> existing);
 
     /** Adds (or with {@code add} false removes) a network's bridge and subnets to the ruleset. */
     void network(String bridge, Prefix v4, Prefix v6, boolean internal, boolean masquerade, boolean add);

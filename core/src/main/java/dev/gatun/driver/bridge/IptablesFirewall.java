@@ -101,7 +101,7 @@ final class IptablesFirewall implements Firewall {
     // ------------------------------------------------------------------ the static part
 
     @Override
-    public void ensure() {
+    public void ensure(List<dev.gatun.driver.Network> existing) {
         for (boolean v6 : hasIpv6() ? new boolean[] {false, true} : new boolean[] {false}) {
             ensureChain(v6, "nat", DNAT);
             ensureChain(v6, "nat", POSTROUTING);

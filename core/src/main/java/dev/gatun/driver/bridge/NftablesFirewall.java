@@ -39,10 +39,19 @@ final class NftablesFirewall implements Firewall {
     }
 
     @Override
-    public void ensure() {
+    public void ensure(List<Network> existing) {
         try (Nftables nft = Nftables.open(host)) {
-            GatunRuleset.ensure(nft);
+            Ruleset now = nft.list(GatunRuleset.TABLE);
+            if (now.tables().isEmpty()) {
+                GatunRuleset.ensure(nft);
+                return;
+            }
+            if (GatunRuleset.intact(now)) {
+                return;
+            }
         }
+        // Made by an older gatun (another shape) or damaged: rebuilt in one transaction.
+        restore(existing, List.of());
     }
 
     @Override
