@@ -2,6 +2,7 @@ package dev.gatun.driver;
 
 import dev.gatun.internal.InetText;
 import dev.gatun.InvalidInputException;
+import dev.gatun.rtnl.Prefix;
 
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -93,11 +94,7 @@ public record PortSpec(InetAddress hostIp, int hostStart, int hostEnd, int conta
             if (hostIp.isEmpty()) {
                 throw new InvalidInputException("the host address is empty");
             }
-            try {
-                ip = InetAddress.ofLiteral(hostIp);
-            } catch (IllegalArgumentException e) {
-                throw new InvalidInputException("'" + hostIp + "' is not an IP address");
-            }
+            ip = Prefix.address(hostIp);
             if (ip instanceof Inet6Address && !rest.startsWith("[")) {
                 throw new InvalidInputException("IPv6 host address " + hostIp + " must be in brackets");
             }

@@ -104,7 +104,8 @@ public final class DockerPlugin {
         }
     }
 
-    private static Reply error(int status, String message) {
+    /** An error answer as Docker shows it: {"Err": message} with a non-2xx status. */
+    static Reply error(int status, String message) {
         try {
             return new Reply(status, JSON.writeValueAsString(Map.of("Err", message)));
         } catch (JsonProcessingException e) {
@@ -184,7 +185,7 @@ public final class DockerPlugin {
             return null;
         }
         int slash = gw.indexOf('/');
-        return literal(slash < 0 ? gw : gw.substring(0, slash), "gateway " + gw);
+        return Prefix.address(slash < 0 ? gw : gw.substring(0, slash));
     }
 
     // ------------------------------------------------------------------ endpoints
@@ -323,7 +324,7 @@ public final class DockerPlugin {
                         + " is below HostPort " + hostPort);
             }
             String hostIpText = b.path("HostIP").asText("");
-            InetAddress hostIp = hostIpText.isEmpty() ? null : literal(hostIpText, "HostIP " + hostIpText);
+            InetAddress hostIp = hostIpText.isEmpty() ? null : Prefix.address(hostIpText);
             boolean anyIpv6 = hostIp != null && hostIp.isAnyLocalAddress() && !(hostIp instanceof Inet4Address);
             if (hostIp != null && hostIp.isAnyLocalAddress()) {
                 hostIp = null;
@@ -355,14 +356,6 @@ public final class DockerPlugin {
             throw new InvalidInputException(field + " " + (v.isEmpty() ? "is missing" : "'" + v + "' is not an id"));
         }
         return v;
-    }
-
-    private static InetAddress literal(String text, String what) {
-        try {
-            return InetAddress.ofLiteral(text);
-        } catch (IllegalArgumentException e) {
-            throw new InvalidInputException(what + " is not an IP address");
-        }
     }
 
     private static JsonNode first(JsonNode list) {

@@ -78,7 +78,7 @@ public final class PluginServer implements AutoCloseable {
                 String path = Request.getPathInContext(request);
                 DockerPlugin.Reply reply = "POST".equals(request.getMethod())
                         ? plugin.handle(path.startsWith("/") ? path.substring(1) : path, read(request))
-                        : new DockerPlugin.Reply(405, "{\"Err\":\"" + request.getMethod() + " is not allowed: Docker's plugin calls are POSTs\"}");
+                        : DockerPlugin.error(405, request.getMethod() + " is not allowed: Docker's plugin calls are POSTs");
                 response.setStatus(reply.status());
                 response.getHeaders().put(HttpHeader.CONTENT_TYPE, CONTENT_TYPE);
                 Content.Sink.write(response, true, reply.json(), callback);
