@@ -36,8 +36,13 @@ public final class GatunCommand {
         return netns == null ? NetworkNamespace.current() : NetworkNamespace.of(netns);
     }
 
+    /** The driver's name as Gatun.open takes it, with "auto" resolved for this host. */
+    String driverName() {
+        return driver == DriverChoice.auto ? Gatun.choose(host()).driver() : driver.name().replace('_', '-');
+    }
+
     NetworkDriver driver() {
-        return Gatun.open(host(), driver.name().replace('_', '-'));
+        return Gatun.open(host(), driverName());
     }
 
     static final class DriverConverter implements picocli.CommandLine.ITypeConverter<DriverChoice> {

@@ -53,8 +53,7 @@ final class ServeCommand extends Base {
         Signal.handle(new Signal("INT"), s -> stop.countDown());
 
         NetworkNamespace host = root().host();
-        String driverName = root().driver == GatunCommand.DriverChoice.auto ? Gatun.choose(host).driver()
-                : root().driver.name().replace('_', '-');
+        String driverName = root().driverName();
         NetworkDriver plain = Gatun.open(host, driverName);
         NetworkDriver driver;
         if (driverName.equals("nftables")) {
