@@ -9,9 +9,24 @@ import java.net.InetAddress;
 public record PortMapping(String network, Protocol protocol, InetAddress hostIp, int hostPort, InetAddress containerIp,
                           int containerPort, String owner) {
 
+    /**
+     * What identifies a mapping, so that two with the same key cannot both be published: the
+     * address family, the host address (null for every address), the protocol and the host port.
+     */
+    public record HostKey(boolean ipv4, InetAddress hostIp, Protocol protocol, int hostPort) {}
+
+    public HostKey hostKey() {
+        return new HostKey(containerIp instanceof java.net.Inet4Address, hostIp, protocol, hostPort);
+    }
+
     /** "host:port -> container:port/protocol", with "*" for every address and IPv6 in brackets. */
     public String describe() {
         return endpoint(hostIp, hostPort) + " -> " + endpoint(containerIp, containerPort) + "/" + protocol.keyword();
+    }
+
+    /** The host side alone: "host:port/protocol". */
+    public String describeHost() {
+        return endpoint(hostIp, hostPort) + "/" + protocol.keyword();
     }
 
     private static String endpoint(InetAddress ip, int port) {

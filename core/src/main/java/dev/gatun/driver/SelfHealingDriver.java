@@ -4,7 +4,6 @@ import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.nft.RulesetEvent;
 import dev.gatun.nft.RulesetMonitor;
 
-import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -31,16 +30,10 @@ public final class SelfHealingDriver implements NetworkDriver {
     private static final long SETTLE_MILLIS = 20;
     private static final long BACKSTOP_MILLIS = 5_000;
 
-    private record Key(boolean ipv4, InetAddress hostIp, Protocol protocol, int hostPort) {
-        static Key of(PortMapping m) {
-            return new Key(m.containerIp() instanceof Inet4Address, m.hostIp(), m.protocol(), m.hostPort());
-        }
-    }
-
     private final NetworkDriver inner;
     private final Consumer<String> log;
     private final ReentrantLock lock = new ReentrantLock();
-    private final Map<Key, PortMapping> wanted = new LinkedHashMap<>();
+    private final Map<PortMapping.HostKey, PortMapping> wanted = new LinkedHashMap<>();
     private final ReentrantLock wakeLock = new ReentrantLock();
     private final Condition woken = wakeLock.newCondition();
     private boolean damageSuspected;
@@ -51,7 +44,7 @@ public final class SelfHealingDriver implements NetworkDriver {
     private SelfHealingDriver(NetworkDriver inner, Consumer<String> log) {
         this.inner = inner;
         this.log = log;
-        inner.published(null).forEach(m -> wanted.put(Key.of(m), m));
+        inner.published(null).forEach(m -> wanted.put(m.hostKey(), m));
         this.monitor = RulesetMonitor.start(inner.host(), this::onEvent);
         this.healer = Thread.ofPlatform().daemon().name("gatun-healer").start(this::heal);
     }
@@ -182,7 +175,7 @@ public final class SelfHealingDriver implements NetworkDriver {
     public List<PortMapping> publish(String network, InetAddress containerIp, List<PortSpec> ports, String owner) {
         return locked(() -> {
             List<PortMapping> made = inner.publish(network, containerIp, ports, owner);
-            made.forEach(m -> wanted.put(Key.of(m), m));
+            made.forEach(m -> wanted.put(m.hostKey(), m));
             return made;
         });
     }
@@ -191,7 +184,7 @@ public final class SelfHealingDriver implements NetworkDriver {
     public List<PortMapping> unpublish(String network, InetAddress containerIp, List<PortSpec> ports, String owner) {
         return locked(() -> {
             List<PortMapping> removed = inner.unpublish(network, containerIp, ports, owner);
-            removed.forEach(m -> wanted.remove(Key.of(m)));
+            removed.forEach(m -> wanted.remove(m.hostKey()));
             return removed;
         });
     }

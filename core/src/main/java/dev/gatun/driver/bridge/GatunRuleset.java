@@ -147,13 +147,11 @@ final class GatunRuleset {
     }
 
     /**
-     * Makes the table, its sets and its rules, in one transaction, unless the table exists. The
-     * table is created exclusively, so of two processes racing here exactly one adds the rules.
+     * Makes the table, its sets and its rules in one transaction, for a caller that found no
+     * table. The table is created exclusively, so of two processes racing here exactly one adds
+     * the rules; the other's EEXIST is no error.
      */
-    static void ensure(Nftables nft) {
-        if (!nft.list(TABLE).tables().isEmpty()) {
-            return;
-        }
+    static void create(Nftables nft) {
         Transaction tx = build(nft.transaction().create(TABLE));
         try {
             tx.commit();

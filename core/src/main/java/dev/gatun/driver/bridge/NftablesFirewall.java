@@ -43,7 +43,7 @@ final class NftablesFirewall implements Firewall {
         try (Nftables nft = Nftables.open(host)) {
             Ruleset now = nft.list(GatunRuleset.TABLE);
             if (now.tables().isEmpty()) {
-                GatunRuleset.ensure(nft);
+                GatunRuleset.create(nft);
                 return;
             }
             if (GatunRuleset.intact(now)) {
@@ -147,7 +147,7 @@ final class NftablesFirewall implements Firewall {
                 for (PortMapping m : wanted) {
                     if (held.add(withSet(map(m), key(m)))) {
                         adds.computeIfAbsent(map(m), k -> new ArrayList<>()).add(element(m));
-                        repaired.add("port " + Publisher.describeHost(m) + " -> " + InetText.of(m.containerIp()) + ":"
+                        repaired.add("port " + m.describeHost() + " -> " + InetText.of(m.containerIp()) + ":"
                                 + m.containerPort() + " of owner " + m.owner());
                     }
                 }

@@ -50,17 +50,16 @@ final class Publisher implements AutoCloseable {
 
     private record Unpublish(Selection selection, CompletableFuture<List<PortMapping>> result) implements Request {}
 
-    /** What identifies a mapping: address family, host address (null for all), protocol and host port. */
-    private record Key(boolean ipv4, InetAddress hostIp, Protocol protocol, int hostPort, PortMapping example) {
+    /** A mapping's identity, with a mapping of that key to ask the store with. */
+    private record Key(PortMapping.HostKey id, PortMapping example) {
         @Override
         public boolean equals(Object o) {
-            return o instanceof Key k && k.ipv4 == ipv4 && java.util.Objects.equals(k.hostIp, hostIp)
-                    && k.protocol == protocol && k.hostPort == hostPort;
+            return o instanceof Key k && k.id.equals(id);
         }
 
         @Override
         public int hashCode() {
-            return java.util.Objects.hash(ipv4, hostIp, protocol, hostPort);
+            return id.hashCode();
         }
     }
 
@@ -344,7 +343,7 @@ final class Publisher implements AutoCloseable {
                     p.owner);
             Key key = key(m);
             if (!inRequest.add(key)) {
-                throw new InvalidInputException("host port " + describeHost(m) + " is published twice in one request");
+                throw new InvalidInputException("host port " + m.describeHost() + " is published twice in one request");
             }
             Optional<PortMapping> existing = current(view, key, claimed);
             if (existing.isPresent()) {
@@ -413,14 +412,14 @@ final class Publisher implements AutoCloseable {
                     w.containerPort(), s.owner());
             Key key = key(wanted);
             PortMapping old = current(view, key, claimed).orElseThrow(() -> new NotFoundException(
-                    "no port " + describeHost(wanted) + " is published to " + InetText.of(s.containerIp())));
+                    "no port " + wanted.describeHost() + " is published to " + InetText.of(s.containerIp())));
             if (!old.containerIp().equals(s.containerIp()) || old.containerPort() != w.containerPort()) {
-                throw new NotFoundException("port " + describeHost(wanted) + " is published to "
+                throw new NotFoundException("port " + wanted.describeHost() + " is published to "
                         + InetText.of(old.containerIp()) + ":" + old.containerPort() + ", not to "
                         + InetText.of(s.containerIp()) + ":" + w.containerPort());
             }
             if (!old.owner().equals(s.owner())) {
-                throw new ConflictException("port " + describeHost(wanted) + " is held by owner " + old.owner()
+                throw new ConflictException("port " + wanted.describeHost() + " is held by owner " + old.owner()
                         + ", not by " + s.owner() + "; only its owner may unpublish it");
             }
             plan.delete.put(key, old);
@@ -439,14 +438,8 @@ final class Publisher implements AutoCloseable {
     }
 
     private static ConflictException held(PortMapping wanted, PortMapping holder) {
-        return new ConflictException("host port " + describeHost(wanted) + " is already published by owner "
+        return new ConflictException("host port " + wanted.describeHost() + " is already published by owner "
                 + holder.owner() + " (to " + InetText.of(holder.containerIp()) + ":" + holder.containerPort() + ")");
-    }
-
-    static String describeHost(PortMapping m) {
-        String ip = m.hostIp() == null ? "" : (m.hostIp() instanceof Inet4Address ? InetText.of(m.hostIp())
-                : "[" + InetText.of(m.hostIp()) + "]") + ":";
-        return ip + m.hostPort() + "/" + m.protocol().keyword();
     }
 
     private static boolean sameTarget(PortMapping a, PortMapping b) {
@@ -454,7 +447,7 @@ final class Publisher implements AutoCloseable {
     }
 
     private static Key key(PortMapping m) {
-        return new Key(m.containerIp() instanceof Inet4Address, m.hostIp(), m.protocol(), m.hostPort(), m);
+        return new Key(m.hostKey(), m);
     }
 
     @Override
