@@ -20,6 +20,8 @@ import java.util.function.Supplier;
 final class HostCache implements AutoCloseable {
 
     private static final long EMPTY = -1;
+    /** The version of a read made before the watch started: never current. */
+    private static final long UNWATCHED = -2;
 
     private final NetworkNamespace host;
     private final Supplier<List<Network>> readNetworks;
@@ -28,6 +30,8 @@ final class HostCache implements AutoCloseable {
     private long networksVersion = EMPTY;
     private List<InetAddress> addresses = List.of();
     private long addressesVersion = EMPTY;
+    private boolean networksRead;
+    private boolean addressesRead;
 
     HostCache(NetworkNamespace host, Supplier<List<Network>> readNetworks) {
         this.host = host;
@@ -36,7 +40,8 @@ final class HostCache implements AutoCloseable {
 
     /** The network of this name, or null if there is none. */
     synchronized Network network(String name) {
-        long now = version();
+        long now = version(networksRead);
+        networksRead = true;
         if (networksVersion != now) {
             Map<String, Network> read = new HashMap<>();
             readNetworks.get().forEach(n -> read.put(n.name(), n));
@@ -48,7 +53,8 @@ final class HostCache implements AutoCloseable {
 
     /** Every address of the host namespace, on any link. */
     synchronized List<InetAddress> localAddresses() {
-        long now = version();
+        long now = version(addressesRead);
+        addressesRead = true;
         if (addressesVersion != now) {
             try (Rtnetlink rt = Rtnetlink.open(host)) {
                 addresses = rt.addresses(null).stream().map(a -> a.prefix().address()).toList();
@@ -64,8 +70,16 @@ final class HostCache implements AutoCloseable {
         addressesVersion = EMPTY;
     }
 
-    private long version() {
+    /**
+     * The watch's version. It starts at the second read of one kind, not the first: a one-shot
+     * command reads each kind once and would pay for the watch's socket (and its first native
+     * calls, milliseconds in a new JVM) without ever using it. Reads before it are not kept.
+     */
+    private long version(boolean readBefore) {
         if (changes == null) {
+            if (!readBefore) {
+                return UNWATCHED;
+            }
             changes = LinkChanges.watch(host);
         }
         return changes.version();
