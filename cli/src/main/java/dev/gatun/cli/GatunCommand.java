@@ -3,21 +3,77 @@ package dev.gatun.cli;
 import dev.gatun.Gatun;
 import dev.gatun.driver.NetworkDriver;
 import dev.gatun.netns.NetworkNamespace;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.Supplier;
 
 /** The gatun command and its global options (given before the subcommand). */
 @Command(name = "gatun", mixinStandardHelpOptions = true, versionProvider = Version.class,
         description = "Container networking over netlink: networks, endpoints and published ports on nftables.",
-        subcommands = {DemoCommand.class, DoctorCommand.class, NetnsCommand.class, NetCommand.class, AttachCommand.class,
-                DetachCommand.class, PublishCommand.class, UnpublishCommand.class, LsCommand.class, RulesetCommand.class,
-                ServeCommand.class},
         footer = {"", "Exit codes: 0 success; 1 the operation failed in the kernel or a tool; 2 invalid usage or input",
                 "(nothing was changed); 3 conflict (held by another owner, already exists, in use);",
                 "4 environment (missing privilege, library or kernel feature).",
                 "", "Examples:", "  gatun demo", "  gatun net create n1 --subnet 10.88.0.0/16",
                 "  gatun attach n1 c1", "  gatun publish n1 10.88.0.2 -p 8080:80 -p 53:53/udp", "  gatun --json ls"})
 public final class GatunCommand {
+
+    /**
+     * The subcommands, in the order help lists them, made only when needed: picocli reads a
+     * command's annotations when it is added, and reading all of them cost a one-shot run about
+     * 20 ms of its ~250. Each name is the one in the class's own @Command (a test checks).
+     */
+    static final Map<String, Supplier<Object>> SUBCOMMANDS = subcommands();
+
+    private static Map<String, Supplier<Object>> subcommands() {
+        Map<String, Supplier<Object>> m = new LinkedHashMap<>();
+        m.put("demo", DemoCommand::new);
+        m.put("doctor", DoctorCommand::new);
+        m.put("netns", NetnsCommand::new);
+        m.put("net", NetCommand::new);
+        m.put("attach", AttachCommand::new);
+        m.put("detach", DetachCommand::new);
+        m.put("publish", PublishCommand::new);
+        m.put("unpublish", UnpublishCommand::new);
+        m.put("ls", LsCommand::new);
+        m.put("ruleset", RulesetCommand::new);
+        m.put("serve", ServeCommand::new);
+        return m;
+    }
+
+    /** The global options that take a value, which the search for the subcommand's name skips. */
+    private static final java.util.Set<String> OPTIONS_WITH_VALUE = java.util.Set.of("--netns", "--driver");
+
+    /**
+     * The command line for {@code args}: with only the subcommand they name when they name one,
+     * else (help, no subcommand, a misspelt one) with all of them, so help and suggestions are whole.
+     */
+    static CommandLine commandLine(String[] args) {
+        CommandLine cli = new CommandLine(new GatunCommand());
+        String named = subcommandName(args);
+        if (named != null) {
+            cli.addSubcommand(named, SUBCOMMANDS.get(named).get());
+        } else {
+            SUBCOMMANDS.forEach((name, make) -> cli.addSubcommand(name, make.get()));
+        }
+        return cli;
+    }
+
+    /** The first argument that is neither a global option nor its value, if it names a subcommand. */
+    static String subcommandName(String[] args) {
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            if (OPTIONS_WITH_VALUE.contains(a)) {
+                i++;
+            } else if (!a.startsWith("-")) {
+                return SUBCOMMANDS.containsKey(a) ? a : null;
+            }
+        }
+        return null;
+    }
 
     public enum DriverChoice { auto, nftables, iptables, iptables_legacy, iptables_nft }
 

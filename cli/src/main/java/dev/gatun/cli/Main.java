@@ -14,7 +14,7 @@ public final class Main {
     }
 
     static int run(String[] args, PrintWriter out, PrintWriter err) {
-        CommandLine cli = new CommandLine(new GatunCommand());
+        CommandLine cli = GatunCommand.commandLine(args);
         cli.setOut(out);
         cli.setErr(err);
         boolean json = java.util.Arrays.asList(args).contains("--json");
@@ -24,7 +24,9 @@ public final class Main {
                 return fail(true, out, err, ExitCode.USAGE, e.getMessage());
             }
             err.println("gatun: " + e.getMessage());
-            e.getCommandLine().usage(err);
+            // The top level's help lists every subcommand, not only the one this line was made with.
+            CommandLine shown = e.getCommandLine() == cli ? GatunCommand.commandLine(new String[0]) : e.getCommandLine();
+            shown.usage(err);
             return ExitCode.USAGE;
         });
         return cli.execute(args);

@@ -1,0 +1,25 @@
+package dev.gatun.cli;
+
+import picocli.CommandLine;
+
+import java.io.OutputStream;
+import java.io.PrintWriter;
+
+/**
+ * The launcher's training run for the JVM's ahead-of-time cache: the given command (the demo as
+ * root, else the read-only doctor), then every subcommand's model and help, so that the classes
+ * of each command are in the cache although a run makes only the one it names.
+ */
+public final class Training {
+
+    private Training() {}
+
+    public static void main(String[] args) {
+        PrintWriter discard = new PrintWriter(OutputStream.nullOutputStream(), true);
+        int code = Main.run(args, discard, discard);
+        CommandLine all = GatunCommand.commandLine(new String[0]);
+        all.usage(discard);
+        all.getSubcommands().values().forEach(c -> c.usage(discard));
+        System.exit(code);
+    }
+}

@@ -1,0 +1,57 @@
+package dev.gatun.cli;
+
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The subcommands are made only when used; help still lists them all. */
+class SubcommandsTest {
+
+    @Test
+    void everyNameIsTheOneItsClassDeclares() {
+        GatunCommand.SUBCOMMANDS.forEach((name, make) ->
+                assertThat(make.get().getClass().getAnnotation(Command.class).name()).as(name).isEqualTo(name));
+    }
+
+    @Test
+    void theSubcommandIsFoundAfterTheGlobalOptions() {
+        assertThat(GatunCommand.subcommandName(new String[] {"--netns", "publish", "publish", "n1"})).isEqualTo("publish");
+        assertThat(GatunCommand.subcommandName(new String[] {"--netns=ls", "net", "ls"})).isEqualTo("net");
+        assertThat(GatunCommand.subcommandName(new String[] {"--json", "--driver", "iptables", "ls"})).isEqualTo("ls");
+        assertThat(GatunCommand.subcommandName(new String[] {"--help"})).isNull();
+        assertThat(GatunCommand.subcommandName(new String[] {"pubish", "n1"})).isNull();
+        assertThat(GatunCommand.subcommandName(new String[0])).isNull();
+    }
+
+    @Test
+    void aNamedSubcommandIsTheOnlyOneMade() {
+        assertThat(GatunCommand.commandLine(new String[] {"--json", "ls"}).getSubcommands()).containsOnlyKeys("ls");
+        assertThat(GatunCommand.commandLine(new String[] {"--version"}).getSubcommands())
+                .containsOnlyKeys(GatunCommand.SUBCOMMANDS.keySet());
+    }
+
+    @Test
+    void aUsageErrorAtTheTopListsEverySubcommand() {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Main.run(new String[] {"--driver", "bogus", "ls"}, new PrintWriter(out, true), new PrintWriter(err, true));
+        assertThat(code).isEqualTo(ExitCode.USAGE);
+        assertThat(err.toString()).contains("unknown driver 'bogus'");
+        for (String name : GatunCommand.SUBCOMMANDS.keySet()) {
+            assertThat(err.toString()).containsPattern("(?m)^  " + name + " ");
+        }
+    }
+
+    @Test
+    void aMisspeltSubcommandIsAUsageError() {
+        StringWriter err = new StringWriter();
+        int code = Main.run(new String[] {"pubish"}, new PrintWriter(new StringWriter(), true), new PrintWriter(err, true));
+        assertThat(code).isEqualTo(ExitCode.USAGE);
+        assertThat(err.toString()).contains("pubish").contains("publish");
+    }
+}
