@@ -120,7 +120,7 @@ public final class Conntrack implements AutoCloseable {
             int seq = socket.reserveSequences(1);
             nlmsghdr.nlmsg_seq(nlh, seq);
             socket.transact(nlh, nlmsghdr.nlmsg_len(nlh), seq,
-                    new String[] {"delete a conntrack entry in " + socket.namespace().describe()},
+                    dev.gatun.netlink.Operations.of("delete a conntrack entry in " + socket.namespace().describe()),
                     NetlinkSocket.AckedRange.only(0), null);
             return true;
         } catch (NetlinkException e) {

@@ -170,22 +170,22 @@ public final class NetlinkSocket implements AutoCloseable {
 
     /**
      * Sends {@code length} bytes of requests and reads replies until every request that asked
-     * for an ACK has one. {@code operations[i]} names the message with sequence
+     * for an ACK has one. {@code operations.get(i)} names the message with sequence
      * {@code firstSequence + i}; the messages {@code acked.from} to {@code acked.to} (inclusive)
      * asked for an ACK, the others only get a reply when they fail. Messages that are not ACKs
      * or errors go to {@code onReply}. Throws for the first error, naming its operation.
      */
-    public void transact(MemorySegment requests, long length, int firstSequence, String[] operations,
+    public void transact(MemorySegment requests, long length, int firstSequence, Operations operations,
                          AckedRange acked, Consumer<MemorySegment> onReply) {
         transact(requests, length, firstSequence, operations, acked, onReply, 0);
     }
 
     /**
-     * Like {@link #transact(MemorySegment, long, int, String[], AckedRange, Consumer)}, but a
+     * Like {@link #transact(MemorySegment, long, int, Operations, AckedRange, Consumer)}, but a
      * failure with errno {@code expected} (for example ENOENT for a lookup) is returned instead
      * of thrown: for answers that are normal, an exception is too costly. Returns 0 on success.
      */
-    public int transact(MemorySegment requests, long length, int firstSequence, String[] operations,
+    public int transact(MemorySegment requests, long length, int firstSequence, Operations operations,
                         AckedRange acked, Consumer<MemorySegment> onReply, int expected) {
         lock.lock();
         try {
@@ -198,7 +198,7 @@ public final class NetlinkSocket implements AutoCloseable {
                 NetlinkMessages.forEach(receiveBuffer, n, m -> {
                     if (NetlinkMessages.type(m) == kernel_h.NLMSG_ERROR) {
                         int index = NetlinkMessages.errorSequence(m) - firstSequence;
-                        if (index < 0 || index >= operations.length) {
+                        if (index < 0 || index >= operations.count()) {
                             return; // a stale reply to something earlier on this socket
                         }
                         if (acked.contains(index)) {
@@ -210,7 +210,7 @@ public final class NetlinkSocket implements AutoCloseable {
                         }
                     } else if (onReply != null) {
                         int index = NetlinkMessages.sequence(m) - firstSequence;
-                        if (index >= 0 && index < operations.length) {
+                        if (index >= 0 && index < operations.count()) {
                             onReply.accept(m);
                         }
                     }
@@ -224,7 +224,7 @@ public final class NetlinkSocket implements AutoCloseable {
                 if (expected != 0 && failure.errno == expected && failure.others == 0) {
                     return expected;
                 }
-                throw failure.exception(operations[failure.index]);
+                throw failure.exception(operations.get(failure.index));
             }
             return 0;
         } finally {
@@ -238,21 +238,21 @@ public final class NetlinkSocket implements AutoCloseable {
      * {@code onReply} with the request's index; returns each request's errno, 0 for success.
      * An errno other than {@code tolerated} throws, naming that request's operation.
      */
-    public int[] pipeline(MemorySegment requests, long length, int firstSequence, String[] operations,
+    public int[] pipeline(MemorySegment requests, long length, int firstSequence, Operations operations,
                           java.util.function.BiConsumer<Integer, MemorySegment> onReply, int tolerated) {
         lock.lock();
         try {
             send(requests, length, operations);
-            int[] errnos = new int[operations.length];
-            boolean[] answered = new boolean[operations.length];
-            int pending = operations.length;
+            int[] errnos = new int[operations.count()];
+            boolean[] answered = new boolean[operations.count()];
+            int pending = operations.count();
             while (pending > 0) {
                 long n = receive(operations);
                 int[] done = {0};
                 NetlinkMessages.forEach(receiveBuffer, n, m -> {
                     boolean error = NetlinkMessages.type(m) == kernel_h.NLMSG_ERROR;
                     int index = (error ? NetlinkMessages.errorSequence(m) : NetlinkMessages.sequence(m)) - firstSequence;
-                    if (index < 0 || index >= operations.length) {
+                    if (index < 0 || index >= operations.count()) {
                         return; // a stale reply to something earlier on this socket
                     }
                     if (!error) {
@@ -275,7 +275,7 @@ public final class NetlinkSocket implements AutoCloseable {
             for (int i = 0; i < errnos.length; i++) {
                 if (errnos[i] < 0) {
                     int errno = -1 - errnos[i];
-                    throw new Failure().exceptionFor(operations[i], errno);
+                    throw new Failure().exceptionFor(operations.get(i), errno);
                 }
             }
             return errnos;
@@ -291,7 +291,7 @@ public final class NetlinkSocket implements AutoCloseable {
     public <T> List<T> dump(MemorySegment request, long length, String operation, Function<MemorySegment, T> decode) {
         lock.lock();
         try {
-            String[] ops = {operation};
+            Operations ops = Operations.of(operation);
             for (int attempt = 1; attempt <= DUMP_ATTEMPTS; attempt++) {
                 int seq = nextSequence();
                 nlmsghdr.nlmsg_seq(request, seq);
@@ -419,34 +419,30 @@ public final class NetlinkSocket implements AutoCloseable {
         }
     }
 
-    private void send(MemorySegment data, long length, String[] operations) {
+    private void send(MemorySegment data, long length, Operations operations) {
         ensureOpen();
         ensureSendBuffer(length);
         long sent = libmnl_h.mnl_socket_sendto(callState, mnl, data, length);
         if (sent < 0) {
-            throw Errno.exception("send " + describe(operations), CallState.errno(callState));
+            throw Errno.exception("send " + operations.describe(), CallState.errno(callState));
         }
     }
 
-    private long receive(String[] operations) {
+    private long receive(Operations operations) {
         long n = libmnl_h.mnl_socket_recvfrom(callState, mnl, receiveBuffer, RECEIVE_BYTES);
         if (n < 0) {
             int errno = CallState.errno(callState);
             if (errno == libc_h.EAGAIN) {
-                throw new GatunException("no reply from the kernel to " + describe(operations) + " within "
+                throw new GatunException("no reply from the kernel to " + operations.describe() + " within "
                         + REPLY_TIMEOUT_SECONDS + " seconds");
             }
             if (errno == libc_h.ENOBUFS) {
-                throw new GatunException("replies to " + describe(operations)
+                throw new GatunException("replies to " + operations.describe()
                         + " overran the socket's receive buffer and some were lost (ENOBUFS)");
             }
-            throw Errno.exception("receive the reply to " + describe(operations), errno);
+            throw Errno.exception("receive the reply to " + operations.describe(), errno);
         }
         return n;
-    }
-
-    private static String describe(String[] operations) {
-        return operations.length == 1 ? operations[0] : operations[0] + " and " + (operations.length - 1) + " more messages";
     }
 
     private void ensureOpen() {

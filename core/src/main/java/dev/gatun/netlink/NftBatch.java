@@ -42,7 +42,7 @@ public final class NftBatch implements AutoCloseable {
     private Arena arena = Arena.ofShared();
     private MemorySegment buffer;
     private long used = FIRST_MESSAGE;
-    private final List<String> operations = new ArrayList<>();
+    private final List<java.util.function.Supplier<String>> operations = new ArrayList<>();
     private final List<Long> offsets = new ArrayList<>();
     private Integer guardGeneration;
 
@@ -65,6 +65,11 @@ public final class NftBatch implements AutoCloseable {
      * for example "add table ip gatun".
      */
     public void add(String operation, int type, int family, int flags, PayloadWriter payload) {
+        add(() -> operation, type, family, flags, payload);
+    }
+
+    /** {@link #add(String, int, int, int, PayloadWriter)} with the name made only if an error needs it. */
+    public void add(java.util.function.Supplier<String> operation, int type, int family, int flags, PayloadWriter payload) {
         ensureRoom(MESSAGE_HEADROOM);
         MemorySegment at = buffer.asSlice(used);
         MemorySegment nlh = libnftnl_h.nftnl_nlmsg_build_hdr(at, (short) type, (short) family,
@@ -72,7 +77,7 @@ public final class NftBatch implements AutoCloseable {
         payload.write(nlh);
         int length = nlmsghdr.nlmsg_len(nlh);
         if (length > MESSAGE_HEADROOM) {
-            throw new IllegalStateException(operation + ": message of " + length + " bytes overran its buffer");
+            throw new IllegalStateException(operation.get() + ": message of " + length + " bytes overran its buffer");
         }
         offsets.add(used);
         operations.add(operation);
@@ -93,7 +98,7 @@ public final class NftBatch implements AutoCloseable {
     }
 
     public List<String> operations() {
-        return List.copyOf(operations);
+        return operations.stream().map(java.util.function.Supplier::get).toList();
     }
 
     /** A copy of each message as it stands (sequence numbers are set at commit). */
@@ -139,16 +144,16 @@ public final class NftBatch implements AutoCloseable {
     }
 
     /** The operation names, with the batch framing, indexed by sequence offset from BEGIN. */
-    String[] framedOperations() {
-        String[] ops = new String[operations.size() + 2];
-        // A failure of BEGIN (no privilege, stale generation) stands for the whole transaction.
-        ops[0] = "commit " + operations.get(0)
-                + (operations.size() > 1 ? " and " + (operations.size() - 1) + " more operations" : "");
-        for (int i = 0; i < operations.size(); i++) {
-            ops[i + 1] = operations.get(i);
-        }
-        ops[ops.length - 1] = "end transaction";
-        return ops;
+    Operations framedOperations() {
+        List<java.util.function.Supplier<String>> names = List.copyOf(operations);
+        int n = names.size();
+        return new Operations(n + 2, i -> {
+            if (i == 0) {
+                // A failure of BEGIN (no privilege, stale generation) stands for the whole transaction.
+                return "commit " + names.get(0).get() + (n > 1 ? " and " + (n - 1) + " more operations" : "");
+            }
+            return i <= n ? names.get(i - 1).get() : "end transaction";
+        });
     }
 
     private void ensureRoom(long bytes) {

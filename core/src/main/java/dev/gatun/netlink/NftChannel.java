@@ -71,15 +71,15 @@ public final class NftChannel implements AutoCloseable {
         if (batch.size() == 0) {
             return;
         }
-        String[] ops = batch.framedOperations();
-        int first = socket.reserveSequences(ops.length);
+        Operations ops = batch.framedOperations();
+        int first = socket.reserveSequences(ops.count());
         MemorySegment bytes = batch.frame(first);
         try {
-            socket.transact(bytes, bytes.byteSize(), first, ops, NetlinkSocket.AckedRange.only(ops.length - 2),
+            socket.transact(bytes, bytes.byteSize(), first, ops, NetlinkSocket.AckedRange.only(ops.count() - 2),
                     echoes == null ? null : m -> echoes.echoed(NetlinkMessages.sequence(m) - first - 1, m));
         } catch (NetlinkException e) {
             if (batch.guard() != null && e.errno() == libc_h.ERESTART) {
-                throw new GenerationConflictException(ops[0], e.errno(), batch.guard());
+                throw new GenerationConflictException(ops.get(0), e.errno(), batch.guard());
             }
             throw e;
         }
@@ -122,7 +122,7 @@ public final class NftChannel implements AutoCloseable {
         payload.write(nlh);
         List<T> found = new ArrayList<>();
         int errno = socket.transact(nlh, NetlinkMessages.align(nlmsghdr.nlmsg_len(nlh)), seq,
-                new String[] {operation + " in " + namespace().describe()}, NetlinkSocket.AckedRange.only(0),
+                Operations.of(operation + " in " + namespace().describe()), NetlinkSocket.AckedRange.only(0),
                 reply -> found.add(decode.apply(reply)), libc_h.ENOENT);
         if (errno == libc_h.ENOENT) {
             return Optional.empty();
@@ -181,11 +181,8 @@ public final class NftChannel implements AutoCloseable {
                 offset += NetlinkMessages.align(nlmsghdr.nlmsg_len(nlh));
                 count++;
             }
-            String[] ops = new String[lead + count];
-            java.util.Arrays.fill(ops, operation + " in " + namespace().describe());
-            if (lead == 1) {
-                ops[0] = "read the ruleset generation in " + namespace().describe();
-            }
+            Operations ops = new Operations(lead + count, i -> (i < lead ? "read the ruleset generation" : operation)
+                    + " in " + namespace().describe());
             List<T> found = new ArrayList<>(java.util.Collections.nCopies(count, null));
             int base = from;
             socket.pipeline(request, offset, first, ops, (index, reply) -> {

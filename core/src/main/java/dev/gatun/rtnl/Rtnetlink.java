@@ -364,7 +364,7 @@ public final class Rtnetlink implements AutoCloseable {
         int seq = socket.reserveSequences(1);
         nlmsghdr.nlmsg_flags(r.message(), (short) (nlmsghdr.nlmsg_flags(r.message()) | kernel_h.NLM_F_ACK));
         nlmsghdr.nlmsg_seq(r.message(), seq);
-        socket.transact(r.message(), r.length(), seq, new String[] {r.operation + " in " + namespace().describe()},
+        socket.transact(r.message(), r.length(), seq, dev.gatun.netlink.Operations.of(r.operation + " in " + namespace().describe()),
                 NetlinkSocket.AckedRange.only(0), null);
     }
 
@@ -374,7 +374,7 @@ public final class Rtnetlink implements AutoCloseable {
         nlmsghdr.nlmsg_seq(r.message(), seq);
         java.util.List<T> found = new java.util.ArrayList<>();
         try {
-            socket.transact(r.message(), r.length(), seq, new String[] {r.operation + " in " + namespace().describe()},
+            socket.transact(r.message(), r.length(), seq, dev.gatun.netlink.Operations.of(r.operation + " in " + namespace().describe()),
                     NetlinkSocket.AckedRange.only(0), m -> found.add(decode.apply(m)));
         } catch (NetlinkException e) {
             if (e.errno() == libc_h.ENODEV || e.errno() == libc_h.ENOENT) {

@@ -58,7 +58,7 @@ class RouteSocketTest {
             int length = nlmsghdr.nlmsg_len(nlh);
 
             NetlinkException e = Expect.thrown(NetlinkException.class, () -> socket.transact(nlh, length, seq,
-                    new String[] {"add link gatun-x"}, NetlinkSocket.AckedRange.only(0), null));
+                    Operations.of("add link gatun-x"), NetlinkSocket.AckedRange.only(0), null));
 
             assertThat(e.operation()).isEqualTo("add link gatun-x");
             assertThat(e.errnoName()).isEqualTo("EOPNOTSUPP");
