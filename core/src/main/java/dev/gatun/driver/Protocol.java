@@ -24,6 +24,16 @@ public enum Protocol {
         return name().toLowerCase(Locale.ROOT);
     }
 
+    /** The protocol of an IP protocol number; throws for one gatun does not publish. */
+    public static Protocol ofNumber(int number) {
+        for (Protocol p : values()) {
+            if (p.number() == number) {
+                return p;
+            }
+        }
+        throw new IllegalArgumentException("IP protocol " + number + " is not tcp, udp or sctp");
+    }
+
     public static Protocol parse(String text) {
         return Constants.first(values(), p -> p.keyword().equals(text))
                 .orElseThrow(() -> new InvalidInputException("unknown protocol '" + text + "' (expected tcp, udp or sctp)"));

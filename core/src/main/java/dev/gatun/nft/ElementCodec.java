@@ -26,8 +26,11 @@ final class ElementCodec {
     /** Element list bytes per message: the list is one nested attribute with a 16-bit length. */
     static final int MAX_LIST_BYTES = 48 * 1024;
 
-    /** An element as the kernel stores it. {@code flags} holds NFT_SET_ELEM_INTERVAL_END. */
-    record Encoded(byte[] key, int flags, byte[] data, Verdict verdict, Duration timeout, String comment, String name) {
+    /**
+     * An element as the kernel stores it. {@code flags} holds NFT_SET_ELEM_INTERVAL_END;
+     * {@code keyText} is the key in nft's words when it was given so (null when given as bytes).
+     */
+    record Encoded(byte[] key, int flags, byte[] data, Verdict verdict, Duration timeout, String comment, String keyText) {
 
         int estimatedBytes() {
             int n = 4 + attr(attr(key.length)) + attr(4);
@@ -49,6 +52,15 @@ final class ElementCodec {
         private static int attr(int payload) {
             return 4 + ((payload + 3) & ~3);
         }
+
+        /** The key as errors name it: as given, or rendered from the bytes. */
+        String label(NftSet set) {
+            return keyText != null ? keyText : String.join(" . ", split(set.keyType(), key));
+        }
+
+        StoredElement stored() {
+            return new StoredElement(key, data, comment);
+        }
     }
 
     private ElementCodec() {}
@@ -58,7 +70,8 @@ final class ElementCodec {
         List<Encoded> out = new ArrayList<>();
         boolean interval = set.flags().contains(SetFlag.INTERVAL);
         for (Element e : elements) {
-            String name = e.describeKey() + " in " + set.describe();
+            String keyText = e.describeKey();
+            String name = keyText + " in " + set.describe();
             if (e.key().size() != set.keyType().size()) {
                 throw new InvalidInputException("element " + name + " has " + e.key().size()
                         + " key components, but the set's key type has " + set.keyType().size());
@@ -86,13 +99,13 @@ final class ElementCodec {
             }
             if (interval) {
                 byte[][] range = interval(set.keyType().getFirst(), e.key().getFirst(), name);
-                out.add(new Encoded(range[0], 0, data, verdict, e.timeout(), e.comment(), name));
+                out.add(new Encoded(range[0], 0, data, verdict, e.timeout(), e.comment(), keyText));
                 if (range[1] != null) {
-                    out.add(new Encoded(range[1], kernel_h.NFT_SET_ELEM_INTERVAL_END, null, null, null, null, name));
+                    out.add(new Encoded(range[1], kernel_h.NFT_SET_ELEM_INTERVAL_END, null, null, null, null, keyText));
                 }
             } else {
                 out.add(new Encoded(concatenate(set.keyType(), e.key(), name), 0, data, verdict, e.timeout(),
-                        e.comment(), name));
+                        e.comment(), keyText));
             }
         }
         if (interval && !forDelete && !out.isEmpty()) {
@@ -106,18 +119,41 @@ final class ElementCodec {
         return out;
     }
 
-    private static byte[] concatenate(List<DataType> types, List<String> values, String name) {
-        if (types.size() == 1) {
-            return encodeOne(types.getFirst(), values.getFirst(), name).toArray();
+    /**
+     * Checks elements given as the kernel keeps them against the set (lengths, a map's data, the
+     * comment) without parsing or rendering anything; their names are rendered only for an error.
+     */
+    static List<Encoded> stored(NftSet set, List<StoredElement> elements, boolean forDelete) {
+        if (set.flags().contains(SetFlag.INTERVAL)) {
+            throw new InvalidInputException(set.describe() + " is an interval set: give its elements in nft's words");
         }
-        byte[] out = new byte[NftSet.length(types)];
-        int at = 0;
-        for (int i = 0; i < types.size(); i++) {
-            byte[] v = encodeOne(types.get(i), values.get(i), name).toArray();
-            System.arraycopy(v, 0, out, at, v.length);
-            at += NftSet.padded(v.length);
+        List<Encoded> out = new ArrayList<>(elements.size());
+        for (StoredElement e : elements) {
+            Encoded encoded = new Encoded(e.key(), 0, forDelete ? null : e.data(), null, null,
+                    forDelete ? null : e.comment(), null);
+            if (e.key().length != set.keyLength()) {
+                throw new InvalidInputException("a key of " + set.describe() + " is " + set.keyLength() + " bytes, not "
+                        + e.key().length);
+            }
+            if (!forDelete) {
+                boolean wantsData = set.isMap() && !set.isVerdictMap();
+                if (wantsData != (e.data() != null) || (wantsData && e.data().length != set.dataLength())) {
+                    throw new InvalidInputException("element " + encoded.label(set) + " in " + set.describe() + " needs "
+                            + (wantsData ? set.dataLength() + " bytes of data" : "no data"));
+                }
+                NftNames.checkComment(() -> "element " + encoded.label(set) + " in " + set.describe(), e.comment());
+            }
+            out.add(encoded);
         }
         return out;
+    }
+
+    private static byte[] concatenate(List<DataType> types, List<String> values, String name) {
+        byte[][] parts = new byte[types.size()][];
+        for (int i = 0; i < parts.length; i++) {
+            parts[i] = encodeOne(types.get(i), values.get(i), name).toArray();
+        }
+        return Concatenation.of(types, parts);
     }
 
     private static Bytes encodeOne(DataType type, String value, String name) {
@@ -329,14 +365,9 @@ final class ElementCodec {
 
     private static List<String> split(List<DataType> types, byte[] bytes) {
         List<String> out = new ArrayList<>();
-        if (types.size() == 1) {
-            out.add(plain(types.getFirst(), Bytes.wrap(bytes)));
-            return out;
-        }
-        int at = 0;
-        for (DataType t : types) {
-            out.add(plain(t, Bytes.wrap(Arrays.copyOfRange(bytes, at, at + t.length))));
-            at += NftSet.padded(t.length);
+        byte[][] values = Concatenation.split(types, bytes);
+        for (int i = 0; i < values.length; i++) {
+            out.add(plain(types.get(i), Bytes.wrap(values[i])));
         }
         return out;
     }

@@ -36,17 +36,22 @@ public final class NftNames {
 
     /** Refuses a comment over the user-data limit or with control characters; null means none. */
     public static String checkComment(String owner, String comment) {
+        return checkComment(() -> owner, comment);
+    }
+
+    /** {@link #checkComment(String, String)}, naming the owner only when the comment is refused. */
+    public static String checkComment(java.util.function.Supplier<String> ownerName, String comment) {
         if (comment == null) {
             return null;
         }
         int bytes = comment.getBytes(StandardCharsets.UTF_8).length;
         if (bytes > MAX_COMMENT_BYTES) {
-            throw new InvalidInputException("comment of " + owner + " is " + bytes + " bytes long; at most "
+            throw new InvalidInputException("comment of " + ownerName.get() + " is " + bytes + " bytes long; at most "
                     + MAX_COMMENT_BYTES + " fit");
         }
         for (int i = 0; i < comment.length(); i++) {
             if (Character.isISOControl(comment.charAt(i)) || comment.charAt(i) == '"') {
-                throw new InvalidInputException("comment of " + owner + " '" + printable(comment)
+                throw new InvalidInputException("comment of " + ownerName.get() + " '" + printable(comment)
                         + "' contains a control character or a double quote");
             }
         }

@@ -88,6 +88,15 @@ public final class Nftables implements AutoCloseable {
      * dump is read again.
      */
     public List<Element> elements(NftSet set) {
+        return ElementCodec.decode(set, dumpElements(set));
+    }
+
+    /** {@link #elements(NftSet)} as the kernel keeps them, without rendering them into words. */
+    public List<StoredElement> storedElements(NftSet set) {
+        return dumpElements(set).stream().map(ElementCodec.Encoded::stored).toList();
+    }
+
+    private List<ElementCodec.Encoded> dumpElements(NftSet set) {
         for (int attempt = 1; ; attempt++) {
             List<ElementCodec.Encoded> stored = new ArrayList<>();
             channel.dump("list elements of " + set.describe(), kernel_h.NFT_MSG_GETSETELEM, set.family().nfproto(),
@@ -97,7 +106,7 @@ public final class Nftables implements AutoCloseable {
                     throw new dev.gatun.GatunException("list elements of " + set.describe() + ": the kernel's dump repeated "
                             + "elements " + CONSISTENT_DUMP_ATTEMPTS + " times in a row while the set was changing");
                 }
-                return ElementCodec.decode(set, stored);
+                return stored;
             }
             try {
                 Thread.sleep(10L * attempt);
@@ -130,23 +139,61 @@ public final class Nftables implements AutoCloseable {
     }
 
     private Found elements(List<Lookup> lookups, boolean withGeneration) {
-        List<NftBatch.PayloadWriter> payloads = new ArrayList<>();
-        List<Integer> families = new ArrayList<>();
+        List<NftSet> sets = new ArrayList<>(lookups.size());
+        List<ElementCodec.Encoded> keys = new ArrayList<>(lookups.size());
         for (Lookup l : lookups) {
-            List<ElementCodec.Encoded> probe = ElementCodec.encode(l.set(), List.of(l.key()), true);
-            payloads.add(nlh -> ElementCodec.write(nlh, l.set(), 0, probe.subList(0, 1)));
-            families.add(l.set().family().nfproto());
+            sets.add(l.set());
+            keys.add(ElementCodec.encode(l.set(), List.of(l.key()), true).getFirst());
         }
-        NftChannel.AtGeneration<List<Element>> answers = withGeneration
-                ? channel.getAllAtGeneration("look up elements", kernel_h.NFT_MSG_GETSETELEM, families, payloads,
-                        (i, m) -> ElementCodec.decode(lookups.get(i).set(), ElementCodec.read(m)))
-                : new NftChannel.AtGeneration<>(0, channel.getAll("look up elements", kernel_h.NFT_MSG_GETSETELEM,
-                        families, payloads, (i, m) -> ElementCodec.decode(lookups.get(i).set(), ElementCodec.read(m))));
-        List<Optional<Element>> out = new ArrayList<>();
-        for (Optional<List<Element>> a : answers.found()) {
-            out.add(a.flatMap(e -> e.stream().findFirst()));
+        NftChannel.AtGeneration<List<ElementCodec.Encoded>> answers = lookUp(sets, keys, withGeneration);
+        List<Optional<Element>> out = new ArrayList<>(lookups.size());
+        for (int i = 0; i < lookups.size(); i++) {
+            NftSet set = sets.get(i);
+            out.add(answers.found().get(i).flatMap(e -> ElementCodec.decode(set, e).stream().findFirst()));
         }
         return new Found(answers.generation(), out);
+    }
+
+    /** One key, as the kernel keeps it, to look up in one set, for {@link #storedAtGeneration}. */
+    public record StoredLookup(NftSet set, byte[] key) {}
+
+    /** What {@link #storedAtGeneration} found, and the generation it was read at. */
+    public record StoredFound(int generation, List<Optional<StoredElement>> found) {}
+
+    /** {@link #elementsAtGeneration} with keys and answers as the kernel keeps them: nothing parsed or rendered. */
+    public StoredFound storedAtGeneration(List<StoredLookup> lookups) {
+        List<NftSet> sets = new ArrayList<>(lookups.size());
+        List<ElementCodec.Encoded> keys = new ArrayList<>(lookups.size());
+        for (StoredLookup l : lookups) {
+            sets.add(l.set());
+            keys.add(ElementCodec.stored(l.set(), List.of(StoredElement.key(l.key())), true).getFirst());
+        }
+        NftChannel.AtGeneration<List<ElementCodec.Encoded>> answers = lookUp(sets, keys, true);
+        List<Optional<StoredElement>> out = new ArrayList<>(lookups.size());
+        for (Optional<List<ElementCodec.Encoded>> e : answers.found()) {
+            out.add(e.flatMap(all -> all.isEmpty() ? Optional.empty() : Optional.of(all.getFirst().stored())));
+        }
+        return new StoredFound(answers.generation(), out);
+    }
+
+    /** Sends one GETSETELEM per key in one datagram (after GETGEN if asked); empty where the kernel has none. */
+    private NftChannel.AtGeneration<List<ElementCodec.Encoded>> lookUp(List<NftSet> sets,
+                                                                       List<ElementCodec.Encoded> keys,
+                                                                       boolean withGeneration) {
+        List<NftBatch.PayloadWriter> payloads = new ArrayList<>(keys.size());
+        List<Integer> families = new ArrayList<>(keys.size());
+        for (int i = 0; i < keys.size(); i++) {
+            NftSet set = sets.get(i);
+            List<ElementCodec.Encoded> probe = List.of(keys.get(i));
+            payloads.add(nlh -> ElementCodec.write(nlh, set, 0, probe));
+            families.add(set.family().nfproto());
+        }
+        java.util.function.BiFunction<Integer, MemorySegment, List<ElementCodec.Encoded>> decode =
+                (i, m) -> ElementCodec.read(m);
+        return withGeneration
+                ? channel.getAllAtGeneration("look up elements", kernel_h.NFT_MSG_GETSETELEM, families, payloads, decode)
+                : new NftChannel.AtGeneration<>(0, channel.getAll("look up elements", kernel_h.NFT_MSG_GETSETELEM,
+                        families, payloads, decode));
     }
 
     /** The one element with this key, as the kernel has it, or empty. */

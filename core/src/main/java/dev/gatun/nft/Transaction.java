@@ -23,10 +23,38 @@ import java.util.Map;
 public final class Transaction {
 
     /** The result of one operation; {@code handle} is the kernel's handle when echo was asked for, else 0. */
-    public record OperationResult(String operation, long handle) {}
+    public static final class OperationResult {
+        private final java.util.function.Supplier<String> operation;
+        private final long handle;
 
-    private record Pending(String operation, int type, int family, int flags, NftBatch.PayloadWriter payload,
-                           Existence onlyIfExists) {}
+        OperationResult(java.util.function.Supplier<String> operation, long handle) {
+            this.operation = operation;
+            this.handle = handle;
+        }
+
+        /** How errors would name the operation, for example "add table ip gatun". */
+        public String operation() {
+            return operation.get();
+        }
+
+        public long handle() {
+            return handle;
+        }
+
+        @Override
+        public String toString() {
+            return operation() + (handle != 0 ? " (handle " + handle + ")" : "");
+        }
+    }
+
+    /** One message to send; its name is made only when an error or a caller asks for it. */
+    private record Pending(java.util.function.Supplier<String> operation, int type, int family, int flags,
+                           NftBatch.PayloadWriter payload, Existence onlyIfExists) {
+        Pending(String operation, int type, int family, int flags, NftBatch.PayloadWriter payload,
+                Existence onlyIfExists) {
+            this(() -> operation, type, family, flags, payload, onlyIfExists);
+        }
+    }
 
     /** For destroy: asks the kernel whether the object is there before the batch is built. */
     @FunctionalInterface
@@ -168,27 +196,44 @@ public final class Transaction {
                 nlh -> ElementCodec.write(nlh, s, 0, List.of()), null));
     }
 
+    /** Adds elements given as the kernel keeps them; ones that exist already are left as they are. */
+    public Transaction addStored(NftSet s, List<StoredElement> elements) {
+        return encoded("add", s, ElementCodec.stored(s, elements, false), kernel_h.NFT_MSG_NEWSETELEM,
+                kernel_h.NLM_F_CREATE);
+    }
+
+    /** Deletes the elements with these keys (given as the kernel keeps them), failing with ENOENT if one is missing. */
+    public Transaction deleteStored(NftSet s, List<StoredElement> elements) {
+        return encoded("delete", s, ElementCodec.stored(s, elements, true), kernel_h.NFT_MSG_DELSETELEM, 0);
+    }
+
     private Transaction elements(String verb, NftSet s, List<Element> elements, int type, int flags) {
-        if (elements.isEmpty()) {
+        return encoded(verb, s, ElementCodec.encode(s, elements, type == kernel_h.NFT_MSG_DELSETELEM), type, flags);
+    }
+
+    private Transaction encoded(String verb, NftSet s, List<ElementCodec.Encoded> encoded, int type, int flags) {
+        if (encoded.isEmpty()) {
             throw new InvalidInputException(verb + " elements of " + s.describe() + ": no elements given");
         }
-        List<ElementCodec.Encoded> encoded = ElementCodec.encode(s, elements, type == kernel_h.NFT_MSG_DELSETELEM);
         Integer id = newSetIds.get(key(s));
         for (List<ElementCodec.Encoded> chunk : ElementCodec.chunks(encoded)) {
-            String what = describeElements(chunk);
-            String op = verb + " " + what + (type == kernel_h.NFT_MSG_DELSETELEM ? " from " : " in ") + s.describe();
+            java.util.function.Supplier<String> op = () -> verb + " " + describeElements(s, chunk)
+                    + (type == kernel_h.NFT_MSG_DELSETELEM ? " from " : " in ") + s.describe();
             add(new Pending(op, type, s.family().nfproto(), flags,
                     nlh -> ElementCodec.write(nlh, s, id == null ? 0 : id, chunk), null));
         }
         return this;
     }
 
-    private static String describeElements(List<ElementCodec.Encoded> chunk) {
-        List<String> names = chunk.stream().map(ElementCodec.Encoded::name).distinct().toList();
-        if (names.size() == 1) {
-            return "element " + names.getFirst();
+    private static String describeElements(NftSet s, List<ElementCodec.Encoded> chunk) {
+        String first = chunk.getFirst().label(s);
+        if (chunk.size() == 1) {
+            return "element " + first;
         }
-        return names.size() + " elements (" + names.getFirst() + ", ...)";
+        // An interval's start and end share a name: they count as one element.
+        long distinct = chunk.stream().map(e -> e.keyText() != null ? e.keyText() : java.util.HexFormat.of().formatHex(e.key()))
+                .distinct().count();
+        return distinct == 1 ? "element " + first : distinct + " elements (" + first + ", ...)";
     }
 
     // ------------------------------------------------------------------ rules
@@ -222,7 +267,7 @@ public final class Transaction {
 
     /** The operations so far, as errors would name them. */
     public List<String> operations() {
-        return pending.stream().map(Pending::operation).toList();
+        return pending.stream().map(p -> p.operation().get()).toList();
     }
 
     /** Sends everything as one batch; throws, naming the first operation that failed, and nothing changed. */

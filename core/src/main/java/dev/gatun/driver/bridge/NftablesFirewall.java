@@ -7,7 +7,9 @@ import dev.gatun.driver.Protocol;
 import dev.gatun.internal.InetText;
 import dev.gatun.netlink.GenerationConflictException;
 import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.nft.Concatenation;
 import dev.gatun.nft.Element;
+import dev.gatun.nft.StoredElement;
 import dev.gatun.nft.NftSet;
 import dev.gatun.nft.Nftables;
 import dev.gatun.nft.Ruleset;
@@ -116,16 +118,16 @@ final class NftablesFirewall implements Firewall {
                 List<String> repaired = new ArrayList<>();
                 Transaction tx = nft.transaction().guardGeneration(generation);
                 Map<NftSet, List<Element>> adds = new LinkedHashMap<>();
+                Map<NftSet, List<StoredElement>> mappingAdds = new LinkedHashMap<>();
+                List<PortMapping> present = present(nft, now);
                 if (!intact) {
                     if (!now.tables().isEmpty()) {
                         tx.delete(GatunRuleset.TABLE);
                     }
                     GatunRuleset.build(tx.add(GatunRuleset.TABLE));
                     repaired.add(GatunRuleset.TABLE.describe() + " with its sets, chains and rules");
-                    for (NftSet map : MAPS) {
-                        if (!now.elementsOf(map).isEmpty()) {
-                            adds.computeIfAbsent(map, k -> new ArrayList<>()).addAll(now.elementsOf(map));
-                        }
+                    for (PortMapping m : present) {
+                        mappingAdds.computeIfAbsent(map(m), k -> new ArrayList<>()).add(element(m));
                     }
                 }
                 Set<String> bridges = new HashSet<>();
@@ -140,21 +142,20 @@ final class NftablesFirewall implements Firewall {
                         repaired.add("the entries of network " + n.name());
                     }
                 }
-                Set<List<String>> held = new HashSet<>();
-                for (NftSet map : MAPS) {
-                    now.elementsOf(map).forEach(e -> held.add(withSet(map, e.key())));
-                }
+                Set<PortMapping.HostKey> held = new HashSet<>();
+                present.forEach(m -> held.add(m.hostKey()));
                 for (PortMapping m : wanted) {
-                    if (held.add(withSet(map(m), key(m)))) {
-                        adds.computeIfAbsent(map(m), k -> new ArrayList<>()).add(element(m));
+                    if (held.add(m.hostKey())) {
+                        mappingAdds.computeIfAbsent(map(m), k -> new ArrayList<>()).add(element(m));
                         repaired.add("port " + m.describeHost() + " -> " + InetText.of(m.containerIp()) + ":"
                                 + m.containerPort() + " of owner " + m.owner());
                     }
                 }
-                if (intact && adds.isEmpty()) {
+                if (intact && adds.isEmpty() && mappingAdds.isEmpty()) {
                     return List.of();
                 }
                 adds.forEach(tx::addElements);
+                mappingAdds.forEach(tx::addStored);
                 try {
                     tx.commit();
                     return repaired;
@@ -168,10 +169,19 @@ final class NftablesFirewall implements Firewall {
         }
     }
 
-    private static List<String> withSet(NftSet set, List<String> key) {
-        List<String> out = new ArrayList<>(key.size() + 1);
-        out.add(set.name());
-        out.addAll(key);
+    /**
+     * The mappings in the table as read: those of each map whose type is still gatun's (a map of
+     * another shape, from an older gatun, cannot be carried over).
+     */
+    private static List<PortMapping> present(Nftables nft, Ruleset now) {
+        List<PortMapping> out = new ArrayList<>();
+        for (NftSet map : MAPS) {
+            boolean ours = now.sets().stream().anyMatch(s -> s.name().equals(map.name())
+                    && s.keyType().equals(map.keyType()) && s.dataType().equals(map.dataType()));
+            if (ours) {
+                nft.storedElements(map).forEach(e -> out.add(mapping(map, e)));
+            }
+        }
         return out;
     }
 
@@ -196,7 +206,7 @@ final class NftablesFirewall implements Firewall {
     private static List<PortMapping> all(Nftables nft) {
         List<PortMapping> out = new ArrayList<>();
         for (NftSet map : MAPS) {
-            for (Element e : nft.elements(map)) {
+            for (StoredElement e : nft.storedElements(map)) {
                 out.add(mapping(map, e));
             }
         }
@@ -240,20 +250,18 @@ final class NftablesFirewall implements Firewall {
 
                 @Override
                 public List<Optional<PortMapping>> getAll(List<PortMapping> keys) {
-                    List<Nftables.Lookup> lookups = keys.stream()
-                            .map(k -> new Nftables.Lookup(map(k), Element.of(key(k).toArray(String[]::new)))).toList();
-                    List<Optional<Element>> found;
-                    if (generation == null) {
-                        Nftables.Found read = nft.elementsAtGeneration(lookups);
-                        generation = read.generation();
-                        found = read.found();
-                    } else {
-                        found = nft.elements(lookups);
+                    List<Nftables.StoredLookup> lookups = new ArrayList<>(keys.size());
+                    for (PortMapping k : keys) {
+                        lookups.add(new Nftables.StoredLookup(map(k), key(k)));
                     }
-                    List<Optional<PortMapping>> out = new ArrayList<>();
+                    Nftables.StoredFound read = nft.storedAtGeneration(lookups);
+                    if (generation == null) {
+                        generation = read.generation();
+                    }
+                    List<Optional<PortMapping>> out = new ArrayList<>(keys.size());
                     for (int i = 0; i < keys.size(); i++) {
                         NftSet map = lookups.get(i).set();
-                        out.add(found.get(i).map(e -> mapping(map, e)));
+                        out.add(read.found().get(i).map(e -> mapping(map, e)));
                     }
                     return out;
                 }
@@ -261,8 +269,8 @@ final class NftablesFirewall implements Firewall {
                 @Override
                 public void commit(List<PortMapping> deletes, List<PortMapping> adds) {
                     Transaction tx = nft.transaction().guardGeneration(generation());
-                    group(deletes, m -> Element.of(key(m).toArray(String[]::new))).forEach(tx::deleteElements);
-                    group(adds, NftablesFirewall::element).forEach(tx::addElements);
+                    group(deletes, m -> StoredElement.key(key(m))).forEach(tx::deleteStored);
+                    group(adds, NftablesFirewall::element).forEach(tx::addStored);
                     try {
                         tx.commit();
                     } catch (GenerationConflictException e) {
@@ -279,9 +287,10 @@ final class NftablesFirewall implements Firewall {
     }
 
     /** Per map, one element list: the transaction splits it into messages by size. */
-    private static Map<NftSet, List<Element>> group(List<PortMapping> mappings,
-                                                    java.util.function.Function<PortMapping, Element> element) {
-        Map<NftSet, List<Element>> out = new LinkedHashMap<>();
+    private static Map<NftSet, List<StoredElement>> group(List<PortMapping> mappings,
+                                                          java.util.function.Function<PortMapping, StoredElement> element) {
+        // The four maps are constants: compared by identity, not by a record hash of their whole definition.
+        Map<NftSet, List<StoredElement>> out = new java.util.IdentityHashMap<>(MAPS.size());
         for (PortMapping m : mappings) {
             out.computeIfAbsent(map(m), k -> new ArrayList<>()).add(element.apply(m));
         }
@@ -296,27 +305,44 @@ final class NftablesFirewall implements Firewall {
         return v4 ? GatunRuleset.HOSTIP4 : GatunRuleset.HOSTIP6;
     }
 
-    private static List<String> key(PortMapping m) {
-        List<String> k = new ArrayList<>();
-        if (m.hostIp() != null) {
-            k.add(InetText.of(m.hostIp()));
-        }
-        k.add(m.protocol().keyword());
-        k.add(Integer.toString(m.hostPort()));
-        return k;
+    // A mapping's bytes, laid out by its map's types: the key is [host address .] protocol .
+    // host port, the data container address . container port (see GatunRuleset).
+
+    private static byte[] key(PortMapping m) {
+        NftSet map = map(m);
+        byte[] protocol = {(byte) m.protocol().number()};
+        return m.hostIp() == null
+                ? Concatenation.of(map.keyType(), protocol, port(m.hostPort()))
+                : Concatenation.of(map.keyType(), m.hostIp().getAddress(), protocol, port(m.hostPort()));
     }
 
-    private static Element element(PortMapping m) {
-        return Element.of(key(m).toArray(String[]::new))
-                .to(InetText.of(m.containerIp()), Integer.toString(m.containerPort())).withComment(m.owner());
+    private static StoredElement element(PortMapping m) {
+        return new StoredElement(key(m), Concatenation.of(map(m).dataType(), m.containerIp().getAddress(),
+                port(m.containerPort())), m.owner());
     }
 
-    private static PortMapping mapping(NftSet map, Element e) {
+    private static PortMapping mapping(NftSet map, StoredElement e) {
         boolean bound = map == GatunRuleset.HOSTIP4 || map == GatunRuleset.HOSTIP6;
+        byte[][] key = Concatenation.split(map.keyType(), e.key());
+        byte[][] data = Concatenation.split(map.dataType(), e.data());
         int i = bound ? 1 : 0;
-        InetAddress hostIp = bound ? InetAddress.ofLiteral(e.key().getFirst()) : null;
-        return new PortMapping(null, Protocol.parse(e.key().get(i)), hostIp, Integer.parseInt(e.key().get(i + 1)),
-                InetAddress.ofLiteral(e.data().get(0)), Integer.parseInt(e.data().get(1)),
-                e.comment() == null ? "" : e.comment());
+        return new PortMapping(null, Protocol.ofNumber(key[i][0] & 0xff), bound ? address(key[0]) : null,
+                port(key[i + 1]), address(data[0]), port(data[1]), e.comment() == null ? "" : e.comment());
+    }
+
+    private static byte[] port(int port) {
+        return new byte[] {(byte) (port >> 8), (byte) port};
+    }
+
+    private static int port(byte[] bigEndian) {
+        return ((bigEndian[0] & 0xff) << 8) | (bigEndian[1] & 0xff);
+    }
+
+    private static InetAddress address(byte[] bytes) {
+        try {
+            return InetAddress.getByAddress(bytes);
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalArgumentException(bytes.length + " bytes are not an IP address", e);
+        }
     }
 }

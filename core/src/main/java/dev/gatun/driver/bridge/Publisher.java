@@ -173,16 +173,16 @@ final class Publisher implements AutoCloseable {
     /** Plans every request against the maps as they are, commits them together, and retries on a race. */
     private void process(MappingStore store, Conntrack conntrack, List<Request> batch) {
         for (int attempt = 1; ; attempt++) {
-            List<InetAddress> localAddresses = batch.stream().anyMatch(r -> r instanceof Publish p
-                    && p.mappings.stream().anyMatch(w -> w.hostIp() == null))
-                    ? hostAddresses.get() : List.of();
+            List<InetAddress> localAddresses = anyWildcard(batch) ? hostAddresses.get() : List.of();
             MappingStore.View view = prefetched(store.begin(), batch, localAddresses);
             Plan all = new Plan();
-            Map<Request, Object> outcomes = new LinkedHashMap<>();
+            // By position in the batch: a request's record hash would hash all its mappings.
+            Object[] outcomes = new Object[batch.size()];
             Map<Key, PortMapping> claimed = new HashMap<>();
             List<PortMapping> flushes = new ArrayList<>();
             boolean changes = false;
-            for (Request r : batch) {
+            for (int i = 0; i < batch.size(); i++) {
+                Request r = batch.get(i);
                 try {
                     Plan plan;
                     if (r instanceof Publish p) {
@@ -193,9 +193,9 @@ final class Publisher implements AutoCloseable {
                     plan.apply(all, claimed);
                     changes |= plan.changes();
                     flushes.addAll(plan.flush);
-                    outcomes.put(r, plan.result);
+                    outcomes[i] = plan.result;
                 } catch (InvalidInputException | ConflictException e) {
-                    outcomes.put(r, e);
+                    outcomes[i] = e;
                 }
             }
             try {
@@ -233,17 +233,31 @@ final class Publisher implements AutoCloseable {
                     conntrack.deleteNatted(m.protocol().number(), m.hostIp(), m.hostPort());
                 }
             }
-            outcomes.forEach((r, o) -> {
-                if (o instanceof RuntimeException e) {
-                    r.result().completeExceptionally(e);
+            for (int i = 0; i < batch.size(); i++) {
+                if (outcomes[i] instanceof RuntimeException e) {
+                    batch.get(i).result().completeExceptionally(e);
                 } else {
                     @SuppressWarnings("unchecked")
-                    List<PortMapping> list = (List<PortMapping>) o;
-                    r.result().complete(list);
+                    List<PortMapping> list = (List<PortMapping>) outcomes[i];
+                    batch.get(i).result().complete(list);
                 }
-            });
+            }
             return;
         }
+    }
+
+    /** Whether a publish in the batch binds every host address (so the host's addresses are needed). */
+    private static boolean anyWildcard(List<Request> batch) {
+        for (Request r : batch) {
+            if (r instanceof Publish p) {
+                for (Wanted w : p.mappings) {
+                    if (w.hostIp() == null) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
     }
 
     /**
