@@ -119,6 +119,8 @@ public final class Harness implements Callable<Integer> {
                 () -> new Subjects.DockerIptables("iptables-legacy"), Subjects.DockerNftShape::new);
     }
 
+    private static final long ROUND_ORDER_SEED = 20261129L;
+
     /** Every tool publishes the same ports, sample by sample, in turn. */
     private void compare(String caseName, int existing, int samples, List<Integer> ports,
                          List<Supplier<Subjects.Subject>> makers) {
@@ -134,9 +136,16 @@ public final class Harness implements Callable<Integer> {
             subjects.forEach(Subjects.Subject::warmUp);
             Map<Subjects.Subject, List<Long>> times = new LinkedHashMap<>();
             subjects.forEach(s -> times.put(s, new ArrayList<>()));
-            // One unmeasured round first: class loading, first sockets, page cache.
+            // One unmeasured round first: class loading, first sockets, page cache. Each round
+            // takes the tools in another order (shuffled, the same in every run): what ran just
+            // before a sample sets how cold the caches are (an nft process loading 100,000 rules
+            // leaves them far colder than one loading none), and a fixed order gave each tool
+            // the same predecessor every time.
+            java.util.Random orders = new java.util.Random(ROUND_ORDER_SEED);
             for (int i = -1; i < samples; i++) {
-                for (Subjects.Subject s : subjects) {
+                List<Subjects.Subject> order = new ArrayList<>(subjects);
+                java.util.Collections.shuffle(order, orders);
+                for (Subjects.Subject s : order) {
                     if (i >= samplesFor(s, existing, samples) || (i < 0 && samplesFor(s, existing, samples) < samples)) {
                         continue;
                     }
