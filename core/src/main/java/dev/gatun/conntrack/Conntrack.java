@@ -23,8 +23,9 @@ import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 
 /**
  * Conntrack entries of a namespace over ctnetlink. When a published port is removed or moves to
- * another container, the entries that the old mapping made must go, or a client that keeps its
- * source port (UDP) stays stuck on the old container.
+ * another container, the entries that the old mapping made must go: a client that keeps its
+ * source port (UDP) would stay stuck on the old container, and a TCP connection's packets
+ * would keep going to a container that no longer has the port.
  */
 public final class Conntrack implements AutoCloseable {
 
@@ -39,14 +40,26 @@ public final class Conntrack implements AutoCloseable {
     }
 
     /**
-     * Deletes the destination-NATed entries whose original destination is {@code port} of
-     * {@code protocol} (and {@code address}, unless it is null: any address). Returns how many.
+     * A published port whose entries are to go: IPv6 or IPv4, protocol number, host address
+     * (null: any address of that family), port.
      */
-    public int deleteNatted(int protocol, InetAddress address, int port) {
+    public record NattedPort(boolean ipv6, int protocol, InetAddress address, int port) {}
+
+    /**
+     * Deletes the destination-NATed entries whose original destination is one of {@code ports}.
+     * The kernel walks its whole conntrack table for each dump (milliseconds on a busy host), so
+     * the table is read once per address family the ports have, for all of them: removing a
+     * container's ports costs one walk, not one per port. Returns how many entries were deleted.
+     */
+    public int deleteNatted(List<NattedPort> ports) {
         int deleted = 0;
-        for (int family : new int[] {libc_h.AF_INET, libc_h.AF_INET6}) {
-            List<byte[]> tuples = matching(family, protocol, address, port);
-            for (byte[] tuple : tuples) {
+        for (boolean ipv6 : new boolean[] {false, true}) {
+            List<NattedPort> ofFamily = ports.stream().filter(p -> p.ipv6() == ipv6).toList();
+            if (ofFamily.isEmpty()) {
+                continue;
+            }
+            int family = ipv6 ? libc_h.AF_INET6 : libc_h.AF_INET;
+            for (byte[] tuple : matching(family, ofFamily)) {
                 if (delete(family, tuple)) {
                     deleted++;
                 }
@@ -55,17 +68,15 @@ public final class Conntrack implements AutoCloseable {
         return deleted;
     }
 
-    private List<byte[]> matching(int family, int protocol, InetAddress address, int port) {
+    private List<byte[]> matching(int family, List<NattedPort> ports) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment nlh = header(arena, kernel_h.IPCTNL_MSG_CT_GET, kernel_h.NLM_F_DUMP | kernel_h.NLM_F_ACK, family);
-            List<byte[]> found = socket.dump(nlh, nlmsghdr.nlmsg_len(nlh), "list conntrack entries",
-                    m -> tupleIfMatches(m, protocol, address, port));
-            return found;
+            return socket.dump(nlh, nlmsghdr.nlmsg_len(nlh), "list conntrack entries", m -> tupleIfMatches(m, ports));
         }
     }
 
-    /** The raw CTA_TUPLE_ORIG attribute of an entry that matches, else null. */
-    private static byte[] tupleIfMatches(MemorySegment m, int protocol, InetAddress address, int port) {
+    /** The raw CTA_TUPLE_ORIG attribute of a destination-NATed entry to one of the ports, else null. */
+    private static byte[] tupleIfMatches(MemorySegment m, List<NattedPort> ports) {
         long start = NetlinkMessages.align(NetlinkMessages.HEADER_BYTES + (int) nfgenmsg.sizeof());
         byte[][] tuple = {null};
         int[] status = {0};
@@ -75,7 +86,7 @@ public final class Conntrack implements AutoCloseable {
                 status[0] = payload.get(JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 0);
             } else if (type == kernel_h.CTA_TUPLE_ORIG) {
                 tuple[0] = payload.toArray(JAVA_BYTE);
-                match[0] = tupleMatches(payload, protocol, address, port);
+                match[0] = Destination.of(payload).isAnyOf(ports);
             }
         });
         if (!match[0] || (status[0] & kernel_h.IPS_DST_NAT) == 0) {
@@ -84,28 +95,42 @@ public final class Conntrack implements AutoCloseable {
         return tuple[0];
     }
 
-    private static boolean tupleMatches(MemorySegment tuple, int protocol, InetAddress address, int port) {
-        boolean[] ok = {true, false, false};
-        NetlinkMessages.forEachAttribute(tuple, 0, (type, payload) -> {
-            if (type == kernel_h.CTA_TUPLE_IP) {
-                NetlinkMessages.forEachAttribute(payload, 0, (t, p) -> {
-                    if ((t == kernel_h.CTA_IP_V4_DST || t == kernel_h.CTA_IP_V6_DST) && address != null
-                            && !Arrays.equals(p.toArray(JAVA_BYTE), address.getAddress())) {
-                        ok[0] = false;
-                    }
-                });
-            } else if (type == kernel_h.CTA_TUPLE_PROTO) {
-                NetlinkMessages.forEachAttribute(payload, 0, (t, p) -> {
-                    if (t == kernel_h.CTA_PROTO_NUM) {
-                        ok[1] = Byte.toUnsignedInt(p.get(JAVA_BYTE, 0)) == protocol;
-                    } else if (t == kernel_h.CTA_PROTO_DST_PORT) {
-                        ok[2] = ((Byte.toUnsignedInt(p.get(JAVA_BYTE, 0)) << 8) | Byte.toUnsignedInt(p.get(JAVA_BYTE, 1)))
-                                == port;
-                    }
-                });
+    /** Where an entry's original direction went: protocol, address and port. */
+    private record Destination(int protocol, byte[] address, int port) {
+
+        static Destination of(MemorySegment tuple) {
+            byte[][] address = {null};
+            int[] protocolAndPort = {-1, -1};
+            NetlinkMessages.forEachAttribute(tuple, 0, (type, payload) -> {
+                if (type == kernel_h.CTA_TUPLE_IP) {
+                    NetlinkMessages.forEachAttribute(payload, 0, (t, p) -> {
+                        if (t == kernel_h.CTA_IP_V4_DST || t == kernel_h.CTA_IP_V6_DST) {
+                            address[0] = p.toArray(JAVA_BYTE);
+                        }
+                    });
+                } else if (type == kernel_h.CTA_TUPLE_PROTO) {
+                    NetlinkMessages.forEachAttribute(payload, 0, (t, p) -> {
+                        if (t == kernel_h.CTA_PROTO_NUM) {
+                            protocolAndPort[0] = Byte.toUnsignedInt(p.get(JAVA_BYTE, 0));
+                        } else if (t == kernel_h.CTA_PROTO_DST_PORT) {
+                            protocolAndPort[1] = (Byte.toUnsignedInt(p.get(JAVA_BYTE, 0)) << 8)
+                                    | Byte.toUnsignedInt(p.get(JAVA_BYTE, 1));
+                        }
+                    });
+                }
+            });
+            return new Destination(protocolAndPort[0], address[0], protocolAndPort[1]);
+        }
+
+        boolean isAnyOf(List<NattedPort> ports) {
+            for (NattedPort p : ports) {
+                if (p.protocol() == protocol && p.port() == port
+                        && (p.address() == null || Arrays.equals(p.address().getAddress(), address))) {
+                    return true;
+                }
             }
-        });
-        return ok[0] && ok[1] && ok[2];
+            return false;
+        }
     }
 
     /** Deletes the entry with this original tuple; false when it is already gone. */

@@ -224,14 +224,14 @@ final class Publisher implements AutoCloseable {
                 }
                 return;
             }
-            for (PortMapping m : flushes) {
-                // Only UDP: a UDP client keeps its source port, so its old entry would keep it on
-                // the old container, while a new TCP connection gets a new entry anyway. Walking
-                // the conntrack table costs milliseconds of kernel time, too much to spend on
-                // every TCP change (Docker also clears UDP entries only).
-                if (m.protocol() == Protocol.UDP) {
-                    conntrack.deleteNatted(m.protocol().number(), m.hostIp(), m.hostPort());
+            if (!flushes.isEmpty()) {
+                // Every protocol's: one read of the conntrack table for the whole batch.
+                List<Conntrack.NattedPort> gone = new ArrayList<>(flushes.size());
+                for (PortMapping m : flushes) {
+                    gone.add(new Conntrack.NattedPort(!(m.containerIp() instanceof Inet4Address), m.protocol().number(),
+                            m.hostIp(), m.hostPort()));
                 }
+                conntrack.deleteNatted(gone);
             }
             for (int i = 0; i < batch.size(); i++) {
                 if (outcomes[i] instanceof RuntimeException e) {
