@@ -112,12 +112,41 @@ final class IptablesFirewall implements Firewall {
             ensureRule(v6, "nat", "PREROUTING", false, List.of("-m", "addrtype", "--dst-type", "LOCAL", "-j", DNAT));
             ensureRule(v6, "nat", "OUTPUT", false, List.of("-m", "addrtype", "--dst-type", "LOCAL", "-j", DNAT));
             ensureRule(v6, "nat", "POSTROUTING", false, List.of("-j", POSTROUTING));
-            ensureRule(v6, "filter", FORWARD, false,
-                    List.of("-m", "conntrack", "--ctstate", "RELATED,ESTABLISHED", "-j", "ACCEPT"));
-            ensureRule(v6, "filter", FORWARD, false, List.of("-j", ISOLATION_1));
-            ensureRule(v6, "filter", FORWARD, false, List.of("-j", BRIDGES));
+            // Written whole, in one atomic restore: the order matters (isolation before the
+            // bridges' accepts), and a chain made by an older gatun lacks the isolation jump.
+            restore(v6, "filter", List.of("-F " + FORWARD,
+                    "-A " + FORWARD + " -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT",
+                    "-A " + FORWARD + " -j " + ISOLATION_1,
+                    "-A " + FORWARD + " -j " + BRIDGES), "write chain " + FORWARD);
             ensureRule(v6, "filter", "FORWARD", true, List.of("-j", FORWARD));
         }
+        // Networks made by an older gatun have no isolation rules yet.
+        for (dev.gatun.driver.Network n : existing) {
+            for (Prefix subnet : n.subnets()) {
+                if (!subnet.isIpv6() || hasIpv6()) {
+                    List<String> leave = isolation(n.bridge()).getFirst();
+                    if (tool.run(variant.program(subnet.isIpv6(), ""), check("filter", leave), null).exitCode() != 0) {
+                        restore(subnet.isIpv6(), "filter", isolation(n.bridge()).stream()
+                                .map(rule -> "-A " + String.join(" ", rule)).toList(),
+                                "add the isolation rules of bridge " + n.bridge());
+                    }
+                }
+            }
+        }
+    }
+
+    /** A bridge's two isolation rules, as chain and rule words: leaving it (unless DNATed) goes to stage 2, which drops what enters it. */
+    private static List<List<String>> isolation(String bridge) {
+        return List.of(
+                List.of(ISOLATION_1, "-i", bridge, "!", "-o", bridge, "-m", "conntrack", "!", "--ctstate", "DNAT",
+                        "-j", ISOLATION_2),
+                List.of(ISOLATION_2, "-o", bridge, "-j", "DROP"));
+    }
+
+    private static List<String> check(String table, List<String> chainAndRule) {
+        List<String> out = new ArrayList<>(List.of("-w", WAIT_SECONDS, "-t", table, "-C"));
+        out.addAll(chainAndRule);
+        return out;
     }
 
     @Override
@@ -187,9 +216,9 @@ final class IptablesFirewall implements Firewall {
                 filter.add(op + " " + BRIDGES + " -i " + bridge + " ! -o " + bridge + " -j DROP");
                 filter.add(op + " " + BRIDGES + " ! -i " + bridge + " -o " + bridge + " -j DROP");
             }
-            filter.add(op + " " + ISOLATION_1 + " -i " + bridge + " ! -o " + bridge
-                    + " -m conntrack ! --ctstate DNAT -j " + ISOLATION_2);
-            filter.add(op + " " + ISOLATION_2 + " -o " + bridge + " -j DROP");
+            for (List<String> rule : isolation(bridge)) {
+                filter.add(op + " " + String.join(" ", rule));
+            }
             filter.add(op + " " + BRIDGES + " -o " + bridge + " -m conntrack --ctstate DNAT -j ACCEPT");
             filter.add(op + " " + BRIDGES + " -i " + bridge + " -j ACCEPT");
             filter.add(op + " " + BRIDGES + " -o " + bridge + " -j DROP");
