@@ -168,6 +168,7 @@ abstract class DriverContractSuite {
     void aNetworkDeletedByAnotherInstanceIsSeenAsGone(NetworkNamespace host) {
         try (NetworkDriver first = withNetwork(host); NetworkDriver second = open(host)) {
             second.publish("n1", C1, ports("8080:80"), null);
+            second.publish("n1", C1, ports("8090:80"), null);
             first.deleteNetwork("n1", true);
             assertThatThrownBy(() -> second.publish("n1", C1, ports("8081:80"), null))
                     .isInstanceOf(NotFoundException.class).hasMessageContaining("n1");
@@ -184,6 +185,8 @@ abstract class DriverContractSuite {
         Oracle.in(host, "ip", "link", "add", "gout", "type", "bridge");
         try (NetworkDriver first = withNetwork(host); NetworkDriver second = open(host)) {
             second.publish("n1", C1, ports("8080:80"), "bob");
+            // A second call, so that the driver watches for changes and keeps what it read.
+            second.publish("n1", C1, ports("8090:80"), "bob");
             Oracle.in(host, "ip", "addr", "add", "192.0.2.1/24", "dev", "gout");
             first.publish("n1", C1, ports("192.0.2.1:8081:80"), "alice");
             assertThatThrownBy(() -> second.publish("n1", C1, ports("8081:80"), "bob"))

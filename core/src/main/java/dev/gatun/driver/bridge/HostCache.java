@@ -30,6 +30,8 @@ final class HostCache implements AutoCloseable {
     private long networksVersion = EMPTY;
     private List<InetAddress> addresses = List.of();
     private long addressesVersion = EMPTY;
+    /** The watch's version at its last look. */
+    private long lastVersion = EMPTY;
     private boolean networksRead;
     private boolean addressesRead;
 
@@ -51,9 +53,13 @@ final class HostCache implements AutoCloseable {
         return networks.get(name);
     }
 
-    /** Every address of the host namespace, on any link. */
+    /**
+     * Every address of the host namespace, on any link, as of the last look for changes (made
+     * by each {@link #network} lookup): a publish or unpublish looks up its network first, so
+     * a change made before the call started has been seen, without a second look per call.
+     */
     synchronized List<InetAddress> localAddresses() {
-        long now = version(addressesRead);
+        long now = changes != null ? lastVersion : version(addressesRead);
         addressesRead = true;
         if (addressesVersion != now) {
             try (Rtnetlink rt = Rtnetlink.open(host)) {
@@ -82,7 +88,8 @@ final class HostCache implements AutoCloseable {
             }
             changes = LinkChanges.watch(host);
         }
-        return changes.version();
+        lastVersion = changes.version();
+        return lastVersion;
     }
 
     @Override
