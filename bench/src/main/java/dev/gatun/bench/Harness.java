@@ -63,7 +63,10 @@ public final class Harness implements Callable<Integer> {
             out = root.resolve("bench/results");
         }
         List<Integer> existing = quick ? List.of(0, 1000) : List.of(0, 1000, 10_000, 100_000);
-        int samples = quick ? 5 : 11;
+        // Each sample follows a tool drawn at random, from the C program's microseconds to a new
+        // JVM's quarter second, and that sets how cold it runs: enough samples that the median
+        // is not the luck of a few draws.
+        int samples = quick ? 7 : 31;
         int contention = quick ? 10 : 100;
         int threadsOps = quick ? 100 : 200;
         steps = existing.size() + 3;
