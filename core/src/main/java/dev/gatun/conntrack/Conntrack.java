@@ -23,9 +23,8 @@ import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 
 /**
  * Conntrack entries of a namespace over ctnetlink. When a published port is removed or moves to
- * another container, the entries that the old mapping made must go: a client that keeps its
- * source port (UDP) would stay stuck on the old container, and a TCP connection's packets
- * would keep going to a container that no longer has the port.
+ * another container, the entries that the old mapping made must go, or a client that keeps its
+ * source port (UDP) stays stuck on the old container.
  */
 public final class Conntrack implements AutoCloseable {
 

@@ -170,31 +170,30 @@ abstract class DriverTrafficSuite {
     }
 
     @Test
-    void tcpEntriesOfAHostPortThatMovesAreDeleted(NetworkNamespace host, NetworkNamespace outside,
-                                                  NetworkNamespace c1, NetworkNamespace c2) throws Exception {
+    void unpublishingSeveralUdpPortsDeletesTheEntriesOfEach(NetworkNamespace host, NetworkNamespace outside,
+                                                          NetworkNamespace c1) throws Exception {
         Lab.connectOutside(host, outside, SUBNET);
-        try (NetworkDriver gatun = open(host); ReplyServers servers = new ReplyServers()) {
+        try (NetworkDriver gatun = open(host); ReplyServers servers = new ReplyServers();
+             DatagramChannel client = ReplyServers.udpClient(outside)) {
             gatun.createNetwork(network(false));
             Endpoint a = gatun.attach(EndpointSpec.of("n1", c1));
-            Endpoint b = gatun.attach(EndpointSpec.of("n1", c2));
-            servers.tcp(c1, a.ip().getHostAddress(), 80, "A").tcp(c2, b.ip().getHostAddress(), 80, "B");
-            gatun.publish("n1", a.ip(), ports("8080:80"), "app");
-            assertThat(ReplyServers.tcpFetch(outside, Lab.HOST_ADDRESS, 8080)).isEqualTo("A");
-            // The finished connection's entry stays (TIME_WAIT), NATed to A: the oracle sees it.
-            assertThat(natted(host, 8080)).as("entries before the move").contains("src=" + a.ip().getHostAddress() + " ");
+            servers.udp(c1, a.ip().getHostAddress(), 53, "dns").udp(c1, a.ip().getHostAddress(), 123, "ntp");
+            gatun.publish("n1", a.ip(), ports("5353:53/udp", "1123:123/udp", "8080:80"), "app");
+            assertThat(ReplyServers.udpAsk(client, Lab.HOST_ADDRESS, 5353)).isEqualTo("dns");
+            assertThat(ReplyServers.udpAsk(client, Lab.HOST_ADDRESS, 1123)).isEqualTo("ntp");
+            String to = "src=" + a.ip().getHostAddress() + " ";
+            assertThat(udpEntries(host)).as("entries before").contains(to + "dst=192.0.2.2 sport=53 ")
+                    .contains(to + "dst=192.0.2.2 sport=123 ");
 
-            gatun.publish("n1", b.ip(), ports("8080:80"), "app");
+            gatun.unpublish("n1", a.ip(), List.of(), "app");
 
-            assertThat(natted(host, 8080)).as("entries after the move").doesNotContain("src=" + a.ip().getHostAddress() + " ");
-            assertThat(ReplyServers.tcpFetch(outside, Lab.HOST_ADDRESS, 8080)).isEqualTo("B");
-            gatun.unpublish("n1", b.ip(), List.of(), "app");
-            assertThat(natted(host, 8080)).as("entries after unpublishing").doesNotContain("src=" + b.ip().getHostAddress() + " ");
+            assertThat(udpEntries(host)).as("entries after one unpublish of both").doesNotContain(to);
         }
     }
 
-    /** The conntrack binary's list of TCP entries to {@code port} in the namespace. */
-    private static String natted(NetworkNamespace ns, int port) {
-        return Oracle.in(ns, "conntrack", "-L", "-p", "tcp", "--orig-port-dst", Integer.toString(port));
+    /** The conntrack binary's list of UDP entries in the namespace. */
+    private static String udpEntries(NetworkNamespace ns) {
+        return Oracle.in(ns, "conntrack", "-L", "-p", "udp");
     }
 
     @Test
