@@ -38,7 +38,8 @@ final class NetCommand {
         @Option(names = "--mac", paramLabel = "MAC", description = "Bridge MAC (default: random, locally administered).")
         String mac;
 
-        @Option(names = "--mtu", paramLabel = "N")
+        @Option(names = "--mtu", paramLabel = "N",
+                description = "MTU of the bridge and of every container interface on it, 68-65535 (default: the kernel's, 1500).")
         Integer mtu;
 
         @Option(names = "--no-icc", description = "Isolate containers of this network from each other.")
