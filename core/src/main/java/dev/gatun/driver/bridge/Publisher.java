@@ -79,10 +79,21 @@ final class Publisher implements AutoCloseable {
     /** The host's addresses, which a publish on every address must not overlap on one of them. */
     private final Supplier<List<InetAddress>> hostAddresses;
 
+    /** Opens the conntrack socket of the namespace (replaceable so a test can hand in one that fails). */
+    private final java.util.function.Function<NetworkNamespace, Conntrack> openConntrack;
+
+    private static final System.Logger LOG = System.getLogger("dev.gatun");
+
     Publisher(NetworkNamespace host, Firewall firewall, Supplier<List<InetAddress>> hostAddresses) {
+        this(host, firewall, hostAddresses, Conntrack::open);
+    }
+
+    Publisher(NetworkNamespace host, Firewall firewall, Supplier<List<InetAddress>> hostAddresses,
+              java.util.function.Function<NetworkNamespace, Conntrack> openConntrack) {
         this.host = host;
         this.firewall = firewall;
         this.hostAddresses = hostAddresses;
+        this.openConntrack = openConntrack;
     }
 
     List<PortMapping> publish(List<Wanted> mappings, String owner) {
@@ -166,7 +177,7 @@ final class Publisher implements AutoCloseable {
     private void open() {
         if (store == null) {
             store = firewall.openStore();
-            conntrack = Conntrack.open(host);
+            conntrack = openConntrack.apply(host);
         }
     }
 
@@ -236,7 +247,15 @@ final class Publisher implements AutoCloseable {
                             m.hostIp(), m.hostPort()));
                 }
             }
-            conntrack.deleteNatted(gone);
+            try {
+                conntrack.deleteNatted(gone);
+            } catch (RuntimeException e) {
+                // The maps changed: the callers get their results, not an error that would make
+                // them think nothing did (and retry into "already published").
+                LOG.log(System.Logger.Level.WARNING, "ports changed in " + host.describe() + ", but the old conntrack "
+                        + "entries of their UDP mappings could not be deleted (" + e.getMessage() + "): a UDP client "
+                        + "may reach the old container until its entry expires");
+            }
             for (int i = 0; i < batch.size(); i++) {
                 if (outcomes[i] instanceof RuntimeException e) {
                     batch.get(i).result().completeExceptionally(e);
