@@ -46,7 +46,15 @@ public final class NetlinkSocket implements AutoCloseable {
     private final MemorySegment callState;
     private final ReentrantLock lock = new ReentrantLock();
     private int sequence = ThreadLocalRandom.current().nextInt(1, 1 << 30);
+    /** The send buffer as last read back; 0 until a message larger than SURELY_SENDABLE asks. */
     private int sendBufferBytes;
+    /**
+     * Messages this small are sent without reading the send buffer's size back: it was asked for
+     * 4 MiB, the kernel grants at least twice net.core.wmem_max's smaller value, and wmem_max is
+     * 208 KiB by default. Not asking saves a one-shot command linking getsockopt (milliseconds
+     * in a new JVM) and two system calls per socket.
+     */
+    private static final int SURELY_SENDABLE = 32 * 1024;
     private boolean closed;
 
     private NetlinkSocket(NetlinkProtocol protocol, NetworkNamespace namespace, MemorySegment mnl) {
@@ -113,8 +121,9 @@ public final class NetlinkSocket implements AutoCloseable {
         // Extended ACKs carry the kernel's own explanation; capped ACKs keep error replies small.
         Libc.trySetIntSocketOption(fd, libc_h.SOL_NETLINK, kernel_h.NETLINK_EXT_ACK, 1);
         Libc.trySetIntSocketOption(fd, libc_h.SOL_NETLINK, kernel_h.NETLINK_CAP_ACK, 1);
-        setBuffer(libc_h.SO_RCVBUFFORCE, libc_h.SO_RCVBUF, DEFAULT_BUFFER_BYTES);
-        sendBufferBytes = setBuffer(libc_h.SO_SNDBUFFORCE, libc_h.SO_SNDBUF, DEFAULT_BUFFER_BYTES);
+        requestBuffer(libc_h.SO_RCVBUFFORCE, libc_h.SO_RCVBUF, DEFAULT_BUFFER_BYTES);
+        // Not read back until a message needs more than SURELY_SENDABLE (see there).
+        requestBuffer(libc_h.SO_SNDBUFFORCE, libc_h.SO_SNDBUF, DEFAULT_BUFFER_BYTES);
         try (Arena a = Arena.ofConfined()) {
             MemorySegment tv = timeval.allocate(a);
             timeval.tv_sec(tv, REPLY_TIMEOUT_SECONDS);
@@ -131,11 +140,15 @@ public final class NetlinkSocket implements AutoCloseable {
      * CAP_NET_ADMIN), else as large as the limit allows. Returns the size the kernel reports.
      */
     private int setBuffer(int forceOption, int plainOption, int bytes) {
+        requestBuffer(forceOption, plainOption, bytes);
+        // The kernel doubles the value for bookkeeping and reports the doubled size.
+        return Libc.getIntSocketOption(fd, libc_h.SOL_SOCKET, plainOption, "read a socket buffer size") / 2;
+    }
+
+    private void requestBuffer(int forceOption, int plainOption, int bytes) {
         if (Libc.trySetIntSocketOption(fd, libc_h.SOL_SOCKET, forceOption, bytes) != 0) {
             Libc.trySetIntSocketOption(fd, libc_h.SOL_SOCKET, plainOption, bytes);
         }
-        // The kernel doubles the value for bookkeeping and reports the doubled size.
-        return Libc.getIntSocketOption(fd, libc_h.SOL_SOCKET, plainOption, "read a socket buffer size") / 2;
     }
 
     public NetlinkProtocol protocol() {
@@ -387,7 +400,7 @@ public final class NetlinkSocket implements AutoCloseable {
      * something changed can stay small: an overrun says so too, and nothing large waits unread.
      */
     public void setReceiveBufferBytes(int bytes) {
-        setBuffer(libc_h.SO_RCVBUFFORCE, libc_h.SO_RCVBUF, bytes);
+        requestBuffer(libc_h.SO_RCVBUFFORCE, libc_h.SO_RCVBUF, bytes);
     }
 
     /** Shortens how long a receive waits, so a reader thread can notice that it should stop. */
@@ -409,7 +422,7 @@ public final class NetlinkSocket implements AutoCloseable {
 
     /** Grows the send buffer so that one message of {@code length} bytes fits (netlink has no partial sends). */
     private void ensureSendBuffer(long length) {
-        if (length + 1024 > sendBufferBytes) {
+        if (length > SURELY_SENDABLE && length + 1024 > sendBufferBytes) {
             int want = (int) Math.min(Integer.MAX_VALUE / 2, Math.max(length * 2, DEFAULT_BUFFER_BYTES));
             sendBufferBytes = setBuffer(libc_h.SO_SNDBUFFORCE, libc_h.SO_SNDBUF, want);
             if (length + 1024 > sendBufferBytes) {
