@@ -124,43 +124,32 @@ public final class Nftables implements AutoCloseable {
 
     /** Looks many keys up at once (one datagram there, one back); each result as {@link #element}'s. */
     public List<Optional<Element>> elements(List<Lookup> lookups) {
-        return elements(lookups, false).found();
-    }
-
-    /** What {@link #elementsAtGeneration} found, and the generation it was read at. */
-    public record Found(int generation, List<Optional<Element>> found) {}
-
-    /**
-     * {@link #elements} read together with the ruleset generation, in one round trip: a
-     * transaction guarded by that generation fails if anything changed after the reading.
-     */
-    public Found elementsAtGeneration(List<Lookup> lookups) {
-        return elements(lookups, true);
-    }
-
-    private Found elements(List<Lookup> lookups, boolean withGeneration) {
         List<NftSet> sets = new ArrayList<>(lookups.size());
         List<ElementCodec.Encoded> keys = new ArrayList<>(lookups.size());
         for (Lookup l : lookups) {
             sets.add(l.set());
             keys.add(ElementCodec.encode(l.set(), List.of(l.key()), true).getFirst());
         }
-        NftChannel.AtGeneration<List<ElementCodec.Encoded>> answers = lookUp(sets, keys, withGeneration);
+        NftChannel.AtGeneration<List<ElementCodec.Encoded>> answers = lookUp(sets, keys, false);
         List<Optional<Element>> out = new ArrayList<>(lookups.size());
         for (int i = 0; i < lookups.size(); i++) {
             NftSet set = sets.get(i);
             out.add(answers.found().get(i).flatMap(e -> ElementCodec.decode(set, e).stream().findFirst()));
         }
-        return new Found(answers.generation(), out);
+        return out;
     }
 
-    /** One key, as the kernel keeps it, to look up in one set, for {@link #storedAtGeneration}. */
+    /** One key, as the kernel keeps it, to look up in one set. */
     public record StoredLookup(NftSet set, byte[] key) {}
 
     /** What {@link #storedAtGeneration} found, and the generation it was read at. */
     public record StoredFound(int generation, List<Optional<StoredElement>> found) {}
 
-    /** {@link #elementsAtGeneration} with keys and answers as the kernel keeps them: nothing parsed or rendered. */
+    /**
+     * Looks keys up as the kernel keeps them (nothing parsed or rendered), together with the
+     * ruleset generation in the same datagram: a transaction guarded by that generation fails
+     * if anything changed after the reading.
+     */
     public StoredFound storedAtGeneration(List<StoredLookup> lookups) {
         List<NftSet> sets = new ArrayList<>(lookups.size());
         List<ElementCodec.Encoded> keys = new ArrayList<>(lookups.size());

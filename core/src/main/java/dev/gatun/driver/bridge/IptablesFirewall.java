@@ -173,9 +173,9 @@ final class IptablesFirewall implements Firewall {
 
     /** Adds the rule unless -C finds it; {@code first} inserts it at the top. */
     private void ensureRule(boolean v6, String table, String chain, boolean first, List<String> spec) {
-        List<String> check = new ArrayList<>(List.of("-w", WAIT_SECONDS, "-t", table, "-C", chain));
-        check.addAll(spec);
-        if (tool.run(variant.program(v6, ""), check, null).exitCode() == 0) {
+        List<String> rule = new ArrayList<>(List.of(chain));
+        rule.addAll(spec);
+        if (tool.run(variant.program(v6, ""), check(table, rule), null).exitCode() == 0) {
             return;
         }
         List<String> add = new ArrayList<>(List.of("-w", WAIT_SECONDS, "-t", table));

@@ -119,7 +119,7 @@ final class NftablesFirewall implements Firewall {
                 Transaction tx = nft.transaction().guardGeneration(generation);
                 Map<NftSet, List<Element>> adds = new LinkedHashMap<>();
                 Map<NftSet, List<StoredElement>> mappingAdds = new LinkedHashMap<>();
-                List<PortMapping> present = present(nft, now);
+                List<PortMapping> present = present(now);
                 if (!intact) {
                     if (!now.tables().isEmpty()) {
                         tx.delete(GatunRuleset.TABLE);
@@ -173,13 +173,13 @@ final class NftablesFirewall implements Firewall {
      * The mappings in the table as read: those of each map whose type is still gatun's (a map of
      * another shape, from an older gatun, cannot be carried over).
      */
-    private static List<PortMapping> present(Nftables nft, Ruleset now) {
+    private static List<PortMapping> present(Ruleset now) {
         List<PortMapping> out = new ArrayList<>();
         for (NftSet map : MAPS) {
             boolean ours = now.sets().stream().anyMatch(s -> s.name().equals(map.name())
                     && s.keyType().equals(map.keyType()) && s.dataType().equals(map.dataType()));
             if (ours) {
-                nft.storedElements(map).forEach(e -> out.add(mapping(map, e)));
+                now.storedElementsOf(map).forEach(e -> out.add(mapping(map, e)));
             }
         }
         return out;
