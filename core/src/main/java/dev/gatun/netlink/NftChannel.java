@@ -3,12 +3,15 @@ package dev.gatun.netlink;
 import dev.gatun.bindings.internal.kernel_h;
 import dev.gatun.bindings.internal.libc_h;
 import dev.gatun.bindings.internal.libnftnl_h;
+import dev.gatun.bindings.internal.nfgenmsg;
 import dev.gatun.bindings.internal.nlmsghdr;
 import dev.gatun.internal.NativeLibraries;
 import dev.gatun.netns.NetworkNamespace;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -21,6 +24,7 @@ import java.util.function.Function;
 public final class NftChannel implements AutoCloseable {
 
     private static final int REQUEST_BYTES = 64 * 1024;
+    private static final ValueLayout.OfInt GENERATION_ID = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     private final NetlinkSocket socket;
     /** Buffers reused by every request, like the socket itself one caller at a time. */
@@ -204,18 +208,23 @@ public final class NftChannel implements AutoCloseable {
         return new AtGeneration<>(generation[0], out);
     }
 
-    /** Reads a GETGEN answer into {@code into[0]} (a u32, so it may look negative); false if it is not one. */
+    /**
+     * Reads a GETGEN answer (NEWGEN) into {@code into[0]}; false if it is not one. The id is a
+     * u32 in network order, so it may look negative. Read here rather than through libnftnl's
+     * gen object: one attribute, and four fewer native calls on every publish.
+     */
     private static boolean parseGeneration(MemorySegment reply, int[] into) {
-        MemorySegment gen = libnftnl_h.nftnl_gen_alloc();
-        try {
-            if (libnftnl_h.nftnl_gen_nlmsg_parse(reply, gen) < 0) {
-                return false;
-            }
-            into[0] = libnftnl_h.nftnl_gen_get_u32(gen, (short) libnftnl_h.NFTNL_GEN_ID);
-            return true;
-        } finally {
-            libnftnl_h.nftnl_gen_free(gen);
+        if ((NetlinkMessages.type(reply) & 0xff) != kernel_h.NFT_MSG_NEWGEN) {
+            return false;
         }
+        boolean[] found = {false};
+        NetlinkMessages.forEachAttribute(reply, NetlinkMessages.HEADER_BYTES + nfgenmsg.sizeof(), (type, payload) -> {
+            if (type == kernel_h.NFTA_GEN_ID && payload.byteSize() == Integer.BYTES) {
+                into[0] = payload.get(GENERATION_ID, 0);
+                found[0] = true;
+            }
+        });
+        return found[0];
     }
 
     @Override
