@@ -2,6 +2,7 @@ package dev.gatun.rtnl;
 
 import dev.gatun.bindings.internal.kernel_h;
 import dev.gatun.bindings.internal.nlmsghdr;
+import dev.gatun.netlink.NetlinkMessages;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -10,7 +11,11 @@ import java.util.Deque;
 
 import static dev.gatun.bindings.internal.libmnl_h.*;
 
-/** One rtnetlink request being written with libmnl: a header, the family header, attributes. */
+/**
+ * One rtnetlink request: the netlink header and the family header, written here with the kernel's
+ * layouts (fixed fields in a zeroed buffer; linking two more libmnl functions costs a one-shot
+ * command milliseconds), then attributes, written with libmnl.
+ */
 final class RtnlRequest implements AutoCloseable {
 
     private static final int CAPACITY = 8192;
@@ -24,11 +29,11 @@ final class RtnlRequest implements AutoCloseable {
     /** {@code familyHeaderBytes} is the size of ifinfomsg, ifaddrmsg or rtmsg. */
     RtnlRequest(String operation, int type, int flags, long familyHeaderBytes) {
         this.operation = operation;
-        MemorySegment buf = arena.allocate(CAPACITY, 8);
-        nlh = mnl_nlmsg_put_header(buf).reinterpret(CAPACITY);
+        nlh = arena.allocate(CAPACITY, 8); // zeroed
+        nlmsghdr.nlmsg_len(nlh, NetlinkMessages.HEADER_BYTES);
         nlmsghdr.nlmsg_type(nlh, (short) type);
         nlmsghdr.nlmsg_flags(nlh, (short) (kernel_h.NLM_F_REQUEST | flags));
-        family = mnl_nlmsg_put_extra_header(nlh, familyHeaderBytes).reinterpret(familyHeaderBytes);
+        family = inlineHeader(familyHeaderBytes);
     }
 
     /** The family header (ifinfomsg, ifaddrmsg or rtmsg) to fill in. */
@@ -66,11 +71,12 @@ final class RtnlRequest implements AutoCloseable {
         return this;
     }
 
-    /** Appends a nested family header (for the veth peer's ifinfomsg) and returns it to fill in. */
+    /** Appends a family header (also the veth peer's nested ifinfomsg), zeroed, and returns it to fill in. */
     MemorySegment inlineHeader(long bytes) {
-        MemorySegment at = mnl_nlmsg_get_payload_tail(nlh).reinterpret(bytes);
+        int length = length();
+        MemorySegment at = nlh.asSlice(length, bytes);
         at.fill((byte) 0);
-        nlmsghdr.nlmsg_len(nlh, nlmsghdr.nlmsg_len(nlh) + (int) ((bytes + 3) & ~3));
+        nlmsghdr.nlmsg_len(nlh, length + NetlinkMessages.align((int) bytes));
         return at;
     }
 
