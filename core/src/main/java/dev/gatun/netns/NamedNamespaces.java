@@ -45,11 +45,13 @@ public final class NamedNamespaces {
                         "create network namespace " + name + " (bind mount to " + target + ")");
                 return null;
             });
+            return NetworkNamespace.named(name);
         } catch (RuntimeException e) {
+            // Not left behind half made: unmounted (if it was) and removed.
+            Libc.umount2(target.toString(), libc_h.MNT_DETACH);
             deleteQuietly(target);
             throw e;
         }
-        return NetworkNamespace.named(name);
     }
 
     /** Removes the named namespace. Its interfaces go away once nothing else holds it. */
