@@ -43,12 +43,16 @@ final class Publisher implements AutoCloseable {
 
     private sealed interface Request permits Publish, Unpublish {
         CompletableFuture<List<PortMapping>> result();
+
+        /** The thread waiting for the result: woken when it is in, or to lead what a leader left. */
+        Thread caller();
     }
 
-    private record Publish(List<Wanted> mappings, String owner, CompletableFuture<List<PortMapping>> result)
-            implements Request {}
+    private record Publish(List<Wanted> mappings, String owner, CompletableFuture<List<PortMapping>> result,
+                           Thread caller) implements Request {}
 
-    private record Unpublish(Selection selection, CompletableFuture<List<PortMapping>> result) implements Request {}
+    private record Unpublish(Selection selection, CompletableFuture<List<PortMapping>> result, Thread caller)
+            implements Request {}
 
     /** A mapping's identity, with a mapping of that key to ask the store with. */
     private record Key(PortMapping.HostKey id, PortMapping example) {
@@ -66,6 +70,7 @@ final class Publisher implements AutoCloseable {
     private static final int MAX_BATCH = 512;
     private static final int MAX_ATTEMPTS = 200;
     private static final int MAX_BATCHES_FOR_OTHERS = 4;
+    private static final long WAIT_NANOS = 1_000_000;
 
     private final NetworkNamespace host;
     private final Firewall firewall;
@@ -97,11 +102,11 @@ final class Publisher implements AutoCloseable {
     }
 
     List<PortMapping> publish(List<Wanted> mappings, String owner) {
-        return await(new Publish(List.copyOf(mappings), owner, new CompletableFuture<>()));
+        return await(new Publish(List.copyOf(mappings), owner, new CompletableFuture<>(), Thread.currentThread()));
     }
 
     List<PortMapping> unpublish(Selection selection) {
-        return await(new Unpublish(selection, new CompletableFuture<>()));
+        return await(new Unpublish(selection, new CompletableFuture<>(), Thread.currentThread()));
     }
 
     /**
@@ -119,15 +124,11 @@ final class Publisher implements AutoCloseable {
         while (!r.result().isDone()) {
             lead(r);
             if (!r.result().isDone()) {
-                try {
-                    // Normally the leader answers first; the timeout covers a leader that stopped
-                    // leading after its own work with requests still queued (see lead).
-                    r.result().get(1, java.util.concurrent.TimeUnit.MILLISECONDS);
-                } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
-                    // Not answered yet: lead if nobody does; failed: join below reports it.
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new GatunException("interrupted while waiting for a commit", e);
+                // Woken with the result, or by a leader that stopped with requests still queued
+                // (see lead); the timeout is only a safety net.
+                java.util.concurrent.locks.LockSupport.parkNanos(this, WAIT_NANOS);
+                if (Thread.currentThread().isInterrupted()) {
+                    throw new GatunException("interrupted while waiting for a commit (it may still be made)");
                 }
             }
         }
@@ -161,7 +162,7 @@ final class Publisher implements AutoCloseable {
                         open();
                         process(store, conntrack, batch);
                     } catch (RuntimeException e) {
-                        batch.forEach(q -> q.result().completeExceptionally(e));
+                        batch.forEach(q -> fail(q, e));
                     }
                 }
             } finally {
@@ -171,6 +172,23 @@ final class Publisher implements AutoCloseable {
                 extra++;
             }
         }
+        if (extra == MAX_BATCHES_FOR_OTHERS) {
+            // Stopped with work queued: its first caller leads now, not at its timeout.
+            Request next = queue.peek();
+            if (next != null) {
+                java.util.concurrent.locks.LockSupport.unpark(next.caller());
+            }
+        }
+    }
+
+    private static void answer(Request r, List<PortMapping> mappings) {
+        r.result().complete(mappings);
+        java.util.concurrent.locks.LockSupport.unpark(r.caller());
+    }
+
+    private static void fail(Request r, RuntimeException e) {
+        r.result().completeExceptionally(e);
+        java.util.concurrent.locks.LockSupport.unpark(r.caller());
     }
 
     /** Sockets for the committing thread of the moment; opened once, used under the lock only. */
@@ -222,7 +240,7 @@ final class Publisher implements AutoCloseable {
                 GatunException gaveUp = new GatunException("gave up after " + MAX_ATTEMPTS
                         + " attempts: other processes kept changing the ruleset between reading and committing",
                         e.getCause());
-                batch.forEach(r -> r.result().completeExceptionally(gaveUp));
+                batch.forEach(r -> fail(r, gaveUp));
                 return;
             } catch (RuntimeException e) {
                 if (batch.size() > 1) {
@@ -231,7 +249,7 @@ final class Publisher implements AutoCloseable {
                         process(store, conntrack, List.of(r));
                     }
                 } else {
-                    batch.getFirst().result().completeExceptionally(e);
+                    fail(batch.getFirst(), e);
                 }
                 return;
             }
@@ -258,11 +276,11 @@ final class Publisher implements AutoCloseable {
             }
             for (int i = 0; i < batch.size(); i++) {
                 if (outcomes[i] instanceof RuntimeException e) {
-                    batch.get(i).result().completeExceptionally(e);
+                    fail(batch.get(i), e);
                 } else {
                     @SuppressWarnings("unchecked")
                     List<PortMapping> list = (List<PortMapping>) outcomes[i];
-                    batch.get(i).result().complete(list);
+                    answer(batch.get(i), list);
                 }
             }
             return;
