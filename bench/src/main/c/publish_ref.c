@@ -13,9 +13,10 @@
  *
  * usage: publish_ref HOST_PORT CONTAINER_IP CONTAINER_PORT OWNER [COUNT]
  * prints the microseconds of each of COUNT publishes (ports HOST_PORT, HOST_PORT+1, ...).
- * With COUNT 0 it stays up, reads one host port per line on stdin (published to the same
- * container port) and answers each with the microseconds it took: a warm process, like
- * gatun's in-process driver.
+ * With COUNT 0 it stays up and reads lines "PORT [N]" on stdin: it publishes host ports PORT
+ * to PORT+N-1 (N = 1 if absent) in a row, each to the same container port, and answers each
+ * with the microseconds it took on a line of its own: a warm process, like gatun's
+ * in-process driver.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -213,10 +214,16 @@ int main(int argc, char **argv) {
     if (count == 0) {
         char line[64];
         while (fgets(line, sizeof(line), stdin)) {
-            int p = atoi(line);
-            long long t0 = now_us();
-            publish(nl, rt, watch, p, caddr, p, argv[4]);
-            printf("%lld\n", now_us() - t0);
+            int first, n = 1;
+            if (sscanf(line, "%d %d", &first, &n) < 1 || n < 1) {
+                fprintf(stderr, "bad request line: %s", line);
+                return 2;
+            }
+            for (int p = first; p < first + n; p++) {
+                long long t0 = now_us();
+                publish(nl, rt, watch, p, caddr, p, argv[4]);
+                printf("%lld\n", now_us() - t0);
+            }
             fflush(stdout);
         }
     }

@@ -69,12 +69,15 @@ public final class Harness implements Callable<Integer> {
         int samples = quick ? 7 : 31;
         int contention = quick ? 10 : 100;
         int threadsOps = quick ? 100 : 200;
-        steps = existing.size() + 3;
+        steps = existing.size() + 4;
         try {
             for (int n : existing) {
                 progress("one publish with " + n + " mappings present");
-                compare("publish", n, samples, List.of(1), subjects(root, cRef));
+                compare("publish", n, samples, 1, List.of(1), subjects(root, cRef));
             }
+            progress("one publish after another, in blocks");
+            compare("publish-back-to-back", 0, quick ? 3 : 15, BLOCK, List.of(1),
+                    List.of(Subjects.GatunInProcess::new, () -> new Subjects.CReference(cRef)));
             progress("publishing " + contention + " mappings while another process holds the xtables lock");
             contention(root, cRef, contention);
             progress("publishing a 32-port container");
@@ -82,7 +85,7 @@ public final class Harness implements Callable<Integer> {
             for (int i = 0; i < 32; i++) {
                 ports32.add(61000 + i);
             }
-            compare("publish-32-ports", 0, quick ? 3 : 10, ports32, List.of(() -> new Subjects.GatunCli(root),
+            compare("publish-32-ports", 0, quick ? 3 : 10, 1, ports32, List.of(() -> new Subjects.GatunCli(root),
                     () -> new Subjects.DockerIptables("iptables-nft"), () -> new Subjects.GatunInProcess(32)));
             progress("16 threads publishing single mappings");
             groupCommit(threadsOps, quick ? 3 : 9);
@@ -124,8 +127,18 @@ public final class Harness implements Callable<Integer> {
 
     private static final long ROUND_ORDER_SEED = 20261129L;
 
-    /** Every tool publishes the same ports, sample by sample, in turn. */
-    private void compare(String caseName, int existing, int samples, List<Integer> ports,
+    /**
+     * Publishes in a row per tool in the back-to-back case: what runs before each sample but the
+     * block's first is the tool itself, as in an engine publishing a burst of containers. The
+     * interleaved cases show the other side: one publish after another tool ran, caches cold.
+     */
+    private static final int BLOCK = 10;
+
+    /**
+     * Every tool publishes the same ports, in turn: per round each tool publishes once, or with
+     * {@code block} > 1 that many single ports in a row, all but the first of them samples.
+     */
+    private void compare(String caseName, int existing, int rounds, int block, List<Integer> ports,
                          List<Supplier<Subjects.Subject>> makers) {
         List<Subjects.Subject> subjects = new ArrayList<>();
         try {
@@ -145,18 +158,25 @@ public final class Harness implements Callable<Integer> {
             // leaves them far colder than one loading none), and a fixed order gave each tool
             // the same predecessor every time.
             java.util.Random orders = new java.util.Random(ROUND_ORDER_SEED);
-            for (int i = -1; i < samples; i++) {
+            for (int i = -1; i < rounds; i++) {
                 List<Subjects.Subject> order = new ArrayList<>(subjects);
                 java.util.Collections.shuffle(order, orders);
                 for (Subjects.Subject s : order) {
-                    if (i >= samplesFor(s, existing, samples) || (i < 0 && samplesFor(s, existing, samples) < samples)) {
+                    if (i >= samplesFor(s, existing, rounds) || (i < 0 && samplesFor(s, existing, rounds) < rounds)) {
                         continue;
                     }
-                    int base = 52000 + (i + 1) * ports.size();
-                    List<Integer> sample = ports.size() == 1 ? List.of(base) : ports.stream().map(p -> p - 61000 + base).toList();
-                    long us = s.publish(sample);
+                    List<Long> taken;
+                    if (block == 1) {
+                        int base = 52000 + (i + 1) * ports.size();
+                        taken = List.of(s.publish(ports.size() == 1 ? List.of(base)
+                                : ports.stream().map(p -> p - 61000 + base).toList()));
+                    } else {
+                        int first = 52000 + (i + 1) * block;
+                        taken = s.publishInARow(java.util.stream.IntStream.range(first, first + block).boxed().toList())
+                                .subList(1, block);
+                    }
                     if (i >= 0) {
-                        times.get(s).add(us);
+                        times.get(s).addAll(taken);
                     }
                 }
                 if (i < 0) {
@@ -211,11 +231,9 @@ public final class Harness implements Callable<Integer> {
                 long us;
                 if (s instanceof Subjects.GatunInProcess || s instanceof Subjects.CReference
                         || s instanceof Subjects.DockerIptables) {
-                    // Their users publish port by port.
+                    // Their users publish port by port, in a row.
                     long t = System.nanoTime();
-                    for (int p : ports) {
-                        s.publish(List.of(p));
-                    }
+                    s.publishInARow(ports);
                     us = (System.nanoTime() - t) / 1000;
                 } else {
                     us = s.publish(ports);
@@ -268,6 +286,8 @@ public final class Harness implements Callable<Integer> {
     private Map<String, Object> ratios(List<Integer> existing) {
         Map<String, Object> r = new LinkedHashMap<>();
         r.put("gatun_over_c", ratio(find("publish", "gatun", 0), find("publish", "c", 0)));
+        r.put("gatun_over_c_back_to_back", ratio(find("publish-back-to-back", "gatun", 0),
+                find("publish-back-to-back", "c", 0)));
         r.put("iptables_nft_over_gatun", ratio(find("publish", "iptables-nft", 0), find("publish", "gatun", 0)));
         int top = existing.getLast();
         r.put("scale_100k_over_0", top == 100_000 ? ratio(find("publish", "gatun", top), find("publish", "gatun", 0)) : null);

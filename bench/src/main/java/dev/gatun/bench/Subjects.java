@@ -51,6 +51,15 @@ final class Subjects {
         /** Publishes host ports {@code ports} (each to the same container port); returns microseconds. */
         abstract long publish(List<Integer> ports);
 
+        /** Publishes the ports one by one, in a row; returns each one's microseconds. */
+        List<Long> publishInARow(List<Integer> ports) {
+            List<Long> out = new ArrayList<>();
+            for (int p : ports) {
+                out.add(publish(List.of(p)));
+            }
+            return out;
+        }
+
         @Override
         public void close() {
             NamedNamespaces.delete(ns.name());
@@ -201,19 +210,37 @@ final class Subjects {
         @Override
         long publish(List<Integer> ports) {
             long total = 0;
+            for (int p : ports) {
+                total += publishInARow(List.of(p)).getFirst();
+            }
+            return total;
+        }
+
+        /**
+         * Consecutive ports in one request ("PORT COUNT"): the program publishes them in a row,
+         * as gatun in-process does, rather than sleeping on its pipe between them.
+         */
+        @Override
+        List<Long> publishInARow(List<Integer> ports) {
+            for (int i = 1; i < ports.size(); i++) {
+                if (ports.get(i) != ports.getFirst() + i) {
+                    throw new IllegalArgumentException("the C reference publishes consecutive ports in a row: " + ports);
+                }
+            }
+            requests.println(ports.getFirst() + " " + ports.size());
+            List<Long> out = new ArrayList<>();
             try {
-                for (int p : ports) {
-                    requests.println(p);
+                for (int i = 0; i < ports.size(); i++) {
                     String line = answers.readLine();
                     if (line == null) {
                         throw new IllegalStateException("the C reference stopped");
                     }
-                    total += Long.parseLong(line.strip());
+                    out.add(Long.parseLong(line.strip()));
                 }
             } catch (IOException e) {
                 throw new IllegalStateException(e);
             }
-            return total;
+            return out;
         }
 
         @Override
