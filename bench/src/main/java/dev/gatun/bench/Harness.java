@@ -77,7 +77,8 @@ public final class Harness implements Callable<Integer> {
             }
             progress("one publish after another, in blocks");
             compare("publish-back-to-back", 0, quick ? 3 : 15, BLOCK, List.of(1),
-                    List.of(Subjects.GatunInProcess::new, () -> new Subjects.CReference(cRef)));
+                    List.of(Subjects.GatunInProcess::new, () -> new Subjects.CReference(cRef),
+                            () -> new Subjects.DockerIptables("iptables-nft")));
             progress("publishing " + contention + " mappings while another process holds the xtables lock");
             contention(root, cRef, contention);
             progress("publishing a 32-port container");
@@ -289,6 +290,8 @@ public final class Harness implements Callable<Integer> {
         r.put("gatun_over_c_back_to_back", ratio(find("publish-back-to-back", "gatun", 0),
                 find("publish-back-to-back", "c", 0)));
         r.put("iptables_nft_over_gatun", ratio(find("publish", "iptables-nft", 0), find("publish", "gatun", 0)));
+        r.put("iptables_nft_over_gatun_back_to_back", ratio(find("publish-back-to-back", "iptables-nft", 0),
+                find("publish-back-to-back", "gatun", 0)));
         int top = existing.getLast();
         r.put("scale_100k_over_0", top == 100_000 ? ratio(find("publish", "gatun", top), find("publish", "gatun", 0)) : null);
         if (top != 100_000) {
