@@ -137,9 +137,7 @@ public final class Conntrack implements AutoCloseable {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment nlh = header(arena, kernel_h.IPCTNL_MSG_CT_DELETE, kernel_h.NLM_F_ACK, family);
             MemorySegment nest = mnl_attr_nest_start(nlh, (short) kernel_h.CTA_TUPLE_ORIG);
-            MemorySegment tail = mnl_nlmsg_get_payload_tail(nlh).reinterpret(tuple.length);
-            MemorySegment.copy(tuple, 0, tail, JAVA_BYTE, 0, tuple.length);
-            nlmsghdr.nlmsg_len(nlh, nlmsghdr.nlmsg_len(nlh) + ((tuple.length + 3) & ~3));
+            MemorySegment.copy(tuple, 0, NetlinkMessages.append(nlh, tuple.length), JAVA_BYTE, 0, tuple.length);
             mnl_attr_nest_end(nlh, nest);
             int seq = socket.reserveSequences(1);
             nlmsghdr.nlmsg_seq(nlh, seq);
@@ -156,11 +154,9 @@ public final class Conntrack implements AutoCloseable {
     }
 
     private static MemorySegment header(Arena arena, int message, int flags, int family) {
-        MemorySegment buf = arena.allocate(4096, 8);
-        MemorySegment nlh = mnl_nlmsg_put_header(buf).reinterpret(4096);
-        nlmsghdr.nlmsg_type(nlh, (short) ((kernel_h.NFNL_SUBSYS_CTNETLINK << 8) | message));
-        nlmsghdr.nlmsg_flags(nlh, (short) (kernel_h.NLM_F_REQUEST | flags));
-        MemorySegment g = mnl_nlmsg_put_extra_header(nlh, nfgenmsg.sizeof()).reinterpret(nfgenmsg.sizeof());
+        MemorySegment nlh = NetlinkMessages.startRequest(arena.allocate(4096, 8),
+                (kernel_h.NFNL_SUBSYS_CTNETLINK << 8) | message, flags);
+        MemorySegment g = NetlinkMessages.append(nlh, nfgenmsg.sizeof());
         nfgenmsg.nfgen_family(g, (byte) family);
         nfgenmsg.version(g, (byte) kernel_h.NFNETLINK_V0);
         return nlh;

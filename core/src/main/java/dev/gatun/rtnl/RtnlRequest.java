@@ -1,6 +1,5 @@
 package dev.gatun.rtnl;
 
-import dev.gatun.bindings.internal.kernel_h;
 import dev.gatun.bindings.internal.nlmsghdr;
 import dev.gatun.netlink.NetlinkMessages;
 
@@ -11,11 +10,7 @@ import java.util.Deque;
 
 import static dev.gatun.bindings.internal.libmnl_h.*;
 
-/**
- * One rtnetlink request: the netlink header and the family header, written here with the kernel's
- * layouts (fixed fields in a zeroed buffer; linking two more libmnl functions costs a one-shot
- * command milliseconds), then attributes, written with libmnl.
- */
+/** One rtnetlink request: a header, the family header (NetlinkMessages), attributes (libmnl). */
 final class RtnlRequest implements AutoCloseable {
 
     private static final int CAPACITY = 8192;
@@ -29,11 +24,8 @@ final class RtnlRequest implements AutoCloseable {
     /** {@code familyHeaderBytes} is the size of ifinfomsg, ifaddrmsg or rtmsg. */
     RtnlRequest(String operation, int type, int flags, long familyHeaderBytes) {
         this.operation = operation;
-        nlh = arena.allocate(CAPACITY, 8); // zeroed
-        nlmsghdr.nlmsg_len(nlh, NetlinkMessages.HEADER_BYTES);
-        nlmsghdr.nlmsg_type(nlh, (short) type);
-        nlmsghdr.nlmsg_flags(nlh, (short) (kernel_h.NLM_F_REQUEST | flags));
-        family = inlineHeader(familyHeaderBytes);
+        nlh = NetlinkMessages.startRequest(arena.allocate(CAPACITY, 8), type, flags);
+        family = NetlinkMessages.append(nlh, familyHeaderBytes);
     }
 
     /** The family header (ifinfomsg, ifaddrmsg or rtmsg) to fill in. */
@@ -73,11 +65,7 @@ final class RtnlRequest implements AutoCloseable {
 
     /** Appends a family header (also the veth peer's nested ifinfomsg), zeroed, and returns it to fill in. */
     MemorySegment inlineHeader(long bytes) {
-        int length = length();
-        MemorySegment at = nlh.asSlice(length, bytes);
-        at.fill((byte) 0);
-        nlmsghdr.nlmsg_len(nlh, length + NetlinkMessages.align((int) bytes));
-        return at;
+        return NetlinkMessages.append(nlh, bytes);
     }
 
     MemorySegment message() {
