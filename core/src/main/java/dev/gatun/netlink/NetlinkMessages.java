@@ -21,26 +21,27 @@ public final class NetlinkMessages {
     }
 
     /**
-     * Starts a request at the start of {@code buffer}, which must be zeroed (as an arena allocates
-     * it): the netlink header, its length so far, {@code type} and NLM_F_REQUEST | {@code flags}.
+     * Starts a request at the start of {@code buffer}: the netlink header, zeroed but for its length
+     * so far, {@code type} and NLM_F_REQUEST | {@code flags} (the sequence number is the sender's).
      * Family headers and payload follow with {@link #append}, attributes with libmnl's writers.
      * Written here rather than with mnl_nlmsg_put_header and put_extra_header: two fewer C
      * signatures for a one-shot command to link (milliseconds each in a new JVM).
      */
     public static MemorySegment startRequest(MemorySegment buffer, int type, int flags) {
+        buffer.asSlice(0, HEADER_BYTES).fill((byte) 0);
         nlmsghdr.nlmsg_len(buffer, HEADER_BYTES);
         nlmsghdr.nlmsg_type(buffer, (short) type);
         nlmsghdr.nlmsg_flags(buffer, (short) (kernel_h.NLM_F_REQUEST | flags));
         return buffer;
     }
 
-    /** Reserves {@code bytes} (aligned) at the end of the message {@code nlh}, zeroed, and returns them. */
+    /** Reserves {@code bytes} at the end of the message {@code nlh}, zeroed with their padding, and returns them. */
     public static MemorySegment append(MemorySegment nlh, long bytes) {
         int length = nlmsghdr.nlmsg_len(nlh);
-        MemorySegment at = nlh.asSlice(length, bytes);
-        at.fill((byte) 0);
-        nlmsghdr.nlmsg_len(nlh, length + align((int) bytes));
-        return at;
+        int aligned = align((int) bytes);
+        nlh.asSlice(length, aligned).fill((byte) 0);
+        nlmsghdr.nlmsg_len(nlh, length + aligned);
+        return nlh.asSlice(length, bytes);
     }
 
     /** Calls {@code each} with a slice for every whole message in the first {@code length} bytes. */
