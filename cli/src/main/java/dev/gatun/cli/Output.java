@@ -11,7 +11,10 @@ import java.util.List;
 /** What a command prints: aligned tables and short lines for people, one JSON document with --json. */
 final class Output {
 
-    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    /** Made at the first JSON document only: setting up Jackson costs a one-shot command milliseconds. */
+    private static final class Mapper {
+        static final ObjectMapper INSTANCE = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    }
 
     private final PrintWriter out;
     private final boolean json;
@@ -27,7 +30,7 @@ final class Output {
 
     void json(Object document) {
         try {
-            out.println(JSON.writeValueAsString(document));
+            out.println(Mapper.INSTANCE.writeValueAsString(document));
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("cannot write JSON", e);
         }

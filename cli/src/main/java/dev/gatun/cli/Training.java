@@ -7,8 +7,10 @@ import java.io.PrintWriter;
 
 /**
  * The launcher's training run for the JVM's ahead-of-time cache: the given command (the demo as
- * root, else the read-only doctor), then every subcommand's model and help, so that the classes
- * of each command are in the cache although a run makes only the one it names.
+ * root, else the read-only doctor), the doctor's report as JSON (Jackson is set up only for a
+ * JSON document, so nothing else would put its classes in the cache), then every subcommand's
+ * model and help, so that the classes of each command are in the cache although a run makes
+ * only the one it names.
  */
 public final class Training {
 
@@ -17,6 +19,7 @@ public final class Training {
     public static void main(String[] args) {
         PrintWriter discard = new PrintWriter(OutputStream.nullOutputStream(), true);
         int code = Main.run(args, discard, discard);
+        Main.run(new String[] {"--json", "doctor"}, discard, discard);
         CommandLine all = GatunCommand.commandLine(new String[0]);
         all.usage(discard);
         all.getSubcommands().values().forEach(c -> c.usage(discard));
