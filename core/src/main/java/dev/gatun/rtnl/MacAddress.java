@@ -9,7 +9,10 @@ import java.util.HexFormat;
 /** A unicast Ethernet address: what a bridge or a veth end may carry. */
 public final class MacAddress {
 
-    private static final SecureRandom RANDOM = new SecureRandom();
+    /** Made when a MAC is first drawn: reading a link's MAC should not set up the security providers (ms in a new JVM). */
+    private static final class Random {
+        static final SecureRandom SOURCE = new SecureRandom();
+    }
     private final byte[] bytes;
 
     private MacAddress(byte[] bytes) {
@@ -49,7 +52,7 @@ public final class MacAddress {
     /** A random locally administered unicast address (second-lowest bit of the first byte set, lowest clear). */
     public static MacAddress randomLocal() {
         byte[] b = new byte[6];
-        RANDOM.nextBytes(b);
+        Random.SOURCE.nextBytes(b);
         b[0] = (byte) ((b[0] & 0xfc) | 0x02);
         return new MacAddress(b);
     }
