@@ -22,6 +22,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -70,6 +71,7 @@ final class Publisher implements AutoCloseable {
     private static final int MAX_BATCH = 512;
     private static final int MAX_ATTEMPTS = 200;
     private static final int MAX_BATCHES_FOR_OTHERS = 4;
+    /** How long a waiting caller parks before it looks again, should no wake-up come. */
     private static final long WAIT_NANOS = 1_000_000;
 
     private final NetworkNamespace host;
@@ -129,7 +131,7 @@ final class Publisher implements AutoCloseable {
             if (!r.result().isDone()) {
                 // Woken with the result, or by a leader that stopped with requests still queued
                 // (see lead); the timeout is only a safety net.
-                java.util.concurrent.locks.LockSupport.parkNanos(this, WAIT_NANOS);
+                LockSupport.parkNanos(this, WAIT_NANOS);
                 if (Thread.currentThread().isInterrupted()) {
                     throw new GatunException("interrupted while waiting for a commit (it may still be made)");
                 }
@@ -179,19 +181,19 @@ final class Publisher implements AutoCloseable {
             // Stopped with work queued: its first caller leads now, not at its timeout.
             Request next = queue.peek();
             if (next != null) {
-                java.util.concurrent.locks.LockSupport.unpark(next.caller());
+                LockSupport.unpark(next.caller());
             }
         }
     }
 
     private static void answer(Request r, List<PortMapping> mappings) {
         r.result().complete(mappings);
-        java.util.concurrent.locks.LockSupport.unpark(r.caller());
+        LockSupport.unpark(r.caller());
     }
 
     private static void fail(Request r, RuntimeException e) {
         r.result().completeExceptionally(e);
-        java.util.concurrent.locks.LockSupport.unpark(r.caller());
+        LockSupport.unpark(r.caller());
     }
 
     /** Sockets for the committing thread of the moment; opened once, used under the lock only. */
@@ -364,7 +366,7 @@ final class Publisher implements AutoCloseable {
 
     private static void backOff(int attempt) {
         long micros = java.util.concurrent.ThreadLocalRandom.current().nextLong(10, 50L * Math.min(attempt, 20) + 20);
-        java.util.concurrent.locks.LockSupport.parkNanos(micros * 1000);
+        LockSupport.parkNanos(micros * 1000);
     }
 
     /** What one request adds and deletes, and what it returns. */
