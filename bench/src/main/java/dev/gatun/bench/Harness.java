@@ -69,7 +69,7 @@ public final class Harness implements Callable<Integer> {
         int samples = quick ? 7 : 31;
         int contention = quick ? 10 : 100;
         int threadsOps = quick ? 100 : 200;
-        steps = existing.size() + 4;
+        steps = existing.size() + 5;
         try {
             for (int n : existing) {
                 progress("one publish with " + n + " mappings present");
@@ -79,6 +79,11 @@ public final class Harness implements Callable<Integer> {
             compare("publish-back-to-back", 0, quick ? 3 : 15, BLOCK, List.of(1),
                     List.of(Subjects.GatunInProcess::new, () -> new Subjects.CReference(cRef),
                             () -> new Subjects.DockerIptables("iptables-nft")));
+            int top = existing.getLast();
+            progress("one publish after another, in blocks, with " + top + " mappings present");
+            // Without iptables here: with 100,000 rules a Docker-style publish takes tens of seconds.
+            compare("publish-back-to-back", top, quick ? 3 : 15, BLOCK, List.of(1),
+                    List.of(Subjects.GatunInProcess::new, () -> new Subjects.CReference(cRef)));
             progress("publishing " + contention + " mappings while another process holds the xtables lock");
             contention(root, cRef, contention);
             progress("publishing a 32-port container");
@@ -297,6 +302,8 @@ public final class Harness implements Callable<Integer> {
         if (top != 100_000) {
             r.put("scale_" + top + "_over_0", ratio(find("publish", "gatun", top), find("publish", "gatun", 0)));
         }
+        r.put("scale_" + (top == 100_000 ? "100k" : top) + "_over_0_back_to_back",
+                ratio(find("publish-back-to-back", "gatun", top), find("publish-back-to-back", "gatun", 0)));
         r.put("group_commit_speedup", ratio(find("16-threads-transaction-each", "gatun", 0),
                 find("16-threads-group-commit", "gatun", 0)));
         r.put("cli_32port_iptables_nft_over_gatun", ratio(find("publish-32-ports", "iptables-nft", 0),
