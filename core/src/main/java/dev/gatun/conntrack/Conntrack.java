@@ -13,13 +13,11 @@ import dev.gatun.netns.NetworkNamespace;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
-import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.List;
 
 import static dev.gatun.bindings.internal.libmnl_h.*;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 
 /**
  * Conntrack entries of a namespace over ctnetlink. When a published port is removed or moves to
@@ -51,6 +49,9 @@ public final class Conntrack implements AutoCloseable {
      * container's ports costs one walk, not one per port. Returns how many entries were deleted.
      */
     public int deleteNatted(List<NattedPort> ports) {
+        if (ports.isEmpty()) {
+            return 0;
+        }
         int deleted = 0;
         for (boolean ipv6 : new boolean[] {false, true}) {
             List<NattedPort> ofFamily = ports.stream().filter(p -> p.ipv6() == ipv6).toList();
@@ -82,7 +83,7 @@ public final class Conntrack implements AutoCloseable {
         boolean[] match = {false};
         NetlinkMessages.forEachAttribute(m, start, (type, payload) -> {
             if (type == kernel_h.CTA_STATUS) {
-                status[0] = payload.get(JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 0);
+                status[0] = payload.get(NetlinkMessages.NETWORK_INT, 0);
             } else if (type == kernel_h.CTA_TUPLE_ORIG) {
                 tuple[0] = payload.toArray(JAVA_BYTE);
                 match[0] = Destination.of(payload).isAnyOf(ports);

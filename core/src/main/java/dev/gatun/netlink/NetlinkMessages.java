@@ -6,12 +6,16 @@ import dev.gatun.bindings.internal.nlmsgerr;
 import dev.gatun.bindings.internal.nlmsghdr;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 import java.util.function.Consumer;
 
 /** Walking netlink messages and attributes in a received buffer, with the kernel's layouts. */
 public final class NetlinkMessages {
 
     public static final int HEADER_BYTES = (int) nlmsghdr.sizeof();
+    /** A 32-bit attribute value in network order, as netlink families other than rtnetlink carry them. */
+    public static final ValueLayout.OfInt NETWORK_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final int ALIGN = kernel_h.NLMSG_ALIGNTO;
 
     private NetlinkMessages() {}

@@ -9,11 +9,9 @@ import dev.gatun.internal.NativeLibraries;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 
-import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 /**
  * The messages of one nftables transaction, framed by BATCH_BEGIN and BATCH_END so the kernel
@@ -36,8 +34,6 @@ public final class NftBatch implements AutoCloseable {
     public interface PayloadWriter {
         void write(MemorySegment message);
     }
-
-    private static final java.lang.foreign.ValueLayout.OfInt JAVA_INT_BIG_ENDIAN = JAVA_INT.withOrder(ByteOrder.BIG_ENDIAN);
 
     private Arena arena = Arena.ofShared();
     private MemorySegment buffer;
@@ -127,7 +123,7 @@ public final class NftBatch implements AutoCloseable {
             MemorySegment attr = buffer.asSlice(BEGIN_BYTES, GENID_BYTES);
             nlattr.nla_len(attr, (short) (nlattr.sizeof() + 4));
             nlattr.nla_type(attr, (short) kernel_h.NFNL_BATCH_GENID);
-            attr.set(JAVA_INT_BIG_ENDIAN, nlattr.sizeof(), guardGeneration);
+            attr.set(NetlinkMessages.NETWORK_INT, nlattr.sizeof(), guardGeneration);
             nlmsghdr.nlmsg_len(begin, FIRST_MESSAGE);
         }
         for (int i = 0; i < offsets.size(); i++) {

@@ -10,8 +10,6 @@ import dev.gatun.netns.NetworkNamespace;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -24,7 +22,6 @@ import java.util.function.Function;
 public final class NftChannel implements AutoCloseable {
 
     private static final int REQUEST_BYTES = 64 * 1024;
-    private static final ValueLayout.OfInt GENERATION_ID = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     private final NetlinkSocket socket;
     /** Buffers reused by every request, like the socket itself one caller at a time. */
@@ -220,7 +217,7 @@ public final class NftChannel implements AutoCloseable {
         boolean[] found = {false};
         NetlinkMessages.forEachAttribute(reply, NetlinkMessages.HEADER_BYTES + nfgenmsg.sizeof(), (type, payload) -> {
             if (type == kernel_h.NFTA_GEN_ID && payload.byteSize() == Integer.BYTES) {
-                into[0] = payload.get(GENERATION_ID, 0);
+                into[0] = payload.get(NetlinkMessages.NETWORK_INT, 0);
                 found[0] = true;
             }
         });
