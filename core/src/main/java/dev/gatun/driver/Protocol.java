@@ -26,12 +26,8 @@ public enum Protocol {
 
     /** The protocol of an IP protocol number; throws for one gatun does not publish. */
     public static Protocol ofNumber(int number) {
-        for (Protocol p : values()) {
-            if (p.number() == number) {
-                return p;
-            }
-        }
-        throw new IllegalArgumentException("IP protocol " + number + " is not tcp, udp or sctp");
+        return Constants.first(values(), p -> p.number() == number)
+                .orElseThrow(() -> new IllegalArgumentException("IP protocol " + number + " is not tcp, udp or sctp"));
     }
 
     public static Protocol parse(String text) {

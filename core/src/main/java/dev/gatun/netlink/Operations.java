@@ -12,11 +12,6 @@ public record Operations(int count, IntFunction<String> name) {
         return new Operations(names.length, i -> names[i]);
     }
 
-    /** Every message named alike. */
-    public static Operations all(int count, java.util.function.Supplier<String> name) {
-        return new Operations(count, i -> name.get());
-    }
-
     public String get(int index) {
         return name.apply(index);
     }
