@@ -73,17 +73,19 @@ public final class Harness implements Callable<Integer> {
         try {
             for (int n : existing) {
                 progress("one publish with " + n + " mappings present");
-                compare("publish", n, samples, 1, List.of(1), subjects(root, cRef));
+                List<Supplier<Subjects.Subject>> tools = new ArrayList<>(subjects(root, cRef));
+                tools.add(JavaFloor::new);
+                compare("publish", n, samples, 1, List.of(1), tools);
             }
             progress("one publish after another, in blocks");
             compare("publish-back-to-back", 0, quick ? 3 : 15, BLOCK, List.of(1),
-                    List.of(Subjects.GatunInProcess::new, () -> new Subjects.CReference(cRef),
+                    List.of(Subjects.GatunInProcess::new, () -> new Subjects.CReference(cRef), JavaFloor::new,
                             () -> new Subjects.DockerIptables("iptables-nft")));
             int top = existing.getLast();
             progress("one publish after another, in blocks, with " + top + " mappings present");
             // Without iptables here: with 100,000 rules a Docker-style publish takes tens of seconds.
             compare("publish-back-to-back", top, quick ? 3 : 15, BLOCK, List.of(1),
-                    List.of(Subjects.GatunInProcess::new, () -> new Subjects.CReference(cRef)));
+                    List.of(Subjects.GatunInProcess::new, () -> new Subjects.CReference(cRef), JavaFloor::new));
             progress("publishing " + contention + " mappings while another process holds the xtables lock");
             contention(root, cRef, contention);
             progress("publishing a 32-port container");
@@ -294,6 +296,13 @@ public final class Harness implements Callable<Integer> {
         r.put("gatun_over_c", ratio(find("publish", "gatun", 0), find("publish", "c", 0)));
         r.put("gatun_over_c_back_to_back", ratio(find("publish-back-to-back", "gatun", 0),
                 find("publish-back-to-back", "c", 0)));
+        // gatun over C, split: the JVM and the FFM passage (the C program's calls in Java), then gatun's own code.
+        r.put("java_floor_over_c", ratio(find("publish", "java-floor", 0), find("publish", "c", 0)));
+        r.put("gatun_over_java_floor", ratio(find("publish", "gatun", 0), find("publish", "java-floor", 0)));
+        r.put("java_floor_over_c_back_to_back", ratio(find("publish-back-to-back", "java-floor", 0),
+                find("publish-back-to-back", "c", 0)));
+        r.put("gatun_over_java_floor_back_to_back", ratio(find("publish-back-to-back", "gatun", 0),
+                find("publish-back-to-back", "java-floor", 0)));
         r.put("iptables_nft_over_gatun", ratio(find("publish", "iptables-nft", 0), find("publish", "gatun", 0)));
         r.put("iptables_nft_over_gatun_back_to_back", ratio(find("publish-back-to-back", "iptables-nft", 0),
                 find("publish-back-to-back", "gatun", 0)));
