@@ -133,8 +133,6 @@ public final class Harness implements Callable<Integer> {
                 () -> new Subjects.DockerIptables("iptables-legacy"), Subjects.DockerNftShape::new);
     }
 
-    private static final long ROUND_ORDER_SEED = 20261129L;
-
     /**
      * Publishes in a row per tool in the back-to-back case: what runs before each sample but the
      * block's first is the tool itself, as in an engine publishing a burst of containers. The
@@ -146,8 +144,10 @@ public final class Harness implements Callable<Integer> {
      * Every tool publishes the same ports, in turn: per round each tool publishes once, or with
      * {@code block} > 1 that many single ports in a row, all but the first of them samples.
      */
-    private void compare(String caseName, int existing, int rounds, int block, List<Integer> ports,
+    private void compare(String caseName, int existing, int wantedRounds, int block, List<Integer> ports,
                          List<Supplier<Subjects.Subject>> makers) {
+        int rounds = RoundOrders.rounds(wantedRounds, makers.size());
+        List<int[]> orders = RoundOrders.cycle(makers.size());
         List<Subjects.Subject> subjects = new ArrayList<>();
         try {
             for (Supplier<Subjects.Subject> make : makers) {
@@ -160,16 +160,12 @@ public final class Harness implements Callable<Integer> {
             subjects.forEach(Subjects.Subject::warmUp);
             Map<Subjects.Subject, List<Long>> times = new LinkedHashMap<>();
             subjects.forEach(s -> times.put(s, new ArrayList<>()));
-            // One unmeasured round first: class loading, first sockets, page cache. Each round
-            // takes the tools in another order (shuffled, the same in every run): what ran just
-            // before a sample sets how cold the caches are (an nft process loading 100,000 rules
-            // leaves them far colder than one loading none), and a fixed order gave each tool
-            // the same predecessor every time.
-            java.util.Random orders = new java.util.Random(ROUND_ORDER_SEED);
+            // One unmeasured round first: class loading, first sockets, page cache. Then whole
+            // cycles of balanced orders (RoundOrders): what ran just before a sample sets how
+            // cold the caches are, so each tool follows each other one equally often.
             for (int i = -1; i < rounds; i++) {
-                List<Subjects.Subject> order = new ArrayList<>(subjects);
-                java.util.Collections.shuffle(order, orders);
-                for (Subjects.Subject s : order) {
+                for (int t : orders.get(Math.max(i, 0) % orders.size())) {
+                    Subjects.Subject s = subjects.get(t);
                     if (i >= samplesFor(s, existing, rounds) || (i < 0 && samplesFor(s, existing, rounds) < rounds)) {
                         continue;
                     }
