@@ -13,7 +13,19 @@ public record PortMapping(String network, Protocol protocol, InetAddress hostIp,
      * What identifies a mapping, so that two with the same key cannot both be published: the
      * address family, the host address (null for every address), the protocol and the host port.
      */
-    public record HostKey(boolean ipv4, InetAddress hostIp, Protocol protocol, int hostPort) {}
+    public record HostKey(boolean ipv4, InetAddress hostIp, Protocol protocol, int hostPort) {
+        // Written out: a record's generated hash goes through method handles, more code to run cold.
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof HostKey k && k.hostPort == hostPort && k.protocol == protocol && k.ipv4 == ipv4
+                    && java.util.Objects.equals(k.hostIp, hostIp);
+        }
+
+        @Override
+        public int hashCode() {
+            return ((hostPort * 31 + protocol.ordinal()) * 31 + (hostIp == null ? 0 : hostIp.hashCode())) * 2 + (ipv4 ? 1 : 0);
+        }
+    }
 
     public HostKey hostKey() {
         return new HostKey(containerIp instanceof java.net.Inet4Address, hostIp, protocol, hostPort);

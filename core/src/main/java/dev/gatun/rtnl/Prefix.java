@@ -59,11 +59,26 @@ public record Prefix(InetAddress address, int length) {
         }
     }
 
+    /**
+     * Whether {@code a} is of this prefix's family and shares its first {@code length} bits.
+     * Compared byte by byte: every publish checks its container address so, and building two
+     * networks to compare them was most of a cold publish's address work.
+     */
     public boolean contains(InetAddress a) {
-        if ((a instanceof Inet4Address) != (address instanceof Inet4Address)) {
+        byte[] x = a.getAddress();
+        byte[] y = address.getAddress();
+        if (x.length != y.length) {
             return false;
         }
-        return new Prefix(a, length).network().equals(network());
+        int whole = length / 8;
+        for (int i = 0; i < whole; i++) {
+            if (x[i] != y[i]) {
+                return false;
+            }
+        }
+        int rest = length % 8;
+        int mask = (0xff00 >>> rest) & 0xff;
+        return rest == 0 || (x[whole] & mask) == (y[whole] & mask);
     }
 
     @Override

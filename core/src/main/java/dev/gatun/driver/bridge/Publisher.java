@@ -20,7 +20,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
@@ -43,17 +42,41 @@ final class Publisher implements AutoCloseable {
     record Selection(InetAddress containerIp, List<Wanted> keys, String owner, Predicate<PortMapping> all) {}
 
     private sealed interface Request permits Publish, Unpublish {
-        CompletableFuture<List<PortMapping>> result();
+        Outcome result();
 
         /** The thread waiting for the result: woken when it is in, or to lead what a leader left. */
         Thread caller();
     }
 
-    private record Publish(List<Wanted> mappings, String owner, CompletableFuture<List<PortMapping>> result,
-                           Thread caller) implements Request {}
+    private record Publish(List<Wanted> mappings, String owner, Outcome result, Thread caller) implements Request {}
 
-    private record Unpublish(Selection selection, CompletableFuture<List<PortMapping>> result, Thread caller)
-            implements Request {}
+    private record Unpublish(Selection selection, Outcome result, Thread caller) implements Request {}
+
+    /**
+     * Where the leader leaves a request's result (its mappings, or the exception to throw) and
+     * its caller finds it. Only the thread holding the leader lock sets it, once.
+     */
+    private static final class Outcome {
+        private volatile Object value;
+
+        boolean isDone() {
+            return value != null;
+        }
+
+        void set(Object result) {
+            if (value == null) {
+                value = result;
+            }
+        }
+
+        @SuppressWarnings("unchecked")
+        List<PortMapping> get() {
+            if (value instanceof RuntimeException e) {
+                throw e;
+            }
+            return (List<PortMapping>) value;
+        }
+    }
 
     /** A mapping's identity, with a mapping of that key to ask the store with. */
     private record Key(PortMapping.HostKey id, PortMapping example) {
@@ -107,11 +130,11 @@ final class Publisher implements AutoCloseable {
     }
 
     List<PortMapping> publish(List<Wanted> mappings, String owner) {
-        return await(new Publish(List.copyOf(mappings), owner, new CompletableFuture<>(), Thread.currentThread()));
+        return await(new Publish(List.copyOf(mappings), owner, new Outcome(), Thread.currentThread()));
     }
 
     List<PortMapping> unpublish(Selection selection) {
-        return await(new Unpublish(selection, new CompletableFuture<>(), Thread.currentThread()));
+        return await(new Unpublish(selection, new Outcome(), Thread.currentThread()));
     }
 
     /**
@@ -119,13 +142,26 @@ final class Publisher implements AutoCloseable {
      * turning everything queued into transactions until the queue is empty; callers that find
      * a leader wait for their own result, which the leader hands them directly (they do not
      * queue up on the lock, so 16 waiting threads wake together, not one after another). A lone
-     * caller thus commits on its own thread, with no hand-off.
+     * caller commits on its own thread without queueing at all: the machinery it skips is most
+     * of what a publish costs in Java when the caches are cold.
      */
     private List<PortMapping> await(Request r) {
         if (closed) {
             throw new IllegalStateException("the driver is closed");
         }
-        queue.add(r);
+        if (queue.isEmpty() && leader.tryLock()) {
+            try {
+                commitAlone(r);
+            } finally {
+                leader.unlock();
+            }
+            if (!queue.isEmpty()) {
+                // Callers that came meanwhile found the lock taken and wait: serve them as a leader would.
+                lead(r);
+            }
+        } else {
+            queue.add(r);
+        }
         while (!r.result().isDone()) {
             lead(r);
             if (!r.result().isDone()) {
@@ -137,13 +173,16 @@ final class Publisher implements AutoCloseable {
                 }
             }
         }
+        return r.result().get();
+    }
+
+    /** Commits one request under the leader lock, as a batch of its own. */
+    private void commitAlone(Request r) {
         try {
-            return r.result().join();
-        } catch (java.util.concurrent.CompletionException e) {
-            if (e.getCause() instanceof RuntimeException re) {
-                throw re;
-            }
-            throw new GatunException("commit failed: " + e.getCause(), e.getCause());
+            open();
+            process(store, conntrack, List.of(r));
+        } catch (RuntimeException e) {
+            fail(r, e);
         }
     }
 
@@ -187,13 +226,19 @@ final class Publisher implements AutoCloseable {
     }
 
     private static void answer(Request r, List<PortMapping> mappings) {
-        r.result().complete(mappings);
-        LockSupport.unpark(r.caller());
+        r.result().set(mappings);
+        wake(r);
     }
 
     private static void fail(Request r, RuntimeException e) {
-        r.result().completeExceptionally(e);
-        LockSupport.unpark(r.caller());
+        r.result().set(e);
+        wake(r);
+    }
+
+    private static void wake(Request r) {
+        if (r.caller() != Thread.currentThread()) {
+            LockSupport.unpark(r.caller());
+        }
     }
 
     /** Sockets for the committing thread of the moment; opened once, used under the lock only. */
