@@ -142,8 +142,7 @@ final class Publisher implements AutoCloseable {
      * turning everything queued into transactions until the queue is empty; callers that find
      * a leader wait for their own result, which the leader hands them directly (they do not
      * queue up on the lock, so 16 waiting threads wake together, not one after another). A lone
-     * caller commits on its own thread without queueing at all: the machinery it skips is most
-     * of what a publish costs in Java when the caches are cold.
+     * caller commits on its own thread without queueing at all.
      */
     private List<PortMapping> await(Request r) {
         if (closed) {
