@@ -48,6 +48,21 @@ public final class NetlinkMessages {
         return nlh.asSlice(length, bytes);
     }
 
+    /**
+     * Appends a NUL-terminated string attribute to the message {@code nlh}, as libmnl's
+     * mnl_attr_put_strz does, but from a Java string: no native copy of it to make and free.
+     * The value is a name already checked to hold no NUL (where C would stop reading it).
+     */
+    public static void appendString(MemorySegment nlh, int type, String value) {
+        byte[] bytes = value.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        int header = (int) nlattr.sizeof();
+        int length = header + bytes.length + 1;
+        MemorySegment attribute = append(nlh, length);
+        nlattr.nla_len(attribute, (short) length);
+        nlattr.nla_type(attribute, (short) type);
+        MemorySegment.copy(bytes, 0, attribute, ValueLayout.JAVA_BYTE, header, bytes.length);
+    }
+
     /** Calls {@code each} with a slice for every whole message in the first {@code length} bytes. */
     public static void forEach(MemorySegment buffer, long length, Consumer<MemorySegment> each) {
         long offset = 0;

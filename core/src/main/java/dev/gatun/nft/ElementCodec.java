@@ -2,6 +2,8 @@ package dev.gatun.nft;
 
 import dev.gatun.InvalidInputException;
 import dev.gatun.bindings.internal.kernel_h;
+import dev.gatun.bindings.internal.nlmsghdr;
+import dev.gatun.netlink.NetlinkMessages;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -226,45 +228,54 @@ final class ElementCodec {
      * set id, then the element list, each element encoded by libnftnl.
      */
     static void write(MemorySegment nlh, NftSet set, int setTransactionId, List<Encoded> chunk) {
-        try (Arena arena = Arena.ofConfined()) {
-            mnl_attr_put_strz(nlh, (short) kernel_h.NFTA_SET_ELEM_LIST_TABLE, arena.allocateFrom(set.table()));
-            mnl_attr_put_strz(nlh, (short) kernel_h.NFTA_SET_ELEM_LIST_SET, arena.allocateFrom(set.name()));
-            if (setTransactionId > 0) {
-                mnl_attr_put_u32(nlh, (short) kernel_h.NFTA_SET_ELEM_LIST_SET_ID, Native.bigEndian(setTransactionId));
-            }
-            if (chunk.isEmpty()) {
-                return;
-            }
-            MemorySegment list = mnl_attr_nest_start(nlh, (short) kernel_h.NFTA_SET_ELEM_LIST_ELEMENTS);
-            int position = 0;
-            for (Encoded e : chunk) {
-                MemorySegment el = element(arena, e);
-                try {
-                    // Like libnftnl and nft, each element's nest is numbered by its position.
-                    MemorySegment item = mnl_attr_nest_start(nlh, (short) ++position);
-                    nftnl_set_elem_nlmsg_build_payload(nlh, el);
-                    mnl_attr_nest_end(nlh, item);
-                } finally {
-                    nftnl_set_elem_free(el);
-                }
-            }
-            mnl_attr_nest_end(nlh, list);
+        NetlinkMessages.appendString(nlh, kernel_h.NFTA_SET_ELEM_LIST_TABLE, set.table());
+        NetlinkMessages.appendString(nlh, kernel_h.NFTA_SET_ELEM_LIST_SET, set.name());
+        if (setTransactionId > 0) {
+            mnl_attr_put_u32(nlh, (short) kernel_h.NFTA_SET_ELEM_LIST_SET_ID, Native.bigEndian(setTransactionId));
         }
+        if (chunk.isEmpty()) {
+            return;
+        }
+        MemorySegment list = mnl_attr_nest_start(nlh, (short) kernel_h.NFTA_SET_ELEM_LIST_ELEMENTS);
+        int position = 0;
+        for (Encoded e : chunk) {
+            MemorySegment el = element(staging(nlh), e);
+            try {
+                // Like libnftnl and nft, each element's nest is numbered by its position.
+                MemorySegment item = mnl_attr_nest_start(nlh, (short) ++position);
+                nftnl_set_elem_nlmsg_build_payload(nlh, el);
+                mnl_attr_nest_end(nlh, item);
+            } finally {
+                nftnl_set_elem_free(el);
+            }
+        }
+        mnl_attr_nest_end(nlh, list);
     }
 
-    private static MemorySegment element(Arena arena, Encoded e) {
+    /**
+     * Where an element's values wait for libnftnl: the free room right after the message so far.
+     * libnftnl copies each value into its element object at once, before the element is written
+     * there, so a publish allocates and frees no native memory for them. The caller's segment
+     * bounds the room: a message without it fails its bounds check instead of overrunning.
+     */
+    private static MemorySegment staging(MemorySegment nlh) {
+        return nlh.asSlice(NetlinkMessages.align(nlmsghdr.nlmsg_len(nlh)));
+    }
+
+    private static MemorySegment element(MemorySegment staging, Encoded e) {
         MemorySegment el = nftnl_set_elem_alloc();
         if (e.flags() != 0) {
             nftnl_set_elem_set_u32(el, (short) NFTNL_SET_ELEM_FLAGS, e.flags());
         }
-        nftnl_set_elem_set(el, (short) NFTNL_SET_ELEM_KEY, Native.bytes(arena, e.key()), e.key().length);
+        nftnl_set_elem_set(el, (short) NFTNL_SET_ELEM_KEY, staged(staging, e.key()), e.key().length);
         if (e.data() != null) {
-            nftnl_set_elem_set(el, (short) NFTNL_SET_ELEM_DATA, Native.bytes(arena, e.data()), e.data().length);
+            nftnl_set_elem_set(el, (short) NFTNL_SET_ELEM_DATA, staged(staging, e.data()), e.data().length);
         }
         if (e.verdict() != null) {
             nftnl_set_elem_set_u32(el, (short) NFTNL_SET_ELEM_VERDICT, e.verdict().code().value());
             if (e.verdict().chain() != null) {
-                nftnl_set_elem_set_str(el, (short) NFTNL_SET_ELEM_CHAIN, arena.allocateFrom(e.verdict().chain()));
+                staging.setString(0, e.verdict().chain());
+                nftnl_set_elem_set_str(el, (short) NFTNL_SET_ELEM_CHAIN, staging);
             }
         }
         if (e.timeout() != null) {
@@ -272,9 +283,14 @@ final class ElementCodec {
         }
         if (e.comment() != null) {
             byte[] u = new Udata().putString(NFTNL_UDATA_SET_ELEM_COMMENT, e.comment()).bytes();
-            nftnl_set_elem_set(el, (short) NFTNL_SET_ELEM_USERDATA, Native.bytes(arena, u), u.length);
+            nftnl_set_elem_set(el, (short) NFTNL_SET_ELEM_USERDATA, staged(staging, u), u.length);
         }
         return el;
+    }
+
+    private static MemorySegment staged(MemorySegment staging, byte[] value) {
+        MemorySegment.copy(value, 0, staging, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, value.length);
+        return staging;
     }
 
     /** The elements of one NEWSETELEM message of a dump, as the kernel stores them. */

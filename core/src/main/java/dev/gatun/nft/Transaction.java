@@ -215,7 +215,8 @@ public final class Transaction {
         if (encoded.isEmpty()) {
             throw new InvalidInputException(verb + " elements of " + s.describe() + ": no elements given");
         }
-        Integer id = newSetIds.get(key(s));
+        // Most transactions make no set: no key string to build for them.
+        Integer id = newSetIds.isEmpty() ? null : newSetIds.get(key(s));
         for (List<ElementCodec.Encoded> chunk : ElementCodec.chunks(encoded)) {
             java.util.function.Supplier<String> op = () -> verb + " " + describeElements(s, chunk)
                     + (type == kernel_h.NFT_MSG_DELSETELEM ? " from " : " in ") + s.describe();
