@@ -88,7 +88,7 @@ public final class NftChannel implements AutoCloseable {
 
     /** The current ruleset generation id (NFT_MSG_GETGEN); it changes with every commit. */
     public int generation() {
-        return getAllAtGeneration("", kernel_h.NFT_MSG_GETGEN, List.of(), List.of(), (i, m) -> null).generation();
+        return getAllAtGeneration("", kernel_h.NFT_MSG_GETGEN, Requests.NONE, (i, m) -> null).generation();
     }
 
     /**
@@ -131,14 +131,45 @@ public final class NftChannel implements AutoCloseable {
         return found.stream().findFirst();
     }
 
+    /** The GET requests of one {@link #getAll}: how many, and each one's family and payload. */
+    public interface Requests {
+        Requests NONE = new Requests() {
+            @Override
+            public int count() {
+                return 0;
+            }
+
+            @Override
+            public int family(int index) {
+                throw new IndexOutOfBoundsException(index);
+            }
+
+            @Override
+            public void write(int index, MemorySegment message) {
+                throw new IndexOutOfBoundsException(index);
+            }
+        };
+
+        int count();
+
+        int family(int index);
+
+        /** Writes request {@code index}'s payload after the header written for it. */
+        void write(int index, MemorySegment message);
+    }
+
+    /** Turns the answer to request {@code index} into a result. */
+    @FunctionalInterface
+    public interface Decoder<T> {
+        T decode(int index, MemorySegment reply);
+    }
+
     /**
      * Asks for several objects at once, one datagram of GET requests (split when it would not
      * fit), and decodes each answer; an object that does not exist is an empty result.
      */
-    public <T> List<Optional<T>> getAll(String operation, int type, List<Integer> families,
-                                        List<NftBatch.PayloadWriter> payloads,
-                                        java.util.function.BiFunction<Integer, MemorySegment, T> decode) {
-        return getAll(operation, type, families, payloads, decode, false).found();
+    public <T> List<Optional<T>> getAll(String operation, int type, Requests requests, Decoder<T> decode) {
+        return getAll(operation, type, requests, decode, false).found();
     }
 
     /** What {@link #getAllAtGeneration} read, and the generation it was read at. */
@@ -149,24 +180,21 @@ public final class NftChannel implements AutoCloseable {
      * order, so the answers are at least as new as the generation, and a commit guarded by it
      * fails if anything changed after it. One round trip instead of two.
      */
-    public <T> AtGeneration<T> getAllAtGeneration(String operation, int type, List<Integer> families,
-                                                  List<NftBatch.PayloadWriter> payloads,
-                                                  java.util.function.BiFunction<Integer, MemorySegment, T> decode) {
-        return getAll(operation, type, families, payloads, decode, true);
+    public <T> AtGeneration<T> getAllAtGeneration(String operation, int type, Requests requests, Decoder<T> decode) {
+        return getAll(operation, type, requests, decode, true);
     }
 
-    private <T> AtGeneration<T> getAll(String operation, int type, List<Integer> families,
-                                       List<NftBatch.PayloadWriter> payloads,
-                                       java.util.function.BiFunction<Integer, MemorySegment, T> decode,
+    private <T> AtGeneration<T> getAll(String operation, int type, Requests requests, Decoder<T> decode,
                                        boolean withGeneration) {
-        List<Optional<T>> out = new ArrayList<>();
+        int total = requests.count();
+        List<Optional<T>> out = new ArrayList<>(total);
         int[] generation = {0};
         boolean[] seen = {false};
         int from = 0;
         boolean generationPending = withGeneration;
-        while (from < payloads.size() || generationPending) {
+        while (from < total || generationPending) {
             int lead = generationPending ? 1 : 0;
-            int first = socket.reserveSequences(payloads.size() - from + lead);
+            int first = socket.reserveSequences(total - from + lead);
             long offset = 0;
             if (generationPending) {
                 MemorySegment nlh = libnftnl_h.nftnl_nlmsg_build_hdr(request, (short) kernel_h.NFT_MSG_GETGEN,
@@ -174,30 +202,32 @@ public final class NftChannel implements AutoCloseable {
                 offset = NetlinkMessages.align(nlmsghdr.nlmsg_len(nlh));
             }
             int count = 0;
-            while (from + count < payloads.size() && REQUEST_BYTES - offset > 4096) {
+            while (from + count < total && REQUEST_BYTES - offset > 4096) {
                 MemorySegment nlh = libnftnl_h.nftnl_nlmsg_build_hdr(request.asSlice(offset), (short) type,
-                        (short) (int) families.get(from + count), (short) kernel_h.NLM_F_ACK, first + lead + count)
+                        (short) requests.family(from + count), (short) kernel_h.NLM_F_ACK, first + lead + count)
                         .reinterpret(REQUEST_BYTES - offset);
-                payloads.get(from + count).write(nlh);
+                requests.write(from + count, nlh);
                 offset += NetlinkMessages.align(nlmsghdr.nlmsg_len(nlh));
                 count++;
             }
             Operations ops = new Operations(lead + count, i -> (i < lead ? "read the ruleset generation" : operation)
                     + " in " + namespace().describe());
-            List<T> found = new ArrayList<>(java.util.Collections.nCopies(count, null));
+            Object[] found = new Object[count];
             int base = from;
             socket.pipeline(request, offset, first, ops, (index, reply) -> {
                 if (index < lead) {
                     seen[0] = parseGeneration(reply, generation);
                 } else {
-                    found.set(index - lead, decode.apply(base + index - lead, reply));
+                    found[index - lead] = decode.decode(base + index - lead, reply);
                 }
             }, libc_h.ENOENT);
             if (lead == 1 && !seen[0]) {
                 throw new IllegalStateException("the kernel acknowledged GETGEN without sending the generation");
             }
-            for (T t : found) {
-                out.add(Optional.ofNullable(t));
+            for (Object t : found) {
+                @SuppressWarnings("unchecked")
+                T decoded = (T) t;
+                out.add(Optional.ofNullable(decoded));
             }
             from += count;
             generationPending = false;

@@ -126,28 +126,35 @@ final class ElementCodec {
      * comment) without parsing or rendering anything; their names are rendered only for an error.
      */
     static List<Encoded> stored(NftSet set, List<StoredElement> elements, boolean forDelete) {
-        if (set.flags().contains(SetFlag.INTERVAL)) {
-            throw new InvalidInputException(set.describe() + " is an interval set: give its elements in nft's words");
-        }
         List<Encoded> out = new ArrayList<>(elements.size());
         for (StoredElement e : elements) {
-            Encoded encoded = new Encoded(e.key(), 0, forDelete ? null : e.data(), null, null,
-                    forDelete ? null : e.comment(), null);
-            if (e.key().length != set.keyLength()) {
-                throw new InvalidInputException("a key of " + set.describe() + " is " + set.keyLength() + " bytes, not "
-                        + e.key().length);
+            Encoded key = storedKey(set, e.key());
+            if (forDelete) {
+                out.add(key);
+                continue;
             }
-            if (!forDelete) {
-                boolean wantsData = set.isMap() && !set.isVerdictMap();
-                if (wantsData != (e.data() != null) || (wantsData && e.data().length != set.dataLength())) {
-                    throw new InvalidInputException("element " + encoded.label(set) + " in " + set.describe() + " needs "
-                            + (wantsData ? set.dataLength() + " bytes of data" : "no data"));
-                }
-                NftNames.checkComment(() -> "element " + encoded.label(set) + " in " + set.describe(), e.comment());
+            Encoded encoded = new Encoded(e.key(), 0, e.data(), null, null, e.comment(), null);
+            boolean wantsData = set.isMap() && !set.isVerdictMap();
+            if (wantsData != (e.data() != null) || (wantsData && e.data().length != set.dataLength())) {
+                throw new InvalidInputException("element " + encoded.label(set) + " in " + set.describe() + " needs "
+                        + (wantsData ? set.dataLength() + " bytes of data" : "no data"));
             }
+            NftNames.checkComment(() -> "element " + encoded.label(set) + " in " + set.describe(), e.comment());
             out.add(encoded);
         }
         return out;
+    }
+
+    /** A key to look up, given as the kernel keeps it: checked as {@link #stored} checks one for a delete. */
+    static Encoded storedKey(NftSet set, byte[] key) {
+        if (set.flags().contains(SetFlag.INTERVAL)) {
+            throw new InvalidInputException(set.describe() + " is an interval set: give its elements in nft's words");
+        }
+        if (key.length != set.keyLength()) {
+            throw new InvalidInputException("a key of " + set.describe() + " is " + set.keyLength() + " bytes, not "
+                    + key.length);
+        }
+        return new Encoded(key, 0, null, null, null, null, null);
     }
 
     private static byte[] concatenate(List<DataType> types, List<String> values, String name) {

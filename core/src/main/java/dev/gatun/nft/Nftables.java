@@ -155,7 +155,7 @@ public final class Nftables implements AutoCloseable {
         List<ElementCodec.Encoded> keys = new ArrayList<>(lookups.size());
         for (StoredLookup l : lookups) {
             sets.add(l.set());
-            keys.add(ElementCodec.stored(l.set(), List.of(StoredElement.key(l.key())), true).getFirst());
+            keys.add(ElementCodec.storedKey(l.set(), l.key()));
         }
         NftChannel.AtGeneration<List<ElementCodec.Encoded>> answers = lookUp(sets, keys, true);
         List<Optional<StoredElement>> out = new ArrayList<>(lookups.size());
@@ -169,20 +169,27 @@ public final class Nftables implements AutoCloseable {
     private NftChannel.AtGeneration<List<ElementCodec.Encoded>> lookUp(List<NftSet> sets,
                                                                        List<ElementCodec.Encoded> keys,
                                                                        boolean withGeneration) {
-        List<NftBatch.PayloadWriter> payloads = new ArrayList<>(keys.size());
-        List<Integer> families = new ArrayList<>(keys.size());
-        for (int i = 0; i < keys.size(); i++) {
-            NftSet set = sets.get(i);
-            List<ElementCodec.Encoded> probe = List.of(keys.get(i));
-            payloads.add(nlh -> ElementCodec.write(nlh, set, 0, probe));
-            families.add(set.family().nfproto());
-        }
-        java.util.function.BiFunction<Integer, MemorySegment, List<ElementCodec.Encoded>> decode =
-                (i, m) -> ElementCodec.read(m);
+        NftChannel.Requests requests = new NftChannel.Requests() {
+            @Override
+            public int count() {
+                return keys.size();
+            }
+
+            @Override
+            public int family(int index) {
+                return sets.get(index).family().nfproto();
+            }
+
+            @Override
+            public void write(int index, MemorySegment message) {
+                ElementCodec.write(message, sets.get(index), 0, List.of(keys.get(index)));
+            }
+        };
+        NftChannel.Decoder<List<ElementCodec.Encoded>> decode = (i, m) -> ElementCodec.read(m);
         return withGeneration
-                ? channel.getAllAtGeneration("look up elements", kernel_h.NFT_MSG_GETSETELEM, families, payloads, decode)
+                ? channel.getAllAtGeneration("look up elements", kernel_h.NFT_MSG_GETSETELEM, requests, decode)
                 : new NftChannel.AtGeneration<>(0, channel.getAll("look up elements", kernel_h.NFT_MSG_GETSETELEM,
-                        families, payloads, decode));
+                        requests, decode));
     }
 
     /** The one element with this key, as the kernel has it, or empty. */
