@@ -252,7 +252,7 @@ final class Publisher implements AutoCloseable {
     private void process(MappingStore store, Conntrack conntrack, List<Request> batch) {
         for (int attempt = 1; ; attempt++) {
             List<InetAddress> localAddresses = anyWildcard(batch) ? hostAddresses.get() : List.of();
-            MappingStore.View view = prefetched(store.begin(), batch, localAddresses);
+            Prefetched read = prefetched(store.begin(), batch, localAddresses);
             Plan all = new Plan();
             // By position in the batch: a request's record hash would hash all its mappings.
             Object[] outcomes = new Object[batch.size()];
@@ -264,9 +264,9 @@ final class Publisher implements AutoCloseable {
                 try {
                     Plan plan;
                     if (r instanceof Publish p) {
-                        plan = planPublish(view, p, claimed, localAddresses);
+                        plan = planPublish(read, p, claimed, localAddresses);
                     } else {
-                        plan = planUnpublish(view, ((Unpublish) r).selection, claimed);
+                        plan = planUnpublish(read, ((Unpublish) r).selection, claimed);
                     }
                     plan.apply(all, claimed);
                     changes |= plan.changes();
@@ -278,7 +278,7 @@ final class Publisher implements AutoCloseable {
             }
             try {
                 if (changes) {
-                    view.commit(new ArrayList<>(all.delete.values()), new ArrayList<>(all.add.values()));
+                    read.view().commit(new ArrayList<>(all.delete.values()), new ArrayList<>(all.add.values()));
                 }
             } catch (MappingStore.StaleViewException e) {
                 if (attempt < MAX_ATTEMPTS) {
@@ -354,7 +354,7 @@ final class Publisher implements AutoCloseable {
      * The view with every key the batch will ask about already read, in one round trip: a
      * publish's own key and the keys that would overlap it, an unpublish's keys.
      */
-    private static MappingStore.View prefetched(MappingStore.View view, List<Request> batch, List<InetAddress> local) {
+    private static Prefetched prefetched(MappingStore.View view, List<Request> batch, List<InetAddress> local) {
         List<PortMapping> keys = new ArrayList<>();
         for (Request r : batch) {
             if (r instanceof Publish p) {
@@ -379,33 +379,28 @@ final class Publisher implements AutoCloseable {
             }
         }
         Map<Key, Optional<PortMapping>> known = new HashMap<>();
-        List<PortMapping> distinct = new ArrayList<>();
+        List<Key> distinct = new ArrayList<>();
+        List<PortMapping> asked = new ArrayList<>();
         for (PortMapping k : keys) {
-            if (known.putIfAbsent(key(k), Optional.empty()) == null) {
-                distinct.add(k);
+            Key key = key(k);
+            if (known.putIfAbsent(key, Optional.empty()) == null) {
+                distinct.add(key);
+                asked.add(k);
             }
         }
-        List<Optional<PortMapping>> found = distinct.isEmpty() ? List.of() : view.getAll(distinct);
+        List<Optional<PortMapping>> found = asked.isEmpty() ? List.of() : view.getAll(asked);
         for (int i = 0; i < distinct.size(); i++) {
-            known.put(key(distinct.get(i)), found.get(i));
+            known.put(distinct.get(i), found.get(i));
         }
-        return new MappingStore.View() {
-            @Override
-            public Optional<PortMapping> get(PortMapping k) {
-                Optional<PortMapping> o = known.get(key(k));
-                return o != null ? o : view.get(k);
-            }
+        return new Prefetched(view, known);
+    }
 
-            @Override
-            public List<PortMapping> all() {
-                return view.all();
-            }
-
-            @Override
-            public void commit(List<PortMapping> deletes, List<PortMapping> adds) {
-                view.commit(deletes, adds);
-            }
-        };
+    /** A view and what was read of it ahead, looked up by key. */
+    private record Prefetched(MappingStore.View view, Map<Key, Optional<PortMapping>> known) {
+        Optional<PortMapping> get(Key key) {
+            Optional<PortMapping> o = known.get(key);
+            return o != null ? o : view.get(key.example);
+        }
     }
 
     private static void backOff(int attempt) {
@@ -439,7 +434,7 @@ final class Publisher implements AutoCloseable {
         }
     }
 
-    private Plan planPublish(MappingStore.View view, Publish p, Map<Key, PortMapping> claimed, List<InetAddress> localAddresses) {
+    private Plan planPublish(Prefetched view, Publish p, Map<Key, PortMapping> claimed, List<InetAddress> localAddresses) {
         Plan plan = new Plan();
         Set<Key> inRequest = new HashSet<>();
         for (Wanted w : p.mappings) {
@@ -470,7 +465,7 @@ final class Publisher implements AutoCloseable {
     }
 
     /** A wildcard and an address-bound mapping of the same port must have the same owner. */
-    private static void checkOverlaps(MappingStore.View view, PortMapping m, Map<Key, PortMapping> claimed,
+    private static void checkOverlaps(Prefetched view, PortMapping m, Map<Key, PortMapping> claimed,
                                       List<InetAddress> localAddresses) {
         List<Key> others = new ArrayList<>();
         boolean v4 = m.containerIp() instanceof Inet4Address;
@@ -491,10 +486,10 @@ final class Publisher implements AutoCloseable {
         }
     }
 
-    private Plan planUnpublish(MappingStore.View view, Selection s, Map<Key, PortMapping> claimed) {
+    private Plan planUnpublish(Prefetched view, Selection s, Map<Key, PortMapping> claimed) {
         Plan plan = new Plan();
         if (s.keys() == null) {
-            for (PortMapping m : view.all()) {
+            for (PortMapping m : view.view().all()) {
                 Key k = key(m);
                 if (claimed.containsKey(k)) {
                     PortMapping now = claimed.get(k);
@@ -534,11 +529,11 @@ final class Publisher implements AutoCloseable {
     }
 
     /** The mapping for a key: as planned earlier in this batch, else as the store has it. */
-    private static Optional<PortMapping> current(MappingStore.View view, Key key, Map<Key, PortMapping> claimed) {
+    private static Optional<PortMapping> current(Prefetched view, Key key, Map<Key, PortMapping> claimed) {
         if (claimed.containsKey(key)) {
             return Optional.ofNullable(claimed.get(key));
         }
-        return view.get(key.example);
+        return view.get(key);
     }
 
     private static ConflictException held(PortMapping wanted, PortMapping holder) {
