@@ -271,6 +271,16 @@ final class ElementCodec {
 
     private static MemorySegment element(MemorySegment staging, Encoded e) {
         MemorySegment el = nftnl_set_elem_alloc();
+        try {
+            fill(el, staging, e);
+        } catch (RuntimeException failed) {
+            nftnl_set_elem_free(el);
+            throw failed;
+        }
+        return el;
+    }
+
+    private static void fill(MemorySegment el, MemorySegment staging, Encoded e) {
         if (e.flags() != 0) {
             nftnl_set_elem_set_u32(el, (short) NFTNL_SET_ELEM_FLAGS, e.flags());
         }
@@ -292,7 +302,6 @@ final class ElementCodec {
             byte[] u = new Udata().putString(NFTNL_UDATA_SET_ELEM_COMMENT, e.comment()).bytes();
             nftnl_set_elem_set(el, (short) NFTNL_SET_ELEM_USERDATA, staged(staging, u), u.length);
         }
-        return el;
     }
 
     private static MemorySegment staged(MemorySegment staging, byte[] value) {
