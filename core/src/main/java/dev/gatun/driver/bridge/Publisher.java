@@ -242,8 +242,15 @@ final class Publisher implements AutoCloseable {
 
     /** Sockets for the committing thread of the moment; opened once, used under the lock only. */
     private void open() {
+        // A caller that queued before close() and gets the lock after it must not reopen the
+        // sockets (nobody would close them) nor commit on a closed driver.
+        if (closed) {
+            throw new IllegalStateException("the driver is closed");
+        }
         if (store == null) {
             store = firewall.openStore();
+        }
+        if (conntrack == null) {
             conntrack = openConntrack.apply(host);
         }
     }
@@ -556,8 +563,11 @@ final class Publisher implements AutoCloseable {
         try {
             if (store != null) {
                 store.close();
-                conntrack.close();
                 store = null;
+            }
+            if (conntrack != null) {
+                conntrack.close();
+                conntrack = null;
             }
         } finally {
             leader.unlock();

@@ -10,8 +10,13 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.net.InetAddress;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 @ExtendWith(FreshNamespaces.class)
 class PublisherTest {
@@ -38,5 +43,58 @@ class PublisherTest {
             assertThat(moved).extracting(PortMapping::containerIp).containsExactly(B);
             assertThat(firewall.mappings()).extracting(PortMapping::containerIp).containsExactly(B);
         }
+    }
+
+    /**
+     * A request still queued when the driver is closed fails as closed: it neither commits nor
+     * reopens the sockets that close() just closed (nobody would close them again).
+     */
+    @Test
+    void aRequestQueuedAtCloseFailsAndOpensNothing(NetworkNamespace host) throws Exception {
+        NftablesFirewall firewall = new NftablesFirewall(host);
+        firewall.ensure(List.of());
+        CountDownLatch opening = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger opened = new AtomicInteger();
+        Publisher publisher = new Publisher(host, firewall, List::of, ns -> {
+            opened.incrementAndGet();
+            opening.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return Conntrack.open(ns);
+        });
+        // The first publish holds the lock while it opens its sockets.
+        FutureTask<List<PortMapping>> first = new FutureTask<>(() ->
+                publisher.publish(List.of(new Publisher.Wanted(Protocol.TCP, null, 8080, A, 80)), "first"));
+        Thread.ofPlatform().start(first);
+        assertThat(opening.await(10, TimeUnit.SECONDS)).isTrue();
+        // The second finds the lock taken, queues and parks.
+        FutureTask<List<PortMapping>> second = new FutureTask<>(() ->
+                publisher.publish(List.of(new Publisher.Wanted(Protocol.TCP, null, 8081, B, 80)), "second"));
+        Thread secondThread = Thread.ofPlatform().start(second);
+        awaitState(secondThread, Thread.State.TIMED_WAITING);
+        // close() marks the driver closed, then waits for the lock.
+        FutureTask<Void> closing = new FutureTask<>(publisher::close, null);
+        Thread closingThread = Thread.ofPlatform().start(closing);
+        awaitState(closingThread, Thread.State.WAITING);
+
+        release.countDown();
+
+        assertThat(first.get(10, TimeUnit.SECONDS)).extracting(PortMapping::hostPort).containsExactly(8080);
+        assertThatThrownBy(() -> second.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("closed");
+        closing.get(10, TimeUnit.SECONDS);
+        assertThat(opened).hasValue(1);
+        assertThat(firewall.mappings()).extracting(PortMapping::hostPort).containsExactly(8080);
+    }
+
+    private static void awaitState(Thread t, Thread.State state) throws InterruptedException {
+        for (int i = 0; i < 1000 && t.getState() != state; i++) {
+            Thread.sleep(10);
+        }
+        assertThat(t.getState()).as("state of %s", t).isEqualTo(state);
     }
 }
