@@ -50,8 +50,9 @@ public final class NetlinkMessages {
 
     /**
      * Appends a NUL-terminated string attribute to the message {@code nlh}, as libmnl's
-     * mnl_attr_put_strz does, but from a Java string: no native copy of it to make and free.
-     * The value is a name already checked to hold no NUL (where C would stop reading it).
+     * mnl_attr_put_strz does, but from a Java string: no native copy of it to make and free, and
+     * bounded by {@code nlh}'s size. The one writer of string attributes (nftables and rtnetlink
+     * alike); the value is a name already checked to hold no NUL (where C would stop reading it).
      */
     public static void appendString(MemorySegment nlh, int type, String value) {
         byte[] bytes = value.getBytes(java.nio.charset.StandardCharsets.UTF_8);

@@ -5,6 +5,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.Map;
 
 import dev.gatun.bindings.internal.kernel_h;
+import dev.gatun.netlink.NetlinkMessages;
 
 import static dev.gatun.bindings.internal.libmnl_h.*;
 import static dev.gatun.bindings.internal.libnftnl_h.*;
@@ -29,7 +30,7 @@ final class ChainCodec {
             }
             Chain.Base base = chain.base();
             if (base != null) {
-                mnl_attr_put_strz(nlh, (short) kernel_h.NFTA_CHAIN_TYPE, arena.allocateFrom(base.type().keyword));
+                NetlinkMessages.appendString(nlh, kernel_h.NFTA_CHAIN_TYPE, base.type().keyword);
                 if (base.policy() != null) {
                     mnl_attr_put_u32(nlh, (short) kernel_h.NFTA_CHAIN_POLICY, Native.bigEndian(base.policy().value()));
                 }
@@ -37,7 +38,7 @@ final class ChainCodec {
                 mnl_attr_put_u32(nlh, (short) kernel_h.NFTA_HOOK_HOOKNUM, Native.bigEndian(base.hook().number(chain.family())));
                 mnl_attr_put_u32(nlh, (short) kernel_h.NFTA_HOOK_PRIORITY, Native.bigEndian(base.priority()));
                 if (base.device() != null) {
-                    mnl_attr_put_strz(nlh, (short) kernel_h.NFTA_HOOK_DEV, arena.allocateFrom(base.device()));
+                    NetlinkMessages.appendString(nlh, kernel_h.NFTA_HOOK_DEV, base.device());
                 }
                 mnl_attr_nest_end(nlh, hook);
             }

@@ -34,7 +34,7 @@ final class RtnlRequest implements AutoCloseable {
     }
 
     RtnlRequest string(int type, String value) {
-        mnl_attr_put_strz(nlh, (short) type, arena.allocateFrom(value));
+        NetlinkMessages.appendString(nlh, type, value);
         return this;
     }
 
