@@ -128,11 +128,11 @@ final class ElementCodec {
     static List<Encoded> stored(NftSet set, List<StoredElement> elements, boolean forDelete) {
         List<Encoded> out = new ArrayList<>(elements.size());
         for (StoredElement e : elements) {
-            Encoded key = storedKey(set, e.key());
             if (forDelete) {
-                out.add(key);
+                out.add(storedKey(set, e.key()));
                 continue;
             }
+            checkStoredKey(set, e.key());
             Encoded encoded = new Encoded(e.key(), 0, e.data(), null, null, e.comment(), null);
             boolean wantsData = set.isMap() && !set.isVerdictMap();
             if (wantsData != (e.data() != null) || (wantsData && e.data().length != set.dataLength())) {
@@ -147,6 +147,11 @@ final class ElementCodec {
 
     /** A key to look up, given as the kernel keeps it: checked as {@link #stored} checks one for a delete. */
     static Encoded storedKey(NftSet set, byte[] key) {
+        checkStoredKey(set, key);
+        return new Encoded(key, 0, null, null, null, null, null);
+    }
+
+    private static void checkStoredKey(NftSet set, byte[] key) {
         if (set.flags().contains(SetFlag.INTERVAL)) {
             throw new InvalidInputException(set.describe() + " is an interval set: give its elements in nft's words");
         }
@@ -154,7 +159,6 @@ final class ElementCodec {
             throw new InvalidInputException("a key of " + set.describe() + " is " + set.keyLength() + " bytes, not "
                     + key.length);
         }
-        return new Encoded(key, 0, null, null, null, null, null);
     }
 
     private static byte[] concatenate(List<DataType> types, List<String> values, String name) {
