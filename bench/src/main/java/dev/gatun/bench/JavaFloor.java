@@ -74,17 +74,7 @@ final class JavaFloor extends Subjects.OnGatunTable {
     /** Ports published again to the same container change nothing and are accepted: the warm-up needs no cleanup. */
     @Override
     void warmUp() {
-        var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
-        long deadline = System.nanoTime() + 20_000_000_000L;
-        long compiled = -1;
-        for (int idle = 0, block = 0; (idle < 5 || block < 20) && System.nanoTime() < deadline; block++) {
-            for (int i = 0; i < 1000; i++) {
-                publishOne(60000 + i);
-            }
-            long now = jit.getTotalCompilationTime();
-            idle = now == compiled ? idle + 1 : 0;
-            compiled = now;
-        }
+        Subjects.Subject.untilJitIdle(i -> publishOne(60000 + i));
     }
 
     @Override

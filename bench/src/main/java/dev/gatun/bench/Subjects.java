@@ -51,6 +51,25 @@ final class Subjects {
         /** Publishes host ports {@code ports} (each to the same container port); returns microseconds. */
         abstract long publish(List<Integer> ports);
 
+        /**
+         * Runs blocks of a thousand calls of {@code step} (given 0 to 999) until the JIT has
+         * compiled nothing for five blocks in a row, at least twenty blocks and at most the
+         * warm-up limit: what the in-process tools do before they are measured.
+         */
+        static void untilJitIdle(java.util.function.IntConsumer step) {
+            var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+            long deadline = System.nanoTime() + WARM_UP_LIMIT.toNanos();
+            long compiled = -1;
+            for (int idle = 0, block = 0; (idle < 5 || block < 20) && System.nanoTime() < deadline; block++) {
+                for (int i = 0; i < 1000; i++) {
+                    step.accept(i);
+                }
+                long now = jit.getTotalCompilationTime();
+                idle = now == compiled ? idle + 1 : 0;
+                compiled = now;
+            }
+        }
+
         /** Publishes the ports one by one, in a row; returns each one's microseconds. */
         List<Long> publishInARow(List<Integer> ports) {
             List<Long> out = new ArrayList<>();
@@ -113,21 +132,13 @@ final class Subjects {
         void warmUp() {
             InetAddress other = InetAddress.ofLiteral("10.88.0.8");
             int width = sampleWidth;
-            var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
-            long deadline = System.nanoTime() + WARM_UP_LIMIT.toNanos();
-            long compiled = -1;
-            for (int idle = 0, block = 0; (idle < 5 || block < 20) && System.nanoTime() < deadline; block++) {
-                for (int i = 0; i < 1000; i++) {
-                    // Above what populate (up to 50,000) and the samples (52,000 on) use.
-                    int first = 60000 + (i * width) % 5000;
-                    List<PortSpec> spec = specs(java.util.stream.IntStream.range(first, first + width).boxed().toList());
-                    driver.publish("n1", other, spec, "warmup");
-                    driver.unpublish("n1", other, spec, "warmup");
-                }
-                long now = jit.getTotalCompilationTime();
-                idle = now == compiled ? idle + 1 : 0;
-                compiled = now;
-            }
+            untilJitIdle(i -> {
+                // Above what populate (up to 50,000) and the samples (52,000 on) use.
+                int first = 60000 + (i * width) % 5000;
+                List<PortSpec> spec = specs(java.util.stream.IntStream.range(first, first + width).boxed().toList());
+                driver.publish("n1", other, spec, "warmup");
+                driver.unpublish("n1", other, spec, "warmup");
+            });
         }
 
         @Override
