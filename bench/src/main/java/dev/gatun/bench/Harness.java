@@ -74,18 +74,18 @@ public final class Harness implements Callable<Integer> {
             for (int n : existing) {
                 progress("one publish with " + n + " mappings present");
                 List<Supplier<Subjects.Subject>> tools = new ArrayList<>(subjects(root, cRef));
-                tools.add(JavaFloor::new);
+                tools.add(Subjects.InProcess::javaFloor);
                 compare("publish", n, samples, 1, List.of(1), tools);
             }
             progress("one publish after another, in blocks");
             compare("publish-back-to-back", 0, quick ? 3 : 15, BLOCK, List.of(1),
-                    List.of(Subjects.GatunInProcess::new, () -> new Subjects.CReference(cRef), JavaFloor::new,
+                    List.of(Subjects.InProcess::gatun, () -> new Subjects.CReference(cRef), Subjects.InProcess::javaFloor,
                             () -> new Subjects.DockerIptables("iptables-nft")));
             int top = existing.getLast();
             progress("one publish after another, in blocks, with " + top + " mappings present");
             // Without iptables here: with 100,000 rules a Docker-style publish takes tens of seconds.
             compare("publish-back-to-back", top, quick ? 3 : 15, BLOCK, List.of(1),
-                    List.of(Subjects.GatunInProcess::new, () -> new Subjects.CReference(cRef), JavaFloor::new));
+                    List.of(Subjects.InProcess::gatun, () -> new Subjects.CReference(cRef), Subjects.InProcess::javaFloor));
             progress("publishing " + contention + " mappings while another process holds the xtables lock");
             contention(root, cRef, contention);
             progress("publishing a 32-port container");
@@ -94,7 +94,7 @@ public final class Harness implements Callable<Integer> {
                 ports32.add(61000 + i);
             }
             compare("publish-32-ports", 0, quick ? 3 : 10, 1, ports32, List.of(() -> new Subjects.GatunCli(root),
-                    () -> new Subjects.DockerIptables("iptables-nft"), () -> new Subjects.GatunInProcess(32)));
+                    () -> new Subjects.DockerIptables("iptables-nft"), () -> new Subjects.InProcess("gatun", 32)));
             progress("16 threads publishing single mappings");
             groupCommit(threadsOps, quick ? 3 : 9);
         } finally {
@@ -128,7 +128,7 @@ public final class Harness implements Callable<Integer> {
     }
 
     private List<Supplier<Subjects.Subject>> subjects(Path root, Path cRef) {
-        return List.of(Subjects.GatunInProcess::new, () -> new Subjects.GatunCli(root), () -> new Subjects.CReference(cRef),
+        return List.of(Subjects.InProcess::gatun, () -> new Subjects.GatunCli(root), () -> new Subjects.CReference(cRef),
                 Subjects.NftBinary::new, () -> new Subjects.DockerIptables("iptables-nft"),
                 () -> new Subjects.DockerIptables("iptables-legacy"), Subjects.DockerNftShape::new);
     }
@@ -155,8 +155,7 @@ public final class Harness implements Callable<Integer> {
                 subjects.add(s);
                 s.populate(existing);
             }
-            // Only now: setting up the others runs gatun code in this JVM too (their tables are
-            // made through gatun), which would throw away code compiled for the samples.
+            // Warm up once every tool is set up, so that the samples follow the warm-up straight on.
             subjects.forEach(Subjects.Subject::warmUp);
             Map<Subjects.Subject, List<Long>> times = new LinkedHashMap<>();
             subjects.forEach(s -> times.put(s, new ArrayList<>()));
@@ -233,8 +232,7 @@ public final class Harness implements Callable<Integer> {
                 s.warmUp();
                 Process holder = XtablesLock.hold(3);
                 long us;
-                if (s instanceof Subjects.GatunInProcess || s instanceof Subjects.CReference
-                        || s instanceof Subjects.DockerIptables) {
+                if (s instanceof Subjects.Piped || s instanceof Subjects.DockerIptables) {
                     // Their users publish port by port, in a row.
                     long t = System.nanoTime();
                     s.publishInARow(ports);

@@ -8,13 +8,13 @@ import dev.gatun.bindings.internal.libmnl_h;
 import dev.gatun.bindings.internal.libnftnl_h;
 import dev.gatun.bindings.internal.nfgenmsg;
 import dev.gatun.bindings.internal.nlmsghdr;
+import dev.gatun.netns.NetworkNamespace;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.nio.ByteOrder;
-import java.util.List;
 
 /**
  * The C floor's publish (bench/src/main/c/publish_ref.c) written again in Java: the same libmnl
@@ -22,7 +22,7 @@ import java.util.List;
  * code with buffers made once. It splits gatun's distance from the C floor in two, in the same
  * run: this over C is what the JVM and the FFM passage cost; gatun over this is gatun's own code.
  */
-final class JavaFloor extends Subjects.OnGatunTable {
+final class JavaFloor implements Worker.Tool {
 
     private static final ValueLayout.OfInt NETWORK_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfShort NETWORK_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
@@ -51,8 +51,7 @@ final class JavaFloor extends Subjects.OnGatunTable {
     private final MemorySegment route;
     private final MemorySegment watch;
 
-    JavaFloor() {
-        super("java-floor");
+    JavaFloor(NetworkNamespace ns) {
         container = java.nio.ByteBuffer.wrap(InetAddress.ofLiteral(Subjects.CONTAINER).getAddress()).getInt();
         MemorySegment[] sockets = ns.call(() -> new MemorySegment[] {
                 open(kernel_h.NETLINK_NETFILTER, 0), open(kernel_h.NETLINK_ROUTE, 0),
@@ -73,19 +72,19 @@ final class JavaFloor extends Subjects.OnGatunTable {
 
     /** Ports published again to the same container change nothing and are accepted: the warm-up needs no cleanup. */
     @Override
-    void warmUp() {
-        Subjects.Subject.untilJitIdle(i -> publishOne(60000 + i));
+    public void warmUpStep(int i, int width) {
+        publishOne(60000 + i);
     }
 
+    /** One port per publish, as the C program does. */
     @Override
-    long publish(List<Integer> hostPorts) {
-        long total = 0;
-        for (int p : hostPorts) {
-            long t = System.nanoTime();
-            publishOne(p);
-            total += (System.nanoTime() - t) / 1000;
+    public long publish(int first, int width) {
+        if (width != 1) {
+            throw new IllegalArgumentException("java-floor publishes one port at a time, not " + width);
         }
-        return total;
+        long t = System.nanoTime();
+        publishOne(first);
+        return (System.nanoTime() - t) / 1000;
     }
 
     private void publishOne(int port) {
@@ -271,6 +270,5 @@ final class JavaFloor extends Subjects.OnGatunTable {
         libmnl_h.mnl_socket_close(callState, route);
         libmnl_h.mnl_socket_close(callState, watch);
         arena.close();
-        super.close();
     }
 }

@@ -25,7 +25,6 @@ final class Subjects {
 
     static final String CONTAINER = "10.88.0.2";
     static final String BRIDGE = "gatun-n1";
-    private static final java.time.Duration WARM_UP_LIMIT = java.time.Duration.ofSeconds(20);
     private static final AtomicInteger NAMESPACES = new AtomicInteger();
 
     private Subjects() {}
@@ -51,25 +50,6 @@ final class Subjects {
         /** Publishes host ports {@code ports} (each to the same container port); returns microseconds. */
         abstract long publish(List<Integer> ports);
 
-        /**
-         * Runs blocks of a thousand calls of {@code step} (given 0 to 999) until the JIT has
-         * compiled nothing for five blocks in a row, at least twenty blocks and at most the
-         * warm-up limit: what the in-process tools do before they are measured.
-         */
-        static void untilJitIdle(java.util.function.IntConsumer step) {
-            var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
-            long deadline = System.nanoTime() + WARM_UP_LIMIT.toNanos();
-            long compiled = -1;
-            for (int idle = 0, block = 0; (idle < 5 || block < 20) && System.nanoTime() < deadline; block++) {
-                for (int i = 0; i < 1000; i++) {
-                    step.accept(i);
-                }
-                long now = jit.getTotalCompilationTime();
-                idle = now == compiled ? idle + 1 : 0;
-                compiled = now;
-            }
-        }
-
         /** Publishes the ports one by one, in a row; returns each one's microseconds. */
         List<Long> publishInARow(List<Integer> ports) {
             List<Long> out = new ArrayList<>();
@@ -92,72 +72,6 @@ final class Subjects {
             out.add((i / 2 + 1) + ":" + (i / 2 + 1) + (i % 2 == 0 ? "/tcp" : "/udp"));
         }
         return out;
-    }
-
-    /** gatun's nftables driver in this process, warm. */
-    static final class GatunInProcess extends Subject {
-        final NetworkDriver driver;
-        private final InetAddress container = InetAddress.ofLiteral(CONTAINER);
-        private final int sampleWidth;
-
-        GatunInProcess() {
-            this(1);
-        }
-
-        /** {@code sampleWidth}: how many ports each sample publishes, so that the warm-up does the same. */
-        GatunInProcess(int sampleWidth) {
-            super("gatun");
-            this.sampleWidth = sampleWidth;
-            driver = Gatun.open(ns, "nftables");
-            driver.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
-        }
-
-        @Override
-        void populate(int existing) {
-            if (existing > 0) {
-                driver.publish("n1", InetAddress.ofLiteral("10.88.0.9"),
-                        existingSpecs(existing).stream().map(PortSpec::parse).toList(), "bench");
-            }
-        }
-
-        /**
-         * A long-running engine publishes all day: measure it compiled, as the C floor is. On two
-         * cores the JIT takes tens of thousands of publishes to finish compiling this path (seen
-         * with -XX:+PrintCompilation), so warm up until the JIT has been idle for five blocks of
-         * publishes in a row. The warm-up calls publish exactly as a sample does (the same kind of
-         * list, the same sizes): code compiled for another call shape is thrown away at the first
-         * sample (an uncommon trap) and runs unoptimized for the rest of a short run.
-         */
-        @Override
-        void warmUp() {
-            InetAddress other = InetAddress.ofLiteral("10.88.0.8");
-            int width = sampleWidth;
-            untilJitIdle(i -> {
-                // Above what populate (up to 50,000) and the samples (52,000 on) use.
-                int first = 60000 + (i * width) % 5000;
-                List<PortSpec> spec = specs(java.util.stream.IntStream.range(first, first + width).boxed().toList());
-                driver.publish("n1", other, spec, "warmup");
-                driver.unpublish("n1", other, spec, "warmup");
-            });
-        }
-
-        @Override
-        long publish(List<Integer> ports) {
-            List<PortSpec> specs = specs(ports);
-            long t = System.nanoTime();
-            driver.publish("n1", container, specs, "bench");
-            return (System.nanoTime() - t) / 1000;
-        }
-
-        private static List<PortSpec> specs(List<Integer> ports) {
-            return ports.stream().map(p -> PortSpec.parse(p + ":" + p)).toList();
-        }
-
-        @Override
-        public void close() {
-            driver.close();
-            super.close();
-        }
     }
 
     /** Another subject that shares gatun's table layout, populated through gatun. */
@@ -200,58 +114,58 @@ final class Subjects {
         }
     }
 
-    /** The C program that sends exactly gatun's messages: the floor. Kept running, like gatun in-process. */
-    static final class CReference extends OnGatunTable {
+    /**
+     * A tool kept running in a process of its own and driven over a pipe: a request "FIRST
+     * COUNT" makes it publish COUNT times in a row, the ports from FIRST on, and it answers one
+     * line of microseconds per publish, timed inside it.
+     */
+    abstract static class Piped extends OnGatunTable {
         private final Process process;
         private final java.io.BufferedReader answers;
         private final java.io.PrintWriter requests;
 
-        CReference(Path binary) {
-            super("c");
+        /** {@code command}: given the namespace's name, the command that starts the tool. */
+        Piped(String tool, java.util.function.Function<String, List<String>> command) {
+            super(tool);
+            List<String> cmd = command.apply(ns.name());
             try {
-                process = new ProcessBuilder("ip", "netns", "exec", ns.name(), binary.toString(), "1", CONTAINER, "1",
-                        "bench", "0").redirectError(ProcessBuilder.Redirect.INHERIT).start();
+                process = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
             } catch (IOException e) {
-                throw new IllegalStateException("cannot start " + binary + ": " + e.getMessage(), e);
+                throw new IllegalStateException("cannot start " + cmd.getFirst() + ": " + e.getMessage(), e);
             }
             answers = new java.io.BufferedReader(new java.io.InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
             requests = new java.io.PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
         }
 
-        @Override
-        long publish(List<Integer> ports) {
-            long total = 0;
-            for (int p : ports) {
-                total += publishInARow(List.of(p)).getFirst();
-            }
-            return total;
-        }
-
-        /**
-         * Consecutive ports in one request ("PORT COUNT"): the program publishes them in a row,
-         * as gatun in-process does, rather than sleeping on its pipe between them.
-         */
-        @Override
-        List<Long> publishInARow(List<Integer> ports) {
-            for (int i = 1; i < ports.size(); i++) {
-                if (ports.get(i) != ports.getFirst() + i) {
-                    throw new IllegalArgumentException("the C reference publishes consecutive ports in a row: " + ports);
-                }
-            }
-            requests.println(ports.getFirst() + " " + ports.size());
-            List<Long> out = new ArrayList<>();
+        /** Sends one line; returns the next {@code lines} lines of the answer. */
+        List<String> ask(String request, int lines) {
+            requests.println(request);
+            List<String> out = new ArrayList<>();
             try {
-                for (int i = 0; i < ports.size(); i++) {
+                for (int i = 0; i < lines; i++) {
                     String line = answers.readLine();
                     if (line == null) {
-                        throw new IllegalStateException("the C reference stopped");
+                        throw new IllegalStateException(tool + " stopped (its errors are above)");
                     }
-                    out.add(Long.parseLong(line.strip()));
+                    out.add(line.strip());
                 }
             } catch (IOException e) {
                 throw new IllegalStateException(e);
             }
             return out;
+        }
+
+        /** {@code count} publishes in a row from port {@code first} on; each one's microseconds. */
+        List<Long> publishFrom(int first, int count) {
+            return ask(first + " " + count, count).stream().map(Long::parseLong).toList();
+        }
+
+        static void requireConsecutive(String tool, List<Integer> ports) {
+            for (int i = 1; i < ports.size(); i++) {
+                if (ports.get(i) != ports.getFirst() + i) {
+                    throw new IllegalArgumentException(tool + " publishes consecutive ports: " + ports);
+                }
+            }
         }
 
         @Override
@@ -264,6 +178,85 @@ final class Subjects {
             }
             process.destroy();
             super.close();
+        }
+    }
+
+    /** The C program that sends exactly gatun's messages: the floor, one port per publish. */
+    static final class CReference extends Piped {
+        CReference(Path binary) {
+            super("c", ns -> List.of("ip", "netns", "exec", ns, binary.toString(), "1", CONTAINER, "1", "bench", "0"));
+        }
+
+        @Override
+        long publish(List<Integer> ports) {
+            long total = 0;
+            for (int p : ports) {
+                total += publishFrom(p, 1).getFirst();
+            }
+            return total;
+        }
+
+        /** Consecutive ports in one request: published in a row, rather than sleeping on the pipe between them. */
+        @Override
+        List<Long> publishInARow(List<Integer> ports) {
+            requireConsecutive(tool, ports);
+            return publishFrom(ports.getFirst(), ports.size());
+        }
+    }
+
+    /**
+     * gatun's nftables driver or the Java floor, in a JVM of their own per case (Worker), warm:
+     * a long-running engine publishes all day, so they are measured compiled, as the C floor is.
+     */
+    static final class InProcess extends Piped {
+        private final int width;
+
+        /** {@code width}: how many ports each publish takes, so that the warm-up calls publish the same way. */
+        InProcess(String tool, int width) {
+            super(tool, ns -> workerCommand(tool, ns, width));
+            this.width = width;
+        }
+
+        static InProcess gatun() {
+            return new InProcess("gatun", 1);
+        }
+
+        static InProcess javaFloor() {
+            return new InProcess("java-floor", 1);
+        }
+
+        /** This JVM's own java and flags, with the worker as main class. */
+        private static List<String> workerCommand(String tool, String ns, int width) {
+            List<String> cmd = new ArrayList<>();
+            cmd.add(ProcessHandle.current().info().command().orElseThrow());
+            cmd.addAll(java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments());
+            cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Worker.class.getName(), tool, ns,
+                    Integer.toString(width)));
+            return cmd;
+        }
+
+        @Override
+        void warmUp() {
+            ask("warm", 1);
+        }
+
+        /** One publish of {@code width} consecutive ports. */
+        @Override
+        long publish(List<Integer> ports) {
+            if (ports.size() != width) {
+                throw new IllegalArgumentException(tool + " was warmed up for " + width + " ports per publish, not " + ports.size());
+            }
+            requireConsecutive(tool, ports);
+            return publishFrom(ports.getFirst(), 1).getFirst();
+        }
+
+        @Override
+        List<Long> publishInARow(List<Integer> ports) {
+            if (width != 1) {
+                return super.publishInARow(ports);
+            }
+            requireConsecutive(tool, ports);
+            return publishFrom(ports.getFirst(), ports.size());
         }
     }
 

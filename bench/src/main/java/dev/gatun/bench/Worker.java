@@ -1,0 +1,148 @@
+package dev.gatun.bench;
+
+import dev.gatun.Gatun;
+import dev.gatun.driver.NetworkDriver;
+import dev.gatun.driver.PortSpec;
+import dev.gatun.netns.NetworkNamespace;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.IntConsumer;
+import java.util.stream.IntStream;
+
+/**
+ * A JVM of its own for one in-process tool in one case, driven over its standard input as the C
+ * floor is. The harness JVM sets every tool up through gatun (100,000 mappings for some) and runs
+ * their processes; measured in that JVM, gatun's publish path was compiled from whatever the
+ * case's history left in its profiles, and in one case of about five it ran 25% to 90% slower
+ * (its minimum too) while the C program's did not move. A JVM per case, as JMH forks one per
+ * benchmark, compiles the path from its warm-up and samples alone.
+ *
+ * <p>Arguments: {@code gatun|java-floor NAMESPACE WIDTH}; the namespace already holds gatun's
+ * table and network {@code n1}. Requests, one per line: {@code warm} (answered {@code ready} once
+ * the JIT is idle), or {@code FIRST COUNT}: COUNT publishes in a row of WIDTH consecutive ports
+ * each from FIRST on, answered by one line of microseconds per publish.
+ */
+public final class Worker {
+
+    private static final Duration WARM_UP_LIMIT = Duration.ofSeconds(20);
+
+    /** One in-process tool: what a sample calls, and one step of its warm-up. */
+    interface Tool extends AutoCloseable {
+        /** Publishes ports {@code first} to {@code first + width - 1}; returns the microseconds it took. */
+        long publish(int first, int width);
+
+        /** One warm-up call (given 0 to 999), with the samples' call shape, on ports the samples do not use. */
+        void warmUpStep(int i, int width);
+
+        @Override
+        void close();
+    }
+
+    private Worker() {}
+
+    public static void main(String[] args) throws IOException {
+        if (args.length != 3) {
+            System.err.println("usage: Worker gatun|java-floor NAMESPACE WIDTH");
+            System.exit(2);
+        }
+        NetworkNamespace ns = NetworkNamespace.named(args[1]);
+        int width = Integer.parseInt(args[2]);
+        var in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        var out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
+        try (Tool tool = switch (args[0]) {
+            case "gatun" -> new GatunTool(ns);
+            case "java-floor" -> new JavaFloor(ns);
+            default -> throw new IllegalArgumentException("unknown in-process tool: " + args[0]);
+        }) {
+            for (String line; (line = in.readLine()) != null; ) {
+                if (line.equals("warm")) {
+                    untilJitIdle(i -> tool.warmUpStep(i, width));
+                    out.println("ready");
+                    continue;
+                }
+                String[] request = line.strip().split(" ");
+                int first = Integer.parseInt(request[0]);
+                int count = Integer.parseInt(request[1]);
+                long[] micros = new long[count];
+                for (int i = 0; i < count; i++) {
+                    micros[i] = tool.publish(first + i * width, width);
+                }
+                StringBuilder answer = new StringBuilder();
+                for (long m : micros) {
+                    answer.append(m).append('\n');
+                }
+                out.print(answer);
+                out.flush();
+            }
+        }
+    }
+
+    /**
+     * Runs blocks of a thousand calls of {@code step} (given 0 to 999) until the JIT has
+     * compiled nothing for five blocks in a row, at least twenty blocks and at most the warm-up
+     * limit: on two cores the JIT takes tens of thousands of publishes to finish compiling the
+     * path (seen with -XX:+PrintCompilation).
+     */
+    static void untilJitIdle(IntConsumer step) {
+        var jit = ManagementFactory.getCompilationMXBean();
+        long deadline = System.nanoTime() + WARM_UP_LIMIT.toNanos();
+        long compiled = -1;
+        for (int idle = 0, block = 0; (idle < 5 || block < 20) && System.nanoTime() < deadline; block++) {
+            for (int i = 0; i < 1000; i++) {
+                step.accept(i);
+            }
+            long now = jit.getTotalCompilationTime();
+            idle = now == compiled ? idle + 1 : 0;
+            compiled = now;
+        }
+    }
+
+    /** gatun's nftables driver, as an engine embedding it calls it. */
+    static final class GatunTool implements Tool {
+        private final NetworkDriver driver;
+        private final InetAddress container = InetAddress.ofLiteral(Subjects.CONTAINER);
+        private final InetAddress other = InetAddress.ofLiteral("10.88.0.8");
+
+        GatunTool(NetworkNamespace ns) {
+            driver = Gatun.open(ns, "nftables");
+        }
+
+        @Override
+        public long publish(int first, int width) {
+            List<PortSpec> specs = specs(first, width);
+            long t = System.nanoTime();
+            driver.publish("n1", container, specs, "bench");
+            return (System.nanoTime() - t) / 1000;
+        }
+
+        /**
+         * Publishes and unpublishes again, so that the warm-up leaves nothing behind; exactly as a
+         * sample calls publish (the same kind of list, the same sizes): code compiled for another
+         * call shape is thrown away at the first sample (an uncommon trap).
+         */
+        @Override
+        public void warmUpStep(int i, int width) {
+            // Above what the existing mappings (up to 50,000) and the samples (52,000 on) use.
+            List<PortSpec> spec = specs(60000 + (i * width) % 5000, width);
+            driver.publish("n1", other, spec, "warmup");
+            driver.unpublish("n1", other, spec, "warmup");
+        }
+
+        private static List<PortSpec> specs(int first, int width) {
+            return IntStream.range(first, first + width).mapToObj(p -> PortSpec.parse(p + ":" + p)).toList();
+        }
+
+        @Override
+        public void close() {
+            driver.close();
+        }
+    }
+}
