@@ -184,32 +184,16 @@ public final class Harness implements Callable<Integer> {
                 }
                 if (i < 0) {
                     // The unmeasured round ran this JVM's code for every tool (starting processes,
-                    // reading their output) for the first time: let the JIT finish compiling it,
-                    // or its threads compete with the first samples for the two cores.
-                    awaitIdleJit();
+                    // reading their output) and the workers' request code for the first time: let
+                    // their JITs finish compiling it, or their threads compete with the first
+                    // samples for the two cores.
+                    Worker.awaitIdleJit();
+                    subjects.forEach(Subjects.Subject::settle);
                 }
             }
             times.forEach((s, t) -> results.add(new Result(caseName, s.tool, existing, t)));
         } finally {
             subjects.forEach(Subjects.Subject::close);
-        }
-    }
-
-    /** Waits (at most ten seconds) until the JIT has compiled nothing for three tenths of a second in a row. */
-    private static void awaitIdleJit() {
-        var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        long compiled = jit.getTotalCompilationTime();
-        for (int idle = 0; idle < 3 && System.nanoTime() < deadline; ) {
-            try {
-                Thread.sleep(100);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-            long now = jit.getTotalCompilationTime();
-            idle = now == compiled ? idle + 1 : 0;
-            compiled = now;
         }
     }
 

@@ -47,6 +47,10 @@ final class Subjects {
         void warmUp() {
         }
 
+        /** After the unmeasured first round: waits until the tool has finished its own start-up work (a JIT). */
+        void settle() {
+        }
+
         /** Publishes host ports {@code ports} (each to the same container port); returns microseconds. */
         abstract long publish(List<Integer> ports);
 
@@ -238,6 +242,11 @@ final class Subjects {
         @Override
         void warmUp() {
             ask("warm", 1);
+        }
+
+        @Override
+        void settle() {
+            ask("settle", 1);
         }
 
         /** One publish of {@code width} consecutive ports. */

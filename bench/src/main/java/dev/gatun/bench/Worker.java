@@ -26,8 +26,9 @@ import java.util.stream.IntStream;
  * benchmark, compiles the path from its warm-up and samples alone.
  *
  * <p>Arguments: {@code gatun|java-floor NAMESPACE WIDTH}; the namespace already holds gatun's
- * table and network {@code n1}. Requests, one per line: {@code warm} (answered {@code ready} once
- * the JIT is idle), or {@code FIRST COUNT}: COUNT publishes in a row of WIDTH consecutive ports
+ * table and network {@code n1}. Requests, one per line: {@code warm} (publishes until the JIT is
+ * idle, then answers {@code ready}), {@code settle} (waits until the JIT is idle, then answers
+ * {@code ready}), or {@code FIRST COUNT}: COUNT publishes in a row of WIDTH consecutive ports
  * each from FIRST on, answered by one line of microseconds per publish.
  */
 public final class Worker {
@@ -63,8 +64,12 @@ public final class Worker {
             default -> throw new IllegalArgumentException("unknown in-process tool: " + args[0]);
         }) {
             for (String line; (line = in.readLine()) != null; ) {
-                if (line.equals("warm")) {
-                    untilJitIdle(i -> tool.warmUpStep(i, width));
+                if (line.equals("warm") || line.equals("settle")) {
+                    if (line.equals("warm")) {
+                        untilJitIdle(i -> tool.warmUpStep(i, width));
+                    } else {
+                        awaitIdleJit();
+                    }
                     out.println("ready");
                     continue;
                 }
@@ -105,11 +110,28 @@ public final class Worker {
         }
     }
 
+    /** Waits (at most ten seconds) until this JVM's JIT has compiled nothing for three tenths of a second in a row. */
+    static void awaitIdleJit() {
+        var jit = ManagementFactory.getCompilationMXBean();
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        long compiled = jit.getTotalCompilationTime();
+        for (int idle = 0; idle < 3 && System.nanoTime() < deadline; ) {
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            long now = jit.getTotalCompilationTime();
+            idle = now == compiled ? idle + 1 : 0;
+            compiled = now;
+        }
+    }
+
     /** gatun's nftables driver, as an engine embedding it calls it. */
     static final class GatunTool implements Tool {
         private final NetworkDriver driver;
         private final InetAddress container = InetAddress.ofLiteral(Subjects.CONTAINER);
-        private final InetAddress other = InetAddress.ofLiteral("10.88.0.8");
 
         GatunTool(NetworkNamespace ns) {
             driver = Gatun.open(ns, "nftables");
@@ -124,16 +146,16 @@ public final class Worker {
         }
 
         /**
-         * Publishes and unpublishes again, so that the warm-up leaves nothing behind; exactly as a
-         * sample calls publish (the same kind of list, the same sizes): code compiled for another
-         * call shape is thrown away at the first sample (an uncommon trap).
+         * Publishes exactly as a sample does (the same container and owner, the same kind of list,
+         * the same sizes), then unpublishes again so that the warm-up leaves nothing behind: code
+         * compiled for another call shape is thrown away at the first sample (an uncommon trap).
          */
         @Override
         public void warmUpStep(int i, int width) {
             // Above what the existing mappings (up to 50,000) and the samples (52,000 on) use.
             List<PortSpec> spec = specs(60000 + (i * width) % 5000, width);
-            driver.publish("n1", other, spec, "warmup");
-            driver.unpublish("n1", other, spec, "warmup");
+            driver.publish("n1", container, spec, "bench");
+            driver.unpublish("n1", container, spec, "bench");
         }
 
         private static List<PortSpec> specs(int first, int width) {
