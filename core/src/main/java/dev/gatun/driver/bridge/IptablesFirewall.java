@@ -17,6 +17,7 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -262,7 +263,7 @@ final class IptablesFirewall implements Firewall {
                     }
 
                     @Override
-                    public void commit(List<PortMapping> deletes, List<PortMapping> adds) {
+                    public void commit(Collection<PortMapping> deletes, Collection<PortMapping> adds) {
                         for (boolean v6 : new boolean[] {false, true}) {
                             List<String> lines = new ArrayList<>();
                             deletes.stream().filter(m -> isV6(m) == v6).forEach(m -> lines.add("-D " + rule(m)));

@@ -2,6 +2,7 @@ package dev.gatun.driver.bridge;
 
 import dev.gatun.driver.PortMapping;
 
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 
@@ -26,7 +27,7 @@ interface MappingStore extends AutoCloseable {
         }
 
         /** Removes {@code deletes} and adds {@code adds}, atomically where the backend allows it. */
-        void commit(List<PortMapping> deletes, List<PortMapping> adds);
+        void commit(Collection<PortMapping> deletes, Collection<PortMapping> adds);
     }
 
     @Override

@@ -19,6 +19,7 @@ import dev.gatun.rtnl.Prefix;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -267,7 +268,7 @@ final class NftablesFirewall implements Firewall {
                 }
 
                 @Override
-                public void commit(List<PortMapping> deletes, List<PortMapping> adds) {
+                public void commit(Collection<PortMapping> deletes, Collection<PortMapping> adds) {
                     Transaction tx = nft.transaction().guardGeneration(generation());
                     group(deletes, m -> StoredElement.key(key(m))).forEach(tx::deleteStored);
                     group(adds, NftablesFirewall::element).forEach(tx::addStored);
@@ -287,7 +288,7 @@ final class NftablesFirewall implements Firewall {
     }
 
     /** Per map, one element list: the transaction splits it into messages by size. */
-    private static Map<NftSet, List<StoredElement>> group(List<PortMapping> mappings,
+    private static Map<NftSet, List<StoredElement>> group(Collection<PortMapping> mappings,
                                                           java.util.function.Function<PortMapping, StoredElement> element) {
         // The four maps are constants: compared by identity, not by a record hash of their whole definition.
         Map<NftSet, List<StoredElement>> out = new java.util.IdentityHashMap<>(MAPS.size());

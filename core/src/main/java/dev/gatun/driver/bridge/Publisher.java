@@ -260,10 +260,12 @@ final class Publisher implements AutoCloseable {
         for (int attempt = 1; ; attempt++) {
             List<InetAddress> localAddresses = anyWildcard(batch) ? hostAddresses.get() : List.of();
             Prefetched read = prefetched(store.begin(), batch, localAddresses);
-            Plan all = new Plan();
+            // A lone request's plan is the batch's: nothing to merge, no keys claimed by others.
+            boolean alone = batch.size() == 1;
+            Plan all = alone ? null : new Plan();
             // By position in the batch: a request's record hash would hash all its mappings.
             Object[] outcomes = new Object[batch.size()];
-            Map<Key, PortMapping> claimed = new HashMap<>();
+            Map<Key, PortMapping> claimed = alone ? Map.of() : new HashMap<>();
             List<PortMapping> flushes = new ArrayList<>();
             boolean changes = false;
             for (int i = 0; i < batch.size(); i++) {
@@ -275,7 +277,11 @@ final class Publisher implements AutoCloseable {
                     } else {
                         plan = planUnpublish(read, ((Unpublish) r).selection, claimed);
                     }
-                    plan.apply(all, claimed);
+                    if (alone) {
+                        all = plan;
+                    } else {
+                        plan.apply(all, claimed);
+                    }
                     changes |= plan.changes();
                     flushes.addAll(plan.flush);
                     outcomes[i] = plan.result;
@@ -285,7 +291,7 @@ final class Publisher implements AutoCloseable {
             }
             try {
                 if (changes) {
-                    read.view().commit(new ArrayList<>(all.delete.values()), new ArrayList<>(all.add.values()));
+                    read.view().commit(all.delete.values(), all.add.values());
                 }
             } catch (MappingStore.StaleViewException e) {
                 if (attempt < MAX_ATTEMPTS) {
