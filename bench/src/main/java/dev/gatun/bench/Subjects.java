@@ -164,7 +164,14 @@ final class Subjects {
             return ask(first + " " + count, count).stream().map(Long::parseLong).toList();
         }
 
-        static void requireConsecutive(String tool, List<Integer> ports) {
+        /** Consecutive ports in one request: published in a row, rather than sleeping on the pipe between them. */
+        @Override
+        List<Long> publishInARow(List<Integer> ports) {
+            requireConsecutive(ports);
+            return publishFrom(ports.getFirst(), ports.size());
+        }
+
+        void requireConsecutive(List<Integer> ports) {
             for (int i = 1; i < ports.size(); i++) {
                 if (ports.get(i) != ports.getFirst() + i) {
                     throw new IllegalArgumentException(tool + " publishes consecutive ports: " + ports);
@@ -198,13 +205,6 @@ final class Subjects {
                 total += publishFrom(p, 1).getFirst();
             }
             return total;
-        }
-
-        /** Consecutive ports in one request: published in a row, rather than sleeping on the pipe between them. */
-        @Override
-        List<Long> publishInARow(List<Integer> ports) {
-            requireConsecutive(tool, ports);
-            return publishFrom(ports.getFirst(), ports.size());
         }
     }
 
@@ -255,17 +255,17 @@ final class Subjects {
             if (ports.size() != width) {
                 throw new IllegalArgumentException(tool + " was warmed up for " + width + " ports per publish, not " + ports.size());
             }
-            requireConsecutive(tool, ports);
+            requireConsecutive(ports);
             return publishFrom(ports.getFirst(), 1).getFirst();
         }
 
+        /** Single ports in a row: only for a worker warmed up to publish one port at a time. */
         @Override
         List<Long> publishInARow(List<Integer> ports) {
             if (width != 1) {
-                return super.publishInARow(ports);
+                throw new IllegalArgumentException(tool + " was warmed up for " + width + " ports per publish, not a row of single ports");
             }
-            requireConsecutive(tool, ports);
-            return publishFrom(ports.getFirst(), ports.size());
+            return super.publishInARow(ports);
         }
     }
 

@@ -64,30 +64,38 @@ public final class Worker {
             default -> throw new IllegalArgumentException("unknown in-process tool: " + args[0]);
         }) {
             for (String line; (line = in.readLine()) != null; ) {
-                if (line.equals("warm") || line.equals("settle")) {
-                    if (line.equals("warm")) {
+                switch (line) {
+                    case "warm" -> {
                         untilJitIdle(i -> tool.warmUpStep(i, width));
-                    } else {
-                        awaitIdleJit();
+                        out.println("ready");
                     }
-                    out.println("ready");
-                    continue;
+                    case "settle" -> {
+                        awaitIdleJit();
+                        out.println("ready");
+                    }
+                    default -> {
+                        out.print(publishRow(tool, line, width));
+                        out.flush();
+                    }
                 }
-                String[] request = line.strip().split(" ");
-                int first = Integer.parseInt(request[0]);
-                int count = Integer.parseInt(request[1]);
-                long[] micros = new long[count];
-                for (int i = 0; i < count; i++) {
-                    micros[i] = tool.publish(first + i * width, width);
-                }
-                StringBuilder answer = new StringBuilder();
-                for (long m : micros) {
-                    answer.append(m).append('\n');
-                }
-                out.print(answer);
-                out.flush();
             }
         }
+    }
+
+    /** Answers "FIRST COUNT": COUNT publishes of {@code width} ports in a row, a line of microseconds each. */
+    private static String publishRow(Tool tool, String request, int width) {
+        String[] fields = request.strip().split(" ");
+        int first = Integer.parseInt(fields[0]);
+        int count = Integer.parseInt(fields[1]);
+        long[] micros = new long[count];
+        for (int i = 0; i < count; i++) {
+            micros[i] = tool.publish(first + i * width, width);
+        }
+        StringBuilder answer = new StringBuilder();
+        for (long m : micros) {
+            answer.append(m).append('\n');
+        }
+        return answer.toString();
     }
 
     /**
