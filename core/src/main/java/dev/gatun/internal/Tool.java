@@ -1,4 +1,4 @@
-package dev.gatun.driver.bridge;
+package dev.gatun.internal;
 
 import dev.gatun.GatunException;
 import dev.gatun.netns.NetworkNamespace;
@@ -18,22 +18,26 @@ import java.util.concurrent.TimeUnit;
  * Runs an external tool: arguments as an array (never a shell), inside the host namespace
  * (through nsenter when it is not this process's own), with a timeout, stderr kept for the error.
  */
-final class Tool {
+public final class Tool {
 
-    record Result(int exitCode, String stdout, String stderr) {}
+    public record Result(int exitCode, String stdout, String stderr) {}
 
     private final NetworkNamespace namespace;
     private final List<String> searchPath;
     private final Duration timeout;
 
-    Tool(NetworkNamespace namespace, String searchPath, Duration timeout) {
+    public Tool(NetworkNamespace namespace, String searchPath, Duration timeout) {
         this.namespace = namespace;
         this.searchPath = List.of(searchPath.split(":"));
         this.timeout = timeout;
     }
 
+    public NetworkNamespace namespace() {
+        return namespace;
+    }
+
     /** The absolute path of a program on the search path, or null. */
-    String find(String program) {
+    public String find(String program) {
         for (String dir : searchPath) {
             Path p = Path.of(dir.isEmpty() ? "." : dir, program);
             if (Files.isExecutable(p)) {
@@ -44,7 +48,7 @@ final class Tool {
     }
 
     /** Runs the program; a non-zero exit is returned, not thrown. */
-    Result run(String program, List<String> args, String stdin) {
+    public Result run(String program, List<String> args, String stdin) {
         String exe = find(program);
         if (exe == null) {
             throw new GatunException(program + " is not installed (searched " + String.join(":", searchPath) + ")");
@@ -85,7 +89,7 @@ final class Tool {
     }
 
     /** Runs the program and fails, carrying its stderr, unless it exits 0. */
-    String check(String program, List<String> args, String stdin, String operation) {
+    public String check(String program, List<String> args, String stdin, String operation) {
         Result r = run(program, args, stdin);
         if (r.exitCode() != 0) {
             throw new GatunException(operation + ": " + program + " exited " + r.exitCode() + ": " + r.stderr().strip());
