@@ -2,13 +2,11 @@ package dev.gatun.cli;
 
 import dev.gatun.bindings.internal.libc_h;
 import dev.gatun.driver.Network;
+import dev.gatun.driver.bridge.BridgeDriver;
+import dev.gatun.driver.foreign.ForeignDrop;
 import dev.gatun.internal.NativeLibraries;
 import dev.gatun.netlink.NftChannel;
 import dev.gatun.netns.NetworkNamespace;
-import dev.gatun.nft.Chain;
-import dev.gatun.nft.Hook;
-import dev.gatun.nft.Nftables;
-import dev.gatun.nft.Verdict;
 import picocli.CommandLine.Command;
 
 import java.io.IOException;
@@ -29,7 +27,12 @@ import java.util.concurrent.TimeUnit;
                 "", "Examples:", "  gatun doctor", "  gatun --json doctor"})
 final class DoctorCommand extends Base {
 
-    private record Check(String check, boolean ok, String detail) {}
+    /** One line of the report; {@code drop} is set for another firewall's drop, with its own JSON fields. */
+    private record Check(String check, boolean ok, String detail, ForeignDrop drop) {
+        Check(String check, boolean ok, String detail) {
+            this(check, ok, detail, null);
+        }
+    }
 
     @Override
     public Integer call() {
@@ -63,15 +66,12 @@ final class DoctorCommand extends Base {
                 checks.add(new Check("driver", false, e.getMessage()));
             }
         }
-        List<String> inHost = host == null || host.isCurrent() || host.name() == null
-                ? List.of() : List.of("ip", "netns", "exec", host.name());
         for (String variant : List.of("iptables", "iptables-legacy", "iptables-nft")) {
-            checks.add(iptables(inHost, variant));
+            checks.add(iptables(variant));
         }
-        if (nftables) {
-            checks.add(otherNftablesFirewall(host));
+        if (privileged) {
+            checks.addAll(foreignDrops());
         }
-        checks.add(iptablesForwardPolicy(inHost));
         if (nftables && privileged) {
             checks.addAll(bridges(host));
         }
@@ -83,6 +83,12 @@ final class DoctorCommand extends Base {
                 m.put("check", c.check);
                 m.put("ok", c.ok);
                 m.put("detail", c.detail);
+                if (c.drop != null) {
+                    m.put("firewall", c.drop.firewall());
+                    m.put("where", c.drop.where());
+                    m.put("why", c.drop.why());
+                    m.put("action", c.drop.action());
+                }
                 doc.add(m);
             }
             o.json(doc);
@@ -128,47 +134,37 @@ final class DoctorCommand extends Base {
         }
     }
 
-    private static List<String> in(List<String> prefix, String... cmd) {
-        List<String> out = new ArrayList<>(prefix);
-        out.addAll(List.of(cmd));
-        return out;
-    }
-
-    private static Check iptables(List<String> inHost, String variant) {
+    private static Check iptables(String variant) {
         Result version = run(List.of(variant, "--version"));
         if (version == null) {
             return new Check(variant, true, "not installed");
         }
-        Result wait = run(in(inHost, variant, "-w", "5", "-L", "FORWARD", "-n"));
-        boolean waits = wait != null && !wait.err.contains("unrecognized option") && !wait.err.contains("invalid option");
-        return new Check(variant, true, version.out.strip() + (waits ? ", takes -w" : ", does NOT take -w"));
+        // Its help, not a listing: listing would load legacy tables into a namespace that had none.
+        Result help = run(List.of(variant, "--help"));
+        boolean waits = help != null && (help.out + help.err).contains("--wait");
+        return new Check(variant, waits, version.out.strip() + (waits ? ", takes -w"
+                : ", does NOT take -w: gatun's iptables driver cannot wait for the xtables lock with it"));
     }
 
-    private static Check iptablesForwardPolicy(List<String> inHost) {
-        Result r = run(in(inHost, "iptables", "-w", "5", "-S", "FORWARD"));
-        if (r == null || r.code != 0) {
-            return new Check("iptables FORWARD policy", true, "not readable (iptables missing or no privilege)");
-        }
-        boolean drop = r.out.lines().anyMatch(l -> l.equals("-P FORWARD DROP"));
-        return new Check("iptables FORWARD policy", !drop, drop
-                ? "DROP: published traffic is dropped unless the FORWARD chain accepts it" : "ACCEPT");
-    }
-
-    private static Check otherNftablesFirewall(NetworkNamespace host) {
-        try (Nftables nft = Nftables.open(host)) {
-            List<String> dropping = new ArrayList<>();
-            for (Chain c : nft.list().chains()) {
-                if (c.isBase() && c.base().hook() == Hook.FORWARD && c.base().policy() == Verdict.Code.DROP
-                        && !c.table().equals("gatun")) {
-                    dropping.add(c.family() + " " + c.table() + " " + c.name());
-                }
+    /**
+     * Every place where another firewall drops forwarded traffic (iptables of either variant,
+     * firewalld, other nftables tables), and whether gatun's bridges get through it.
+     */
+    private List<Check> foreignDrops() {
+        List<Check> out = new ArrayList<>();
+        try {
+            List<ForeignDrop> drops = withDriver(d -> d instanceof BridgeDriver b ? b.foreignDrops() : List.<ForeignDrop>of());
+            for (ForeignDrop d : drops) {
+                out.add(new Check("foreign drop", d.open(), d.describe(), d));
             }
-            return new Check("other nftables firewall", dropping.isEmpty(), dropping.isEmpty()
-                    ? "no other forward chain drops by default"
-                    : "forward chains with policy drop: " + String.join(", ", dropping) + " (they drop published traffic)");
+            if (drops.isEmpty()) {
+                out.add(new Check("other firewalls", true, "no other firewall drops forwarded traffic"));
+            }
         } catch (RuntimeException e) {
-            return new Check("other nftables firewall", true, "could not list the ruleset: " + e.getMessage());
+            // A check that could not run is never reported as passed.
+            out.add(new Check("other firewalls", false, "could not be checked: " + e.getMessage()));
         }
+        return out;
     }
 
     private List<Check> bridges(NetworkNamespace host) {

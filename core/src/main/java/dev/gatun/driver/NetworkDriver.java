@@ -72,6 +72,14 @@ public interface NetworkDriver extends AutoCloseable {
      */
     List<String> repair(List<PortMapping> mappings);
 
+    /**
+     * As {@link #repair}, but only this driver's own ruleset, not what it added to other
+     * firewalls: for a caller that knows only gatun's table changed.
+     */
+    default List<String> repairOwnRuleset(List<PortMapping> mappings) {
+        return repair(mappings);
+    }
+
     @Override
     void close();
 }

@@ -29,6 +29,7 @@ public final class SelfHealingDriver implements NetworkDriver {
     /** A flush arrives as many notifications: wait this long for the rest, then repair once. */
     private static final long SETTLE_MILLIS = 20;
     private static final long BACKSTOP_MILLIS = 5_000;
+    private static final String OWN_TABLE = "gatun";
 
     private final NetworkDriver inner;
     private final Consumer<String> log;
@@ -37,6 +38,8 @@ public final class SelfHealingDriver implements NetworkDriver {
     private final ReentrantLock wakeLock = new ReentrantLock();
     private final Condition woken = wakeLock.newCondition();
     private boolean damageSuspected;
+    /** Another table changed (a firewall reload, dockerd rebuilding its chains): check what gatun added to it. */
+    private boolean foreignChanged = true;
     private volatile boolean running = true;
     private final RulesetMonitor monitor;
     private final Thread healer;
@@ -61,10 +64,13 @@ public final class SelfHealingDriver implements NetworkDriver {
     }
 
     private void onEvent(RulesetEvent e) {
-        if (e.isRemoval() || e.kind() == RulesetEvent.Kind.OVERRUN) {
+        boolean foreign = e.kind() == RulesetEvent.Kind.OVERRUN
+                || e.table() != null && !e.table().equals(OWN_TABLE) && e.kind() != RulesetEvent.Kind.NEW_GENERATION;
+        if (e.isRemoval() || foreign) {
             wakeLock.lock();
             try {
                 damageSuspected = true;
+                foreignChanged |= foreign;
                 woken.signal();
             } finally {
                 wakeLock.unlock();
@@ -74,10 +80,12 @@ public final class SelfHealingDriver implements NetworkDriver {
 
     private void heal() {
         while (running) {
+            boolean foreign;
             wakeLock.lock();
             try {
-                if (!damageSuspected) {
-                    woken.await(BACKSTOP_MILLIS, TimeUnit.MILLISECONDS);
+                if (!damageSuspected && !woken.await(BACKSTOP_MILLIS, TimeUnit.MILLISECONDS)) {
+                    // Legacy iptables sends no notifications: the backstop looks at every firewall.
+                    foreignChanged = true;
                 }
                 damageSuspected = false;
             } catch (InterruptedException e) {
@@ -90,17 +98,32 @@ public final class SelfHealingDriver implements NetworkDriver {
             } catch (InterruptedException e) {
                 return;
             }
+            wakeLock.lock();
+            try {
+                foreign = foreignChanged;
+                foreignChanged = false;
+            } finally {
+                wakeLock.unlock();
+            }
             if (running) {
-                repairNow();
+                repairNow(foreign);
             }
         }
     }
 
-    /** Repairs now, logging what it put back; a failure is logged and tried again at the next wake. */
     private void repairNow() {
+        repairNow(true);
+    }
+
+    /**
+     * Repairs now, logging what it put back; a failure is logged and tried again at the next
+     * wake. Other firewalls are read only when {@code foreign}: that costs a few processes.
+     */
+    private void repairNow(boolean foreign) {
         locked(() -> {
             try {
-                for (String line : inner.repair(List.copyOf(wanted.values()))) {
+                List<PortMapping> keep = List.copyOf(wanted.values());
+                for (String line : foreign ? inner.repair(keep) : inner.repairOwnRuleset(keep)) {
                     log.accept("repaired " + line);
                 }
             } catch (RuntimeException e) {

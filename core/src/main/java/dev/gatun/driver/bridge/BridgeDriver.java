@@ -12,6 +12,8 @@ import dev.gatun.driver.NetworkSpec;
 import dev.gatun.driver.NotFoundException;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortSpec;
+import dev.gatun.driver.foreign.ForeignDrop;
+import dev.gatun.driver.foreign.ForeignFirewalls;
 import dev.gatun.internal.Rollback;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.rtnl.ContainerInterface;
@@ -46,6 +48,8 @@ public final class BridgeDriver implements NetworkDriver {
 
     private final NetworkNamespace host;
     private final Firewall firewall;
+    /** Other tools' firewalls, opened for gatun's bridges; made at first use (a publish never needs it). */
+    private ForeignFirewalls foreign;
     private final Publisher publisher;
     private final Object topology = new Object();
     /** Networks and local addresses for publish and unpublish, exact without a lookup per call. */
@@ -161,6 +165,7 @@ public final class BridgeDriver implements NetworkDriver {
                 }
             }
             forgetNetworks();
+            openForeign();
             return network(spec.name());
         }
     }
@@ -186,6 +191,9 @@ public final class BridgeDriver implements NetworkDriver {
             try (Rtnetlink rt = Rtnetlink.open(host)) {
                 rt.delete(n.bridge());
             }
+            foreign().release(n.bridge());
+            // With the last network gone this removes all that gatun added to other firewalls.
+            openForeign();
             if (networks().isEmpty()) {
                 // The last network is gone: leave nothing of gatun in the packet filter.
                 firewall.teardown();
@@ -415,8 +423,46 @@ public final class BridgeDriver implements NetworkDriver {
     @Override
     public List<String> repair(List<PortMapping> mappings) {
         synchronized (topology) {
+            List<String> repaired = new ArrayList<>(firewall.restore(networks(), mappings));
+            repaired.addAll(openForeign());
+            return repaired;
+        }
+    }
+
+    @Override
+    public List<String> repairOwnRuleset(List<PortMapping> mappings) {
+        synchronized (topology) {
             return firewall.restore(networks(), mappings);
         }
+    }
+
+    /** Every drop of another firewall and whether gatun's bridges get through it (for the doctor). */
+    public List<ForeignDrop> foreignDrops() {
+        return foreign().survey(bridges());
+    }
+
+    /**
+     * Opens other firewalls for the bridges of every network (none: removes what gatun added).
+     * A failure does not undo the caller's work: it is logged, and the doctor reports it.
+     */
+    private List<String> openForeign() {
+        ForeignFirewalls.Opened opened = foreign().open(bridges());
+        for (String failure : opened.failures()) {
+            System.getLogger("dev.gatun").log(System.Logger.Level.WARNING,
+                    "other firewalls may drop traffic of gatun''s networks: {0}", failure);
+        }
+        return opened.changed();
+    }
+
+    private synchronized ForeignFirewalls foreign() {
+        if (foreign == null) {
+            foreign = firewall.foreignFirewalls();
+        }
+        return foreign;
+    }
+
+    private List<String> bridges() {
+        return networks().stream().map(Network::bridge).toList();
     }
 
     @Override

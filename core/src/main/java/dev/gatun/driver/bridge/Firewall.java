@@ -32,6 +32,9 @@ interface Firewall {
     java.util.List<String> restore(java.util.List<dev.gatun.driver.Network> networks,
                                    java.util.List<dev.gatun.driver.PortMapping> wanted);
 
+    /** The other firewalls of the host, as this packet filter must open them for gatun's bridges. */
+    dev.gatun.driver.foreign.ForeignFirewalls foreignFirewalls();
+
     /** Opens the mapping store; called on the committer thread, which then owns it. */
     MappingStore openStore();
 

@@ -1,6 +1,7 @@
 package dev.gatun.driver.bridge;
 
 import dev.gatun.bindings.internal.libc_h;
+import dev.gatun.driver.foreign.AcceptMark;
 import dev.gatun.netlink.NetlinkException;
 import dev.gatun.nft.Chain;
 import dev.gatun.nft.ChainType;
@@ -41,6 +42,7 @@ import static dev.gatun.nft.DataType.IPV6_ADDR;
  *            bridges is dropped unless it is to a published port (networks are isolated)
  * subnets4/6 every network's subnet;  masq4/6: subnets whose outbound traffic is masqueraded
  * </pre>
+ * The forward chain runs before other tables' and marks what it accepts (see {@link AcceptMark}).
  */
 final class GatunRuleset {
 
@@ -69,8 +71,15 @@ final class GatunRuleset {
             Verdict.Code.ACCEPT);
     private static final Chain POSTROUTING = Chain.base(TABLE, "postrouting", ChainType.NAT, Hook.POSTROUTING,
             Priority.SRCNAT, Verdict.Code.ACCEPT);
+    /**
+     * Before other tables' forward chains (filter, 0; firewalld's, 10), so that the mark gatun
+     * sets on what it accepts is there when they look (see {@link AcceptMark}).
+     */
+    static final int FORWARD_PRIORITY = Priority.FILTER - 100;
+    /** The mark bits every accept in the forward chain sets. */
+    static final int MARK = AcceptMark.bits();
     // "fwd" is an nft keyword; the chain is called forward.
-    private static final Chain FORWARD = Chain.base(TABLE, "forward", ChainType.FILTER, Hook.FORWARD, Priority.FILTER,
+    private static final Chain FORWARD = Chain.base(TABLE, "forward", ChainType.FILTER, Hook.FORWARD, FORWARD_PRIORITY,
             Verdict.Code.ACCEPT);
     static final List<Chain> CHAINS = List.of(PREROUTING, OUTPUT, POSTROUTING, FORWARD);
     static final List<Rule> RULES = rules();
@@ -105,7 +114,12 @@ final class GatunRuleset {
                 .drop().comment("internal networks have no way out").build());
         rules.add(Rule.in(FORWARD).notInSet(INTERNAL.name(), Field.META_IIFNAME).inSet(INTERNAL.name(), Field.META_OIFNAME)
                 .drop().comment("nor a way in").build());
-        rules.add(Rule.in(FORWARD).ctState("established", "related").accept().build());
+        // Every accept marks the packet, so that another table's forward chain, which runs after
+        // this one and which gatun never edits, can let gatun's traffic through with one rule.
+        rules.add(Rule.in(FORWARD).ctState("established", "related").inSet(BRIDGES.name(), Field.META_OIFNAME)
+                .accept().build());
+        rules.add(Rule.in(FORWARD).ctState("established", "related").inSet(BRIDGES.name(), Field.META_IIFNAME)
+                .accept().build());
         // Only the published-port maps translate destinations into a bridge.
         rules.add(Rule.in(FORWARD).ctStatus("dnat").inSet(BRIDGES.name(), Field.META_OIFNAME).accept()
                 .comment("published ports").build());
@@ -137,7 +151,9 @@ final class GatunRuleset {
             return false;
         }
         for (Chain c : CHAINS) {
-            boolean there = now.chainsOf(TABLE).stream().anyMatch(x -> x.name().equals(c.name()));
+            // An older gatun's forward chain ran at another priority, with other rules.
+            boolean there = now.chainsOf(TABLE).stream().anyMatch(x -> x.name().equals(c.name())
+                    && x.isBase() && x.base().priority() == c.base().priority());
             long rules = RULES.stream().filter(r -> r.chain().equals(c.name())).count();
             if (!there || now.rulesOf(c).size() != rules) {
                 return false;

@@ -3,8 +3,10 @@ package dev.gatun.driver.bridge;
 import dev.gatun.EnvironmentException;
 import dev.gatun.GatunException;
 import dev.gatun.InvalidInputException;
+import dev.gatun.internal.Tool;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.Protocol;
+import dev.gatun.driver.foreign.ForeignFirewalls;
 import dev.gatun.internal.InetText;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.rtnl.InterfaceNames;
@@ -93,6 +95,18 @@ final class IptablesFirewall implements Firewall {
     @Override
     public String name() {
         return variant.label;
+    }
+
+    /** The other firewalls, less this driver's own iptables variant (its own chains already accept). */
+    @Override
+    public ForeignFirewalls foreignFirewalls() {
+        String own = switch (variant) {
+            case LEGACY -> "-legacy";
+            case NFT -> "-nft";
+            case SYSTEM -> ForeignFirewalls.variantOf(tool.check(variant.program(false, ""), List.of("--version"), null,
+                    "read the iptables version")).orElse("");
+        };
+        return ForeignFirewalls.of(tool.namespace(), "gatun", Integer.MAX_VALUE, 0, own);
     }
 
     private boolean hasIpv6() {

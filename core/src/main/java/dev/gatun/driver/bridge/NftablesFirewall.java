@@ -4,6 +4,7 @@ import dev.gatun.GatunException;
 import dev.gatun.driver.Network;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.Protocol;
+import dev.gatun.driver.foreign.ForeignFirewalls;
 import dev.gatun.internal.InetText;
 import dev.gatun.netlink.GenerationConflictException;
 import dev.gatun.netns.NetworkNamespace;
@@ -55,6 +56,11 @@ final class NftablesFirewall implements Firewall {
         }
         // Made by an older gatun (another shape) or damaged: rebuilt in one transaction.
         restore(existing, List.of());
+    }
+
+    @Override
+    public ForeignFirewalls foreignFirewalls() {
+        return ForeignFirewalls.of(host, GatunRuleset.TABLE.name(), GatunRuleset.FORWARD_PRIORITY, GatunRuleset.MARK, null);
     }
 
     @Override

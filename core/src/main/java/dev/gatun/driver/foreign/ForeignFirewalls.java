@@ -1,0 +1,193 @@
+package dev.gatun.driver.foreign;
+
+import dev.gatun.GatunException;
+import dev.gatun.internal.Tool;
+import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.nft.Family;
+import dev.gatun.nft.Nftables;
+import dev.gatun.nft.Ruleset;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The other firewalls of a host namespace, and the paths they would drop for gatun's bridges.
+ * In nftables an {@code accept} ends only its own base chain: a drop in any other chain at the
+ * forward hook still drops the packet. So where another tool drops forwarded traffic, gatun
+ * opens the way for its own bridges only, each tool in its own terms, without changing that
+ * tool's policy or anything else of it:
+ * <ul>
+ * <li>iptables (either variant, both families): {@link XtablesForward};</li>
+ * <li>firewalld: its {@code trusted} zone ({@link FirewalldZone});</li>
+ * <li>any other nftables table: gatun cannot edit it, so it names the one rule that accepts
+ * gatun's {@link AcceptMark} ({@link NftablesDrops}).</li>
+ * </ul>
+ * Everything gatun adds is removed when its last bridge is, and put back by a repair.
+ */
+public final class ForeignFirewalls {
+
+    private static final System.Logger LOG = System.getLogger("dev.gatun");
+
+    private final NetworkNamespace host;
+    private final List<XtablesForward> xtables;
+    private final FirewalldZone firewalld;
+    private final String gatunTable;
+    private final int gatunPriority;
+    private final int mark;
+
+    private ForeignFirewalls(NetworkNamespace host, List<XtablesForward> xtables, FirewalldZone firewalld,
+                             String gatunTable, int gatunPriority, int mark) {
+        this.host = host;
+        this.xtables = xtables;
+        this.firewalld = firewalld;
+        this.gatunTable = gatunTable;
+        this.gatunPriority = gatunPriority;
+        this.mark = mark;
+    }
+
+    /**
+     * The firewalls of {@code host}, for gatun's table {@code inet gatunTable} whose forward chain
+     * runs at {@code gatunPriority} and marks with {@code mark}. {@code ownVariant} ("-legacy",
+     * "-nft" or null) is the iptables variant that gatun's own iptables driver programs, which
+     * needs no opening.
+     */
+    public static ForeignFirewalls of(NetworkNamespace host, String gatunTable, int gatunPriority, int mark,
+                                      String ownVariant) {
+        String path = System.getenv().getOrDefault("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+        Tool tool = new Tool(host, path, Duration.ofSeconds(60));
+        List<XtablesForward> xtables = new ArrayList<>();
+        for (String suffix : List.of("-legacy", "-nft")) {
+            if (!suffix.equals(ownVariant)) {
+                for (boolean v6 : new boolean[] {false, true}) {
+                    XtablesForward x = new XtablesForward(tool, suffix, v6);
+                    if (x.installed()) {
+                        xtables.add(x);
+                    }
+                }
+            }
+        }
+        if (xtables.isEmpty() && ownVariant == null) {
+            // An iptables without variants (before 1.8): the one there is.
+            for (boolean v6 : new boolean[] {false, true}) {
+                XtablesForward x = new XtablesForward(tool, "", v6);
+                if (x.installed()) {
+                    xtables.add(x);
+                }
+            }
+        }
+        return new ForeignFirewalls(host, xtables, new FirewalldZone(tool), gatunTable, gatunPriority, mark);
+    }
+
+    /** Every foreign drop and whether {@code bridges} get through it now; changes nothing. */
+    public List<ForeignDrop> survey(List<String> bridges) {
+        List<ForeignDrop> out = new ArrayList<>();
+        for (XtablesForward x : xtables) {
+            try {
+                x.state(x.read(), bridges).ifPresent(out::add);
+            } catch (GatunException e) {
+                out.add(new ForeignDrop(x.label(), "filter FORWARD", "could not be read", e.getMessage(), false));
+            }
+        }
+        Ruleset now;
+        try {
+            now = ruleset();
+        } catch (GatunException e) {
+            out.add(new ForeignDrop("nftables", "the ruleset", "could not be read", e.getMessage(), false));
+            return out;
+        }
+        if (firewalldRuns(now)) {
+            out.add(firewalldState(bridges));
+        }
+        out.addAll(NftablesDrops.find(now, gatunTable, gatunPriority, mark, this::handledElsewhere));
+        return out;
+    }
+
+    private ForeignDrop firewalldState(List<String> bridges) {
+        String where = "zone " + FirewalldZone.ZONE;
+        if (!firewalld.installed()) {
+            return new ForeignDrop("firewalld", where, "it rejects forwarded traffic",
+                    "firewall-cmd is not installed here, so gatun cannot put its bridges in zone " + FirewalldZone.ZONE, false);
+        }
+        try {
+            List<String> missing = firewalld.missing(bridges);
+            boolean open = !bridges.isEmpty() && missing.isEmpty();
+            return new ForeignDrop("firewalld", where, "it rejects forwarded traffic",
+                    bridges.isEmpty() ? "gatun puts its bridges in the zone when it creates a network"
+                            : open ? "gatun's bridges " + String.join(", ", bridges) + " are in the zone"
+                            : "not in the zone: " + String.join(", ", missing), open);
+        } catch (GatunException e) {
+            return new ForeignDrop("firewalld", where, "it rejects forwarded traffic", e.getMessage(), false);
+        }
+    }
+
+    /** What {@link #open} changed, one line each, and what it could not do. */
+    public record Opened(List<String> changed, List<String> failures) {}
+
+    /**
+     * Opens every foreign drop for {@code bridges} (all of gatun's bridges; empty removes
+     * everything gatun added). Drops that need the user's rule are logged as warnings, once per
+     * call. One firewall's failure does not stop the others.
+     */
+    public Opened open(List<String> bridges) {
+        List<String> changed = new ArrayList<>();
+        List<String> failures = new ArrayList<>();
+        for (XtablesForward x : xtables) {
+            try {
+                x.sync(bridges).ifPresent(changed::add);
+            } catch (GatunException e) {
+                failures.add(e.getMessage());
+            }
+        }
+        try {
+            Ruleset now = ruleset();
+            if (firewalldRuns(now) && firewalld.installed() && !bridges.isEmpty()) {
+                firewalld.add(bridges).ifPresent(changed::add);
+            }
+            for (ForeignDrop d : NftablesDrops.find(now, gatunTable, gatunPriority, mark, this::handledElsewhere)) {
+                if (!d.open() && !bridges.isEmpty()) {
+                    LOG.log(System.Logger.Level.WARNING, "{0} drops traffic of gatun''s bridges: {1}", d.where(), d.action());
+                }
+            }
+        } catch (GatunException e) {
+            failures.add(e.getMessage());
+        }
+        return new Opened(List.copyOf(changed), List.copyOf(failures));
+    }
+
+    /** Takes a removed bridge out of what gatun added to firewalld (iptables follow from {@link #open}). */
+    public void release(String bridge) {
+        try {
+            if (firewalld.installed() && firewalldRuns(ruleset())) {
+                firewalld.remove(bridge);
+            }
+        } catch (GatunException e) {
+            LOG.log(System.Logger.Level.WARNING, "could not take {0} out of firewalld: {1}", bridge, e.getMessage());
+        }
+    }
+
+    private boolean handledElsewhere(dev.gatun.nft.Chain c) {
+        boolean viaXtables = NftablesDrops.isXtables(c) && xtables.stream().anyMatch(x -> x.label().endsWith("-nft")
+                && x.label().startsWith(c.family() == Family.IP6 ? "ip6tables" : "iptables"));
+        return viaXtables || NftablesDrops.isFirewalld(c);
+    }
+
+    private static boolean firewalldRuns(Ruleset now) {
+        return now.tables().stream().anyMatch(t -> t.family() == Family.INET && t.name().equals("firewalld"));
+    }
+
+    private Ruleset ruleset() {
+        try (Nftables nft = Nftables.open(host)) {
+            return nft.list();
+        }
+    }
+
+    /** What the iptables driver's variant is called here: "-nft" or "-legacy", from {@code iptables --version}. */
+    public static Optional<String> variantOf(String versionText) {
+        if (versionText.contains("nf_tables")) {
+            return Optional.of("-nft");
+        }
+        return versionText.contains("legacy") ? Optional.of("-legacy") : Optional.empty();
+    }
+}

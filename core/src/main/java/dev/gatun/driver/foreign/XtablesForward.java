@@ -1,0 +1,195 @@
+package dev.gatun.driver.foreign;
+
+import dev.gatun.internal.Tool;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The FORWARD chain of one iptables variant and family (iptables-nft, ip6tables-legacy, ...).
+ * Where it drops (policy DROP, a DROP or REJECT rule, Docker's chains), gatun's bridges get a
+ * chain of their own, {@value #CHAIN}, that accepts traffic into and out of them, and one jump
+ * to it: at the top of {@code DOCKER-USER} when Docker's chains exist (Docker evaluates it first
+ * and keeps it across restarts), else at the top of FORWARD. gatun's own forward chain still
+ * decides what may pass, so this never lets through more than gatun allows. Changes go through
+ * one {@code iptables-restore -w --noflush} of the filter table, so they apply together.
+ */
+final class XtablesForward {
+
+    static final String CHAIN = "GATUN-ALLOW";
+    static final String DOCKER_USER = "DOCKER-USER";
+    private static final String JUMP = " -j " + CHAIN;
+    private static final String WAIT_SECONDS = "30";
+
+    private final Tool tool;
+    private final String suffix;
+    private final boolean v6;
+
+    /** {@code suffix} is "-legacy", "-nft", or "" for a host whose iptables has no variants. */
+    XtablesForward(Tool tool, String suffix, boolean v6) {
+        this.tool = tool;
+        this.suffix = suffix;
+        this.v6 = v6;
+    }
+
+    /** "iptables-nft", "ip6tables-legacy": how the user names it. */
+    String label() {
+        return (v6 ? "ip6tables" : "iptables") + suffix;
+    }
+
+    private String program(String what) {
+        return label() + "-" + what;
+    }
+
+    boolean installed() {
+        return tool.find(program("save")) != null && tool.find(program("restore")) != null;
+    }
+
+    /** The filter table as {@code -save} prints it: chains with their policies, and rules. */
+    record Filter(boolean exists, String forwardPolicy, Set<String> chains, List<String> rules) {
+
+        static Filter parse(String saved) {
+            boolean in = false;
+            boolean exists = false;
+            String policy = null;
+            Set<String> chains = new LinkedHashSet<>();
+            List<String> rules = new ArrayList<>();
+            for (String raw : saved.split("\n")) {
+                String line = raw.strip();
+                if (line.startsWith("*")) {
+                    in = line.equals("*filter");
+                    exists |= in;
+                } else if (in && line.startsWith(":")) {
+                    String[] words = line.substring(1).split(" ");
+                    chains.add(words[0]);
+                    if (words[0].equals("FORWARD") && words.length > 1) {
+                        policy = words[1];
+                    }
+                } else if (in && line.startsWith("-A ")) {
+                    rules.add(line);
+                }
+            }
+            return new Filter(exists, policy, chains, rules);
+        }
+
+        /** Why this table drops forwarded traffic, or empty when it does not. */
+        Optional<String> drops() {
+            List<String> why = new ArrayList<>();
+            if ("DROP".equals(forwardPolicy)) {
+                why.add("policy DROP");
+            }
+            if (rules.stream().anyMatch(r -> r.startsWith("-A FORWARD ") && (r.endsWith(" -j DROP") || r.contains(" -j REJECT")))) {
+                why.add("a rule that drops");
+            }
+            if (chains.contains(DOCKER_USER)) {
+                why.add("Docker's chains");
+            }
+            return why.isEmpty() ? Optional.empty() : Optional.of(String.join(", ", why));
+        }
+
+        String parent() {
+            return chains.contains(DOCKER_USER) ? DOCKER_USER : "FORWARD";
+        }
+
+        List<String> jumps() {
+            return rules.stream().filter(r -> r.endsWith(JUMP) && r.split(" ").length == 4).toList();
+        }
+
+        List<String> allowRules() {
+            return rules.stream().filter(r -> r.startsWith("-A " + CHAIN + " ")).toList();
+        }
+
+        /** Whether the one jump is the first rule of the chain it belongs in. */
+        boolean jumpInPlace() {
+            String first = rules.stream().filter(r -> r.startsWith("-A " + parent() + " ")).findFirst().orElse("");
+            return jumps().size() == 1 && first.equals("-A " + parent() + JUMP);
+        }
+    }
+
+    Filter read() {
+        // -save takes no lock; without -t it prints only the tables that exist (it loads none).
+        return Filter.parse(tool.check(program("save"), List.of(), null, "read the filter table of " + label()));
+    }
+
+    /** What this variant does to gatun's bridges now (empty: it drops nothing). */
+    Optional<ForeignDrop> state(Filter f, List<String> bridges) {
+        if (!f.exists()) {
+            return Optional.empty();
+        }
+        return f.drops().map(why -> {
+            boolean open = !bridges.isEmpty() && f.jumpInPlace() && f.allowRules().equals(allowRules(bridges));
+            String action = open ? "gatun's bridges accepted in chain " + CHAIN + ", jumped to from the top of " + f.parent()
+                    : bridges.isEmpty() ? "gatun opens it for its bridges when it creates a network"
+                    : "not open: chain " + CHAIN + " or its jump from " + f.parent() + " is missing";
+            return new ForeignDrop(label(), "filter FORWARD", why, action, open);
+        });
+    }
+
+    /**
+     * Brings the chain and its jump to what {@code bridges} need: made or rewritten where the
+     * table drops, removed where it no longer does or no bridge is left. Returns what it
+     * changed, empty when everything was in place.
+     */
+    Optional<String> sync(List<String> bridges) {
+        for (int attempt = 1; ; attempt++) {
+            Filter f = read();
+            List<String> script = script(f, bridges);
+            if (script.isEmpty()) {
+                return Optional.empty();
+            }
+            StringBuilder text = new StringBuilder("*filter\n");
+            script.forEach(l -> text.append(l).append('\n'));
+            text.append("COMMIT\n");
+            Tool.Result r = tool.run(program("restore"), List.of("-w", WAIT_SECONDS, "--noflush"), text.toString());
+            if (r.exitCode() == 0) {
+                boolean wanted = script.stream().anyMatch(l -> l.startsWith("-I "));
+                boolean kept = script.stream().anyMatch(l -> l.startsWith("-A "));
+                return Optional.of(wanted || kept ? "the jump to " + CHAIN + " in " + label() + " " + f.parent()
+                        + " and its accepts for " + String.join(", ", bridges)
+                        : "chain " + CHAIN + " from " + label() + " (nothing of gatun's left there)");
+            }
+            // Someone changed the table between the read and the restore: read again, once.
+            if (attempt >= 2) {
+                throw new dev.gatun.GatunException("could not open " + label() + " filter FORWARD for gatun's bridges: "
+                        + program("restore") + " exited " + r.exitCode() + ": " + r.stderr().strip());
+            }
+        }
+    }
+
+    /** The restore lines that take {@code f} to the wanted state; empty when it is there. */
+    static List<String> script(Filter f, List<String> bridges) {
+        List<String> lines = new ArrayList<>();
+        boolean wanted = f.exists() && !bridges.isEmpty() && f.drops().isPresent();
+        if (!wanted) {
+            if (f.chains().contains(CHAIN)) {
+                f.jumps().forEach(j -> lines.add("-D " + j.split(" ")[1] + JUMP));
+                lines.add("-F " + CHAIN);
+                lines.add("-X " + CHAIN);
+            }
+            return lines;
+        }
+        List<String> allow = allowRules(bridges);
+        if (!f.chains().contains(CHAIN) || !f.allowRules().equals(allow)) {
+            lines.add(":" + CHAIN + " - [0:0]"); // declaring an existing chain with --noflush empties it
+            allow.forEach(lines::add);
+        }
+        if (!f.jumpInPlace()) {
+            f.jumps().forEach(j -> lines.add("-D " + j.split(" ")[1] + JUMP));
+            lines.add("-I " + f.parent() + " 1" + JUMP);
+        }
+        return lines;
+    }
+
+    /** The rules of {@value #CHAIN}, as {@code -save} prints them. Bridge names are checked interface names. */
+    static List<String> allowRules(List<String> bridges) {
+        List<String> out = new ArrayList<>();
+        for (String b : bridges.stream().sorted().toList()) {
+            out.add("-A " + CHAIN + " -i " + b + " -j ACCEPT");
+            out.add("-A " + CHAIN + " -o " + b + " -j ACCEPT");
+        }
+        return out;
+    }
+}

@@ -1,0 +1,221 @@
+package dev.gatun.driver;
+
+import dev.gatun.driver.bridge.BridgeDriver;
+import dev.gatun.driver.foreign.AcceptMark;
+import dev.gatun.driver.foreign.ForeignDrop;
+import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.netns.ReplyServers;
+import dev.gatun.rtnl.Prefix;
+import dev.gatun.testing.FreshNamespaces;
+import dev.gatun.testing.Lab;
+import dev.gatun.testing.Oracle;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.nio.channels.DatagramChannel;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Hosts as they really are: namespaces set up the way Docker, ufw (an iptables FORWARD policy
+ * DROP) or another nftables table leave them. In each, published ports must answer from
+ * outside, hairpin must work, unpublished ports and direct routes must stay dropped, and the
+ * other tool's own rules must be unchanged while gatun runs and after it leaves.
+ */
+@ExtendWith(FreshNamespaces.class)
+class OtherFirewallsTest {
+
+    private static final String SUBNET = "10.88.0.0/16";
+    private static final String BRIDGE = "gatun-n1";
+
+    /** How one kind of host is set up, and how its own rules are listed for comparison. */
+    private record Host(String tool, Consumer<NetworkNamespace> setUp, String... list) {}
+
+    private static final Host IPTABLES_NFT_DROP = new Host("iptables-nft",
+            ns -> Oracle.in(ns, "iptables-nft", "-w", "-P", "FORWARD", "DROP"), "iptables-nft-save");
+
+    private static final Host IPTABLES_LEGACY_DROP = new Host("iptables-legacy",
+            ns -> Oracle.in(ns, "iptables-legacy", "-w", "-P", "FORWARD", "DROP"), "iptables-legacy-save");
+
+    /** The chains and rules Docker 20.10 makes for its default bridge, through iptables-nft as on Debian. */
+    private static final Host DOCKER_LAYOUT = new Host("iptables-nft", ns -> {
+        for (String line : List.of(
+                "-N DOCKER", "-N DOCKER-ISOLATION-STAGE-1", "-N DOCKER-ISOLATION-STAGE-2", "-N DOCKER-USER",
+                "-P FORWARD DROP",
+                "-A FORWARD -j DOCKER-USER",
+                "-A FORWARD -j DOCKER-ISOLATION-STAGE-1",
+                "-A FORWARD -o docker0 -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT",
+                "-A FORWARD -o docker0 -j DOCKER",
+                "-A FORWARD -i docker0 ! -o docker0 -j ACCEPT",
+                "-A FORWARD -i docker0 -o docker0 -j ACCEPT",
+                "-A DOCKER-ISOLATION-STAGE-1 -i docker0 ! -o docker0 -j DOCKER-ISOLATION-STAGE-2",
+                "-A DOCKER-ISOLATION-STAGE-1 -j RETURN",
+                "-A DOCKER-ISOLATION-STAGE-2 -o docker0 -j DROP",
+                "-A DOCKER-ISOLATION-STAGE-2 -j RETURN",
+                "-A DOCKER-USER -j RETURN")) {
+            List<String> cmd = new java.util.ArrayList<>(List.of("iptables-nft", "-w"));
+            cmd.addAll(Arrays.asList(line.split(" ")));
+            Oracle.in(ns, cmd.toArray(String[]::new));
+        }
+    }, "iptables-nft-save");
+
+    private static final Host NFT_TABLE_DROP = new Host("nftables", ns -> {
+        Oracle.in(ns, "nft", "add", "table", "inet", "fw");
+        Oracle.in(ns, "nft", "add chain inet fw forward { type filter hook forward priority 0; policy drop; }");
+    }, "nft", "list", "table", "inet", "fw");
+
+    @Test
+    void iptablesNftForwardPolicyDrop(NetworkNamespace host, NetworkNamespace outside, NetworkNamespace c1,
+                                      NetworkNamespace c2) throws Exception {
+        publishedPortsWorkBeside(IPTABLES_NFT_DROP, host, outside, c1, c2);
+    }
+
+    @Test
+    void iptablesLegacyForwardPolicyDrop(NetworkNamespace host, NetworkNamespace outside, NetworkNamespace c1,
+                                         NetworkNamespace c2) throws Exception {
+        publishedPortsWorkBeside(IPTABLES_LEGACY_DROP, host, outside, c1, c2);
+    }
+
+    @Test
+    void dockersChainLayout(NetworkNamespace host, NetworkNamespace outside, NetworkNamespace c1, NetworkNamespace c2)
+            throws Exception {
+        publishedPortsWorkBeside(DOCKER_LAYOUT, host, outside, c1, c2);
+    }
+
+    @Test
+    void anotherNftablesTableWithPolicyDrop(NetworkNamespace host, NetworkNamespace outside, NetworkNamespace c1,
+                                            NetworkNamespace c2) throws Exception {
+        publishedPortsWorkBeside(NFT_TABLE_DROP, host, outside, c1, c2);
+    }
+
+    private static void publishedPortsWorkBeside(Host fixture, NetworkNamespace host, NetworkNamespace outside,
+                                                 NetworkNamespace c1, NetworkNamespace c2) throws Exception {
+        Lab.connectOutside(host, outside, SUBNET);
+        fixture.setUp().accept(host);
+        String before = theirs(Oracle.in(host, fixture.list()));
+        String userRule = null;
+        try (BridgeDriver gatun = BridgeDriver.nftables(host); ReplyServers servers = new ReplyServers();
+             DatagramChannel udp = ReplyServers.udpClient(outside)) {
+            gatun.createNetwork(new NetworkSpec("n1", null, Prefix.parse(SUBNET), null, null, null, null, null, true,
+                    false, true));
+            Endpoint e1 = gatun.attach(EndpointSpec.of("n1", c1));
+            gatun.attach(EndpointSpec.of("n1", c2));
+            String ip = e1.ip().getHostAddress();
+            servers.tcp(c1, ip, 80, "c1-tcp").udp(c1, ip, 80, "c1-udp").tcp(c1, ip, 81, "c1-81");
+            gatun.publish("n1", e1.ip(), List.of(PortSpec.parse("8080:80"), PortSpec.parse("8080:80/udp")), null);
+
+            List<ForeignDrop> drops = gatun.foreignDrops();
+            assertThat(drops).as("the drop gatun found").anySatisfy(d -> assertThat(d.firewall()).startsWith(fixture.tool()));
+            if (fixture == NFT_TABLE_DROP) {
+                ForeignDrop d = drops.stream().filter(x -> x.where().equals("inet fw forward")).findFirst().orElseThrow();
+                assertThat(d.open()).isFalse();
+                assertThat(ReplyServers.tcpAnswers(outside, Lab.HOST_ADDRESS, 8080))
+                        .as("gatun cannot edit another table: dropped until the user adds the printed rule").isFalse();
+                userRule = d.action().substring(d.action().indexOf("nft insert rule "));
+                assertThat(userRule).isEqualTo(AcceptMark.acceptRule("inet", "fw", "forward", AcceptMark.DEFAULT));
+                Oracle.in(host, userRule.split(" "));
+                assertThat(gatun.foreignDrops()).filteredOn(x -> x.where().equals("inet fw forward"))
+                        .allSatisfy(x -> assertThat(x.open()).as("open once the rule is there").isTrue());
+            } else {
+                assertThat(drops).filteredOn(d -> d.firewall().equals(fixture.tool()))
+                        .allSatisfy(d -> assertThat(d.open()).as(d.describe()).isTrue());
+            }
+
+            assertThat(ReplyServers.tcpFetch(outside, Lab.HOST_ADDRESS, 8080)).as("published TCP from outside")
+                    .isEqualTo("c1-tcp");
+            assertThat(ReplyServers.udpAsk(udp, Lab.HOST_ADDRESS, 8080)).as("published UDP from outside").isEqualTo("c1-udp");
+            assertThat(ReplyServers.tcpFetch(c2, Lab.HOST_ADDRESS, 8080)).as("hairpin from a sibling").isEqualTo("c1-tcp");
+            assertThat(ReplyServers.tcpAnswers(outside, Lab.HOST_ADDRESS, 81)).as("unpublished port").isFalse();
+            assertThat(ReplyServers.tcpAnswers(outside, ip, 81)).as("route straight to the container").isFalse();
+            assertThat(ReplyServers.tcpAnswers(outside, ip, 80)).as("route straight to a published container port").isFalse();
+
+            String during = Oracle.in(host, fixture.list());
+            assertThat(withoutGatun(theirs(during), userRule)).as("the other tool's own rules while gatun runs").isEqualTo(before);
+            if (fixture == DOCKER_LAYOUT) {
+                assertThat(during).contains("-A DOCKER-USER -j GATUN-ALLOW\n-A DOCKER-USER -j RETURN");
+                assertThat(during).containsOnlyOnce("-j GATUN-ALLOW");
+            }
+
+            gatun.deleteNetwork("n1", true);
+            String after = Oracle.in(host, fixture.list());
+            assertThat(withoutUserRule(theirs(after), userRule)).as("after gatun's last network").isEqualTo(before);
+            assertThat(after).doesNotContain("GATUN");
+            for (String save : List.of("iptables-nft-save", "iptables-legacy-save", "ip6tables-nft-save", "ip6tables-legacy-save")) {
+                assertThat(Oracle.in(host, save)).as(save).doesNotContain("GATUN");
+            }
+        }
+    }
+
+    @Test
+    void aLongRunningDriverPutsBackWhatDockerAndOtherFirewallsUndo(NetworkNamespace host, NetworkNamespace outside,
+                                                                  NetworkNamespace c1) throws Exception {
+        Lab.connectOutside(host, outside, SUBNET);
+        DOCKER_LAYOUT.setUp().accept(host);
+        List<String> log = new CopyOnWriteArrayList<>();
+        try (SelfHealingDriver gatun = SelfHealingDriver.start(BridgeDriver.nftables(host), log::add);
+             ReplyServers servers = new ReplyServers()) {
+            gatun.createNetwork(new NetworkSpec("n1", null, Prefix.parse(SUBNET), null, null, null, null, null, true,
+                    false, true));
+            Endpoint e1 = gatun.attach(EndpointSpec.of("n1", c1));
+            servers.tcp(c1, e1.ip().getHostAddress(), 80, "c1");
+            gatun.publish("n1", e1.ip(), List.of(PortSpec.parse("8080:80")), null);
+            assertThat(ReplyServers.tcpFetch(outside, Lab.HOST_ADDRESS, 8080)).isEqualTo("c1");
+
+            // What a user's script or a Docker reinstall may do: DOCKER-USER emptied and made again.
+            Oracle.in(host, "iptables-nft", "-w", "-F", "DOCKER-USER");
+            Oracle.in(host, "iptables-nft", "-w", "-A", "DOCKER-USER", "-j", "RETURN");
+            assertThat(showsWithin(host, "iptables-nft-save", "-A DOCKER-USER -j GATUN-ALLOW", 1_000))
+                    .as("the jump is back within a second").isTrue();
+            assertThat(ReplyServers.tcpFetch(outside, Lab.HOST_ADDRESS, 8080)).isEqualTo("c1");
+            // The log line follows the commit that put the jump back.
+            long deadline = System.nanoTime() + 2_000_000_000L;
+            while (log.stream().noneMatch(l -> l.startsWith("repaired the jump")) && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertThat(log).anyMatch(l -> l.startsWith("repaired the jump to GATUN-ALLOW in iptables-nft DOCKER-USER"));
+
+            // Another firewall turns up later: legacy iptables with FORWARD DROP (it sends no
+            // notifications, so the periodic check finds it).
+            Oracle.in(host, "iptables-legacy", "-w", "-P", "FORWARD", "DROP");
+            assertThat(showsWithin(host, "iptables-legacy-save", "-A FORWARD -j GATUN-ALLOW", 7_000))
+                    .as("opened once the periodic check ran").isTrue();
+            assertThat(ReplyServers.tcpFetch(outside, Lab.HOST_ADDRESS, 8080)).isEqualTo("c1");
+        }
+    }
+
+    /** Whether {@code save}'s listing in {@code ns} shows {@code line} within {@code millis}, looking every 20 ms. */
+    private static boolean showsWithin(NetworkNamespace ns, String save, String line, long millis) throws InterruptedException {
+        long deadline = System.nanoTime() + millis * 1_000_000;
+        do {
+            if (Oracle.in(ns, save).lines().anyMatch(line::equals)) {
+                return true;
+            }
+            Thread.sleep(20);
+        } while (System.nanoTime() < deadline);
+        return false;
+    }
+
+    /** A listing without what changes by itself: comments with dates, packet counters, rule handles. */
+    private static String theirs(String listing) {
+        return listing.lines().filter(l -> !l.startsWith("#"))
+                .map(l -> l.replaceAll("\\[\\d+:\\d+]", "[0:0]"))
+                .reduce("", (a, b) -> a + b + "\n");
+    }
+
+    private static String withoutGatun(String listing, String userRule) {
+        return withoutUserRule(listing.lines().filter(l -> !l.contains("GATUN-ALLOW")).reduce("", (a, b) -> a + b + "\n"),
+                userRule);
+    }
+
+    private static String withoutUserRule(String listing, String userRule) {
+        if (userRule == null) {
+            return listing;
+        }
+        String rule = userRule.substring(userRule.indexOf("meta mark"));
+        return listing.lines().filter(l -> !l.strip().equals(rule)).reduce("", (a, b) -> a + b + "\n");
+    }
+}
