@@ -148,6 +148,41 @@ class CliIT {
     }
 
     @Test
+    void doctorListsEveryForeignDropWithWhatGatunDidAboutIt(NetworkNamespace host) {
+        // A host as ufw and a hand-written nftables firewall leave it.
+        Oracle.in(host, "iptables-legacy", "-w", "-P", "FORWARD", "DROP");
+        Oracle.in(host, "nft", "add table inet fw");
+        Oracle.in(host, "nft", "add chain inet fw forward { type filter hook forward priority 0; policy drop; }");
+        Oracle.in(host, "nft", "add chain inet fw input { type filter hook input priority 0; policy drop; }");
+        GatunCli.ok("--netns", host.name(), "net", "create", "n1", "--subnet", "10.88.0.0/16");
+
+        JsonNode checks = GatunCli.ok("--netns", host.name(), "--json", "doctor").json();
+        List<JsonNode> drops = new ArrayList<>();
+        checks.forEach(c -> {
+            if (c.get("check").asText().equals("foreign drop")) {
+                drops.add(c);
+            }
+        });
+        assertThat(drops).extracting(d -> d.get("firewall").asText() + " " + d.get("where").asText())
+                .containsExactlyInAnyOrder("iptables-legacy filter FORWARD", "nftables inet fw forward");
+        for (JsonNode d : drops) {
+            if (d.get("firewall").asText().equals("nftables")) {
+                assertThat(d.get("ok").asBoolean()).as("gatun cannot open another table itself").isFalse();
+                assertThat(d.get("why").asText()).isEqualTo("policy drop");
+                assertThat(d.get("action").asText())
+                        .endsWith("add: nft insert rule inet fw forward meta mark & 0x00002000 == 0x00002000 accept");
+            } else {
+                assertThat(d.get("ok").asBoolean()).as(d.get("detail").asText()).isTrue();
+                assertThat(d.get("why").asText()).isEqualTo("policy DROP");
+            }
+        }
+        assertThat(GatunCli.ok("--netns", host.name(), "doctor").out()).contains("nftables inet fw forward (policy drop)");
+
+        GatunCli.ok("--netns", host.name(), "net", "rm", "n1");
+        assertThat(Oracle.in(host, "iptables-legacy-save")).doesNotContain("GATUN");
+    }
+
+    @Test
     void doctorReportsChecksAsJson(NetworkNamespace host) {
         GatunCli.ok("--netns", host.name(), "net", "create", "n1", "--subnet", "10.88.0.0/16");
         JsonNode checks = GatunCli.ok("--netns", host.name(), "--json", "doctor").json();
