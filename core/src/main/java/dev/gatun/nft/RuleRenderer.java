@@ -15,6 +15,7 @@ import dev.gatun.nft.expr.Lookup;
 import dev.gatun.nft.expr.Masquerade;
 import dev.gatun.nft.expr.Meta;
 import dev.gatun.nft.expr.Nat;
+import dev.gatun.nft.expr.Opaque;
 import dev.gatun.nft.expr.Payload;
 import dev.gatun.nft.expr.Range;
 import dev.gatun.nft.expr.Redirect;
@@ -114,6 +115,12 @@ final class RuleRenderer {
                 case Redirect r -> words.add("redirect" + to(r.protoMin())
                         + natFlags(r.flags() & ~kernel_h.NF_NAT_RANGE_PROTO_SPECIFIED));
                 case Reject r -> words.add(reject(r));
+                case Opaque o -> {
+                    words.add(OpaqueRenderer.render(o));
+                    // It may have loaded any register; what they held before no longer names them.
+                    registers.clear();
+                    pending.clear();
+                }
             }
         }
     }
