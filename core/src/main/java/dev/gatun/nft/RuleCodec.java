@@ -35,6 +35,12 @@ final class RuleCodec {
             nftnl_rule_set_str(r, (short) NFTNL_RULE_CHAIN, arena.allocateFrom(rule.chain()));
             if (handleOnly) {
                 nftnl_rule_set_u64(r, (short) NFTNL_RULE_HANDLE, rule.handle());
+            } else {
+                XtProtocol xt = XtProtocol.of(rule);
+                if (xt != null) {
+                    nftnl_rule_set_u32(r, (short) NFTNL_RULE_COMPAT_PROTO, xt.number());
+                    nftnl_rule_set_u32(r, (short) NFTNL_RULE_COMPAT_FLAGS, xt.inverted() ? kernel_h.NFT_RULE_COMPAT_F_INV : 0);
+                }
             }
             nftnl_rule_nlmsg_build_payload(nlh, r);
             if (!handleOnly && !rule.expressions().isEmpty()) {

@@ -70,6 +70,14 @@ class NftOpaqueTest {
     }
 
     @Test
+    void aProtocolMatchBeforeAnXtablesExpressionIsWrittenAsTheRulesXtablesProtocol() {
+        Rule rule = Rule.in(INPUT).match(Field.META_L4PROTO, "udp").raw(CONNTRACK).build();
+
+        assertThat(compat(encode(rule))).containsExactly(17, 0);
+        assertThat(compat(encode(Rule.in(INPUT).match(Field.META_L4PROTO, "udp").accept().build()))).isEmpty();
+    }
+
+    @Test
     void xtablesRendersAsNftListsIt() {
         Rule rule = Rule.in(INPUT).match(Field.META_IIFNAME, "br0").raw(CONNTRACK).counter().accept().build();
 
@@ -112,6 +120,20 @@ class NftOpaqueTest {
 
     static byte[] encode(Rule rule) {
         return new Transaction(null).add(rule).encode().getFirst();
+    }
+
+    /** The NFTA_RULE_COMPAT protocol and flags of a rule message, empty if it has none. */
+    private static List<Integer> compat(byte[] message) {
+        List<Integer> out = new ArrayList<>();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment m = arena.allocateFrom(JAVA_BYTE, message);
+            NetlinkMessages.forEachAttribute(m, NetlinkMessages.HEADER_BYTES + 4, (type, payload) -> {
+                if (type == kernel_h.NFTA_RULE_COMPAT) {
+                    NetlinkMessages.forEachAttribute(payload, 0, (t, p) -> out.add(p.get(NetlinkMessages.NETWORK_INT, 0)));
+                }
+            });
+        }
+        return out;
     }
 
     private static int indexOf(byte[] haystack, byte[] needle) {
