@@ -8,16 +8,17 @@ import dev.gatun.nft.expr.Opaque;
 import dev.gatun.nft.expr.Payload;
 import org.junit.jupiter.api.Test;
 
-import java.io.ByteArrayOutputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static dev.gatun.nft.RuleMessages.attribute;
+import static dev.gatun.nft.RuleMessages.attributes;
+import static dev.gatun.nft.RuleMessages.bigEndian;
+import static dev.gatun.nft.RuleMessages.nested;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -50,12 +51,12 @@ class NftOpaqueTest {
     void anXtablesMatchIsReadBackWithTheAttributesItWasWrittenWith() {
         Rule rule = Rule.in(INPUT).match(Field.IP_SADDR, "10.0.0.1").raw(CONNTRACK).accept().build();
 
-        assertThat(roundTrip(rule).expressions()).isEqualTo(rule.expressions());
+        assertThat(RuleMessages.readBack(rule).expressions()).isEqualTo(rule.expressions());
     }
 
     @Test
     void theMessageCarriesTheAttributesAsTheyWere() {
-        byte[] message = encode(Rule.in(INPUT).raw(CONNTRACK).build());
+        byte[] message = RuleMessages.encode(Rule.in(INPUT).raw(CONNTRACK).build());
 
         assertThat(indexOf(message, CONNTRACK.data().toArray())).isPositive();
     }
@@ -64,7 +65,7 @@ class NftOpaqueTest {
     void aKindGatunKnowsWithAnAttributeItsRecordLacksStaysOpaque() {
         Rule rule = Rule.in(INPUT).raw(PAYLOAD_WRITE).build();
 
-        List<Expr> read = roundTrip(rule).expressions();
+        List<Expr> read = RuleMessages.readBack(rule).expressions();
 
         assertThat(read).hasSize(1).first().isNotInstanceOf(Payload.class).isEqualTo(PAYLOAD_WRITE);
     }
@@ -73,8 +74,8 @@ class NftOpaqueTest {
     void aProtocolMatchBeforeAnXtablesExpressionIsWrittenAsTheRulesXtablesProtocol() {
         Rule rule = Rule.in(INPUT).match(Field.META_L4PROTO, "udp").raw(CONNTRACK).build();
 
-        assertThat(compat(encode(rule))).containsExactly(17, 0);
-        assertThat(compat(encode(Rule.in(INPUT).match(Field.META_L4PROTO, "udp").accept().build()))).isEmpty();
+        assertThat(compat(RuleMessages.encode(rule))).containsExactly(17, 0);
+        assertThat(compat(RuleMessages.encode(Rule.in(INPUT).match(Field.META_L4PROTO, "udp").accept().build()))).isEmpty();
     }
 
     @Test
@@ -111,17 +112,6 @@ class NftOpaqueTest {
         assertThatThrownBy(() -> new Opaque("", Bytes.of())).isInstanceOf(InvalidInputException.class);
     }
 
-    static Rule roundTrip(Rule rule) {
-        byte[] message = encode(rule);
-        try (Arena arena = Arena.ofConfined()) {
-            return RuleCodec.read(arena.allocateFrom(JAVA_BYTE, message));
-        }
-    }
-
-    static byte[] encode(Rule rule) {
-        return new Transaction(null).add(rule).encode().getFirst();
-    }
-
     /** The NFTA_RULE_COMPAT protocol and flags of a rule message, empty if it has none. */
     private static List<Integer> compat(byte[] message) {
         List<Integer> out = new ArrayList<>();
@@ -147,31 +137,5 @@ class NftOpaqueTest {
             return i;
         }
         return -1;
-    }
-
-    static byte[] bigEndian(int v) {
-        return ByteBuffer.allocate(4).putInt(v).array();
-    }
-
-    /** One netlink attribute, padded: length and type in host order, then the payload. */
-    static byte[] attribute(int type, byte[] payload) {
-        ByteBuffer b = ByteBuffer.allocate(NetlinkMessages.align(4 + payload.length)).order(ByteOrder.nativeOrder());
-        b.putShort((short) (4 + payload.length)).putShort((short) type).put(payload);
-        return b.array();
-    }
-
-    static byte[] nested(int type, byte[]... children) {
-        byte[] inner = attributes(children).toArray();
-        byte[] a = attribute(type, inner);
-        ByteBuffer.wrap(a).order(ByteOrder.nativeOrder()).putShort(2, (short) (type | kernel_h.NLA_F_NESTED));
-        return a;
-    }
-
-    static Bytes attributes(byte[]... each) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (byte[] a : each) {
-            out.writeBytes(a);
-        }
-        return Bytes.of(out.toByteArray());
     }
 }
