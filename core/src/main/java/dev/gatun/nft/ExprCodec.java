@@ -15,6 +15,7 @@ import dev.gatun.nft.expr.Log;
 import dev.gatun.nft.expr.Lookup;
 import dev.gatun.nft.expr.Masquerade;
 import dev.gatun.nft.expr.Meta;
+import dev.gatun.nft.expr.MetaSet;
 import dev.gatun.nft.expr.Nat;
 import dev.gatun.nft.expr.Opaque;
 import dev.gatun.nft.expr.Payload;
@@ -51,7 +52,7 @@ final class ExprCodec {
     private static final Map<String, Integer> MODELLED = Map.ofEntries(
             Map.entry("payload", bits(NFTNL_EXPR_PAYLOAD_DREG, NFTNL_EXPR_PAYLOAD_BASE, NFTNL_EXPR_PAYLOAD_OFFSET,
                     NFTNL_EXPR_PAYLOAD_LEN)),
-            Map.entry("meta", bits(NFTNL_EXPR_META_KEY, NFTNL_EXPR_META_DREG)),
+            Map.entry("meta", bits(NFTNL_EXPR_META_KEY, NFTNL_EXPR_META_DREG, NFTNL_EXPR_META_SREG)),
             Map.entry("cmp", bits(NFTNL_EXPR_CMP_SREG, NFTNL_EXPR_CMP_OP, NFTNL_EXPR_CMP_DATA)),
             Map.entry("bitwise", bits(NFTNL_EXPR_BITWISE_SREG, NFTNL_EXPR_BITWISE_DREG, NFTNL_EXPR_BITWISE_LEN,
                     NFTNL_EXPR_BITWISE_MASK, NFTNL_EXPR_BITWISE_XOR, NFTNL_EXPR_BITWISE_OP)),
@@ -113,6 +114,10 @@ final class ExprCodec {
                 u32(x, NFTNL_EXPR_META_KEY, m.key().value);
                 u32(x, NFTNL_EXPR_META_DREG, m.dreg());
             }
+            case MetaSet m -> {
+                u32(x, NFTNL_EXPR_META_KEY, m.key().value);
+                u32(x, NFTNL_EXPR_META_SREG, m.sreg());
+            }
             case Cmp c -> {
                 u32(x, NFTNL_EXPR_CMP_SREG, c.sreg());
                 u32(x, NFTNL_EXPR_CMP_OP, c.op().value);
@@ -122,6 +127,9 @@ final class ExprCodec {
                 u32(x, NFTNL_EXPR_BITWISE_SREG, b.sreg());
                 u32(x, NFTNL_EXPR_BITWISE_DREG, b.dreg());
                 u32(x, NFTNL_EXPR_BITWISE_LEN, b.mask().length());
+                if (b.explicitOp()) {
+                    u32(x, NFTNL_EXPR_BITWISE_OP, kernel_h.NFT_BITWISE_BOOL);
+                }
                 data(arena, x, NFTNL_EXPR_BITWISE_MASK, b.mask());
                 data(arena, x, NFTNL_EXPR_BITWISE_XOR, b.xor());
             }
@@ -239,12 +247,13 @@ final class ExprCodec {
         return switch (kind) {
             case "payload" -> new Payload(Payload.Base.of(u32(x, NFTNL_EXPR_PAYLOAD_BASE)), u32(x, NFTNL_EXPR_PAYLOAD_OFFSET),
                     u32(x, NFTNL_EXPR_PAYLOAD_LEN), u32(x, NFTNL_EXPR_PAYLOAD_DREG));
-            case "meta" -> new Meta(Meta.Key.of(u32(x, NFTNL_EXPR_META_KEY)), u32(x, NFTNL_EXPR_META_DREG));
+            case "meta" -> meta(x);
             case "cmp" -> new Cmp(u32(x, NFTNL_EXPR_CMP_SREG), CmpOp.of(u32(x, NFTNL_EXPR_CMP_OP)),
                     data(arena, x, NFTNL_EXPR_CMP_DATA));
             case "bitwise" -> optional(x, NFTNL_EXPR_BITWISE_OP) != kernel_h.NFT_BITWISE_BOOL ? null
                     : new Bitwise(u32(x, NFTNL_EXPR_BITWISE_SREG), u32(x, NFTNL_EXPR_BITWISE_DREG),
-                    data(arena, x, NFTNL_EXPR_BITWISE_MASK), data(arena, x, NFTNL_EXPR_BITWISE_XOR));
+                    data(arena, x, NFTNL_EXPR_BITWISE_MASK), data(arena, x, NFTNL_EXPR_BITWISE_XOR),
+                    isSet(x, NFTNL_EXPR_BITWISE_OP));
             case "range" -> new Range(u32(x, NFTNL_EXPR_RANGE_SREG), CmpOp.of(u32(x, NFTNL_EXPR_RANGE_OP)),
                     data(arena, x, NFTNL_EXPR_RANGE_FROM_DATA), data(arena, x, NFTNL_EXPR_RANGE_TO_DATA));
             case "lookup" -> lookup(x);
@@ -272,6 +281,16 @@ final class ExprCodec {
                             ? Short.toUnsignedInt(nftnl_expr_get_u16(x, (short) NFTNL_EXPR_LOG_GROUP)) : null);
             default -> null;
         };
+    }
+
+    /** A load with a destination register, a set with a source one; null for neither or both. */
+    private static Expr meta(MemorySegment x) {
+        Meta.Key key = Meta.Key.of(u32(x, NFTNL_EXPR_META_KEY));
+        boolean load = isSet(x, NFTNL_EXPR_META_DREG);
+        if (load == isSet(x, NFTNL_EXPR_META_SREG)) {
+            return null;
+        }
+        return load ? new Meta(key, u32(x, NFTNL_EXPR_META_DREG)) : new MetaSet(key, u32(x, NFTNL_EXPR_META_SREG));
     }
 
     /** Null for lookup flags other than inversion. */

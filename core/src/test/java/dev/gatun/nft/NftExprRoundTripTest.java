@@ -13,6 +13,7 @@ import dev.gatun.nft.expr.Log;
 import dev.gatun.nft.expr.Lookup;
 import dev.gatun.nft.expr.Masquerade;
 import dev.gatun.nft.expr.Meta;
+import dev.gatun.nft.expr.MetaSet;
 import dev.gatun.nft.expr.Nat;
 import dev.gatun.nft.expr.Payload;
 import dev.gatun.nft.expr.Range;
@@ -43,9 +44,12 @@ class NftExprRoundTripTest {
         return List.of(
                 new Payload(Payload.Base.NETWORK, 12, 4, Registers.REG1),
                 new Meta(Meta.Key.OIFNAME, Registers.REG1),
+                new MetaSet(Meta.Key.MARK, Registers.REG1),
                 new Cmp(Registers.REG1, CmpOp.NEQ, Bytes.of((byte) 10, (byte) 0, (byte) 0, (byte) 1)),
                 new Bitwise(Registers.REG1, Registers.REG2, Bytes.of((byte) 0xff, (byte) 0, (byte) 0, (byte) 0),
                         Bytes.of((byte) 0, (byte) 0, (byte) 0, (byte) 1)),
+                new Bitwise(Registers.REG1, Registers.REG1, Bytes.of((byte) 0, (byte) 0x20, (byte) 0, (byte) 0),
+                        Bytes.zeros(4), true),
                 new Range(Registers.REG1, CmpOp.NEQ, Bytes.of((byte) 0, (byte) 80), Bytes.of((byte) 0, (byte) 90)),
                 new Lookup(Registers.REG1, "ports4", Registers.REG1, false),
                 new Lookup(Registers.REG1, "blocked", null, true),
