@@ -330,7 +330,18 @@ final class ExprCodec {
                 data[0] = payload.toArray(JAVA_BYTE);
             }
         });
-        return new Opaque(kind, Bytes.wrap(data[0]));
+        Opaque read = new Opaque(kind, Bytes.wrap(data[0]));
+        return kind.equals("dynset") ? withoutZeroTimeout(read) : read;
+    }
+
+    /**
+     * The kernel lists a dynset's timeout also when it is 0 (none), and refuses the attribute in
+     * a rule for a set without timeouts (EOPNOTSUPP). Left out, as nft leaves it out, the rule
+     * can be added again and means the same.
+     */
+    private static Opaque withoutZeroTimeout(Opaque dynset) {
+        return Opaque.of(dynset.kind(), dynset.attributes().stream()
+                .filter(a -> a.type() != kernel_h.NFTA_DYNSET_TIMEOUT || !a.value().isZero()).toList());
     }
 
     /** Which of libnftnl's attribute flags (a 32-bit map, so types 1 to 31) are set. */

@@ -106,6 +106,14 @@ class NftOpaqueTest {
     }
 
     @Test
+    void attributesMakeTheSameExpressionAgain() {
+        Opaque limit = new Opaque("limit", attributes(attribute(1, bigEndian(10)), nested(2, attribute(1, bigEndian(7)))));
+
+        assertThat(Opaque.of("limit", limit.attributes())).isEqualTo(limit);
+        assertThat(Opaque.of("match", CONNTRACK.attributes())).isEqualTo(CONNTRACK);
+    }
+
+    @Test
     void malformedAttributesAreRefused() {
         assertThatThrownBy(() -> new Opaque("limit", Bytes.of((byte) 8, (byte) 0, (byte) 1, (byte) 0)))
                 .isInstanceOf(InvalidInputException.class);

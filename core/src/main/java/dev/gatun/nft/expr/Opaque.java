@@ -6,6 +6,7 @@ import dev.gatun.bindings.internal.nlattr;
 import dev.gatun.netlink.NetlinkMessages;
 import dev.gatun.nft.Bytes;
 
+import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
@@ -34,6 +35,18 @@ public record Opaque(String kind, Bytes data) implements Expr {
             throw new InvalidInputException("an expression kind must be a non-empty name without NUL, not '" + kind + "'");
         }
         parse(data.toArray());
+    }
+
+    /** An opaque expression with these attributes, each padded as netlink pads them. */
+    public static Opaque of(String kind, List<Attribute> attributes) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (Attribute a : attributes) {
+            int length = HEADER + a.value().length();
+            ByteBuffer b = ByteBuffer.allocate(NetlinkMessages.align(length)).order(ByteOrder.nativeOrder());
+            b.putShort((short) length).putShort((short) (a.type() | (a.nested() ? kernel_h.NLA_F_NESTED : 0)));
+            out.writeBytes(b.put(a.value().toArray()).array());
+        }
+        return new Opaque(kind, Bytes.of(out.toByteArray()));
     }
 
     /** One netlink attribute: its type without the flag bits, whether it holds attributes, and its payload. */
