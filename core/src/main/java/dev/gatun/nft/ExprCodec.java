@@ -1,5 +1,8 @@
 package dev.gatun.nft;
 
+import dev.gatun.bindings.internal.kernel_h;
+import dev.gatun.bindings.internal.nlmsghdr;
+import dev.gatun.netlink.NetlinkMessages;
 import dev.gatun.nft.expr.Bitwise;
 import dev.gatun.nft.expr.Cmp;
 import dev.gatun.nft.expr.CmpOp;
@@ -12,27 +15,95 @@ import dev.gatun.nft.expr.Log;
 import dev.gatun.nft.expr.Lookup;
 import dev.gatun.nft.expr.Masquerade;
 import dev.gatun.nft.expr.Meta;
+import dev.gatun.nft.expr.MetaSet;
 import dev.gatun.nft.expr.Nat;
+import dev.gatun.nft.expr.Opaque;
 import dev.gatun.nft.expr.Payload;
 import dev.gatun.nft.expr.Range;
 import dev.gatun.nft.expr.Redirect;
+import dev.gatun.nft.expr.Registers;
 import dev.gatun.nft.expr.Reject;
 import dev.gatun.nft.expr.VerdictExpr;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.Map;
+import java.util.function.ToIntFunction;
 
+import static dev.gatun.bindings.internal.libmnl_h.mnl_attr_nest_end;
+import static dev.gatun.bindings.internal.libmnl_h.mnl_attr_nest_start;
 import static dev.gatun.bindings.internal.libnftnl_h.*;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
-/** Expressions to and from libnftnl expression objects, attribute by attribute. */
+/**
+ * Expressions to and from the attributes of a rule message. Modelled kinds go through
+ * libnftnl expression objects, attribute by attribute; anything else is an {@link Opaque} that
+ * keeps the attributes as libnftnl parsed them, so that nothing read is lost.
+ */
 final class ExprCodec {
+
+    /**
+     * Room to re-serialise one expression: it came from a rule message, and a netlink attribute
+     * (the rule's expression list included) is at most 64 KiB long.
+     */
+    private static final int SCRATCH_BYTES = 2 * 65536;
+
+    /** The libnftnl attributes each modelled kind's record carries; any other makes the expression opaque. */
+    private static final Map<String, Integer> MODELLED = Map.ofEntries(
+            Map.entry("payload", bits(NFTNL_EXPR_PAYLOAD_DREG, NFTNL_EXPR_PAYLOAD_BASE, NFTNL_EXPR_PAYLOAD_OFFSET,
+                    NFTNL_EXPR_PAYLOAD_LEN)),
+            Map.entry("meta", bits(NFTNL_EXPR_META_KEY, NFTNL_EXPR_META_DREG, NFTNL_EXPR_META_SREG)),
+            Map.entry("cmp", bits(NFTNL_EXPR_CMP_SREG, NFTNL_EXPR_CMP_OP, NFTNL_EXPR_CMP_DATA)),
+            Map.entry("bitwise", bits(NFTNL_EXPR_BITWISE_SREG, NFTNL_EXPR_BITWISE_DREG, NFTNL_EXPR_BITWISE_LEN,
+                    NFTNL_EXPR_BITWISE_MASK, NFTNL_EXPR_BITWISE_XOR, NFTNL_EXPR_BITWISE_OP)),
+            Map.entry("range", bits(NFTNL_EXPR_RANGE_SREG, NFTNL_EXPR_RANGE_OP, NFTNL_EXPR_RANGE_FROM_DATA,
+                    NFTNL_EXPR_RANGE_TO_DATA)),
+            Map.entry("lookup", bits(NFTNL_EXPR_LOOKUP_SREG, NFTNL_EXPR_LOOKUP_DREG, NFTNL_EXPR_LOOKUP_SET,
+                    NFTNL_EXPR_LOOKUP_SET_ID, NFTNL_EXPR_LOOKUP_FLAGS)),
+            Map.entry("immediate", bits(NFTNL_EXPR_IMM_DREG, NFTNL_EXPR_IMM_DATA, NFTNL_EXPR_IMM_VERDICT,
+                    NFTNL_EXPR_IMM_CHAIN)),
+            Map.entry("nat", bits(NFTNL_EXPR_NAT_TYPE, NFTNL_EXPR_NAT_FAMILY, NFTNL_EXPR_NAT_REG_ADDR_MIN,
+                    NFTNL_EXPR_NAT_REG_ADDR_MAX, NFTNL_EXPR_NAT_REG_PROTO_MIN, NFTNL_EXPR_NAT_REG_PROTO_MAX,
+                    NFTNL_EXPR_NAT_FLAGS)),
+            Map.entry("masq", bits(NFTNL_EXPR_MASQ_FLAGS, NFTNL_EXPR_MASQ_REG_PROTO_MIN, NFTNL_EXPR_MASQ_REG_PROTO_MAX)),
+            Map.entry("redir", bits(NFTNL_EXPR_REDIR_REG_PROTO_MIN, NFTNL_EXPR_REDIR_REG_PROTO_MAX,
+                    NFTNL_EXPR_REDIR_FLAGS)),
+            Map.entry("reject", bits(NFTNL_EXPR_REJECT_TYPE, NFTNL_EXPR_REJECT_CODE)),
+            Map.entry("counter", bits(NFTNL_EXPR_CTR_PACKETS, NFTNL_EXPR_CTR_BYTES)),
+            Map.entry("ct", bits(NFTNL_EXPR_CT_DREG, NFTNL_EXPR_CT_KEY, NFTNL_EXPR_CT_DIR)),
+            Map.entry("fib", bits(NFTNL_EXPR_FIB_DREG, NFTNL_EXPR_FIB_RESULT, NFTNL_EXPR_FIB_FLAGS)),
+            Map.entry("log", bits(NFTNL_EXPR_LOG_PREFIX, NFTNL_EXPR_LOG_LEVEL, NFTNL_EXPR_LOG_GROUP)));
 
     private ExprCodec() {}
 
-    /** A libnftnl expression for {@code e}; the rule it is added to owns it. */
-    static MemorySegment toNative(Arena arena, Expr e, java.util.function.ToIntFunction<String> newSetIds) {
+    /**
+     * Appends {@code e} to a rule message as one element of its expression list would hold it
+     * (NFTA_EXPR_NAME, NFTA_EXPR_DATA). An opaque expression's attributes are copied as they
+     * were read; libnftnl would have to parse them first, and it ends the process on an
+     * attribute of the wrong size.
+     */
+    static void write(MemorySegment nlh, Arena arena, Expr e, ToIntFunction<String> newSetIds) {
+        if (e instanceof Opaque o) {
+            NetlinkMessages.appendString(nlh, kernel_h.NFTA_EXPR_NAME, o.kind());
+            MemorySegment nest = mnl_attr_nest_start(nlh, (short) kernel_h.NFTA_EXPR_DATA);
+            byte[] data = o.data().raw();
+            MemorySegment.copy(data, 0, NetlinkMessages.append(nlh, data.length), JAVA_BYTE, 0, data.length);
+            mnl_attr_nest_end(nlh, nest);
+            return;
+        }
         MemorySegment x = nftnl_expr_alloc(arena.allocateFrom(e.kind()));
+        try {
+            setAttributes(arena, x, e, newSetIds);
+            nftnl_expr_build_payload(nlh, x);
+        } finally {
+            nftnl_expr_free(x);
+        }
+    }
+
+    /** Sets the attributes of {@code e} on the libnftnl expression {@code x}. */
+    private static void setAttributes(Arena arena, MemorySegment x, Expr e, ToIntFunction<String> newSetIds) {
         switch (e) {
+            case Opaque o -> throw new IllegalStateException("an opaque " + o.kind() + " expression is copied, not set");
             case Payload p -> {
                 u32(x, NFTNL_EXPR_PAYLOAD_DREG, p.dreg());
                 u32(x, NFTNL_EXPR_PAYLOAD_BASE, p.base().value);
@@ -43,6 +114,10 @@ final class ExprCodec {
                 u32(x, NFTNL_EXPR_META_KEY, m.key().value);
                 u32(x, NFTNL_EXPR_META_DREG, m.dreg());
             }
+            case MetaSet m -> {
+                u32(x, NFTNL_EXPR_META_KEY, m.key().value);
+                u32(x, NFTNL_EXPR_META_SREG, m.sreg());
+            }
             case Cmp c -> {
                 u32(x, NFTNL_EXPR_CMP_SREG, c.sreg());
                 u32(x, NFTNL_EXPR_CMP_OP, c.op().value);
@@ -52,6 +127,9 @@ final class ExprCodec {
                 u32(x, NFTNL_EXPR_BITWISE_SREG, b.sreg());
                 u32(x, NFTNL_EXPR_BITWISE_DREG, b.dreg());
                 u32(x, NFTNL_EXPR_BITWISE_LEN, b.mask().length());
+                if (b.explicitOp()) {
+                    u32(x, NFTNL_EXPR_BITWISE_OP, kernel_h.NFT_BITWISE_BOOL);
+                }
                 data(arena, x, NFTNL_EXPR_BITWISE_MASK, b.mask());
                 data(arena, x, NFTNL_EXPR_BITWISE_XOR, b.xor());
             }
@@ -72,7 +150,7 @@ final class ExprCodec {
                     u32(x, NFTNL_EXPR_LOOKUP_SET_ID, setId);
                 }
                 if (l.inverted()) {
-                    u32(x, NFTNL_EXPR_LOOKUP_FLAGS, dev.gatun.bindings.internal.kernel_h.NFT_LOOKUP_F_INV);
+                    u32(x, NFTNL_EXPR_LOOKUP_FLAGS, kernel_h.NFT_LOOKUP_F_INV);
                 }
             }
             case Immediate i -> {
@@ -80,7 +158,7 @@ final class ExprCodec {
                 data(arena, x, NFTNL_EXPR_IMM_DATA, i.data());
             }
             case VerdictExpr v -> {
-                u32(x, NFTNL_EXPR_IMM_DREG, dev.gatun.nft.expr.Registers.VERDICT);
+                u32(x, NFTNL_EXPR_IMM_DREG, Registers.VERDICT);
                 u32(x, NFTNL_EXPR_IMM_VERDICT, v.verdict().code().value());
                 if (v.verdict().chain() != null) {
                     nftnl_expr_set_str(x, (short) NFTNL_EXPR_IMM_CHAIN, arena.allocateFrom(v.verdict().chain()));
@@ -139,37 +217,47 @@ final class ExprCodec {
                 }
             }
         }
-        return x;
     }
 
-    /** The expression libnftnl parsed from a rule message. */
+    /** The expression libnftnl parsed from a rule message: its record, or else an opaque copy. */
     static Expr fromNative(Arena arena, MemorySegment x) {
         String kind = Native.string(nftnl_expr_get_str(x, (short) NFTNL_EXPR_NAME));
+        Expr modelled = modelled(arena, kind, x);
+        return modelled != null ? modelled : opaque(arena, kind, x);
+    }
+
+    /**
+     * The record for the expression, or null where gatun has none: an unknown kind, an
+     * attribute the record has no place for, or a value it has no name for (a meta key, a
+     * bitwise shift). Each would otherwise be read as something it is not.
+     */
+    private static Expr modelled(Arena arena, String kind, MemorySegment x) {
+        Integer carried = MODELLED.get(kind);
+        if (carried == null || (attributesSet(x) & ~carried) != 0) {
+            return null;
+        }
+        try {
+            return decode(arena, kind, x);
+        } catch (IllegalArgumentException unnamedValue) {
+            return null;
+        }
+    }
+
+    private static Expr decode(Arena arena, String kind, MemorySegment x) {
         return switch (kind) {
             case "payload" -> new Payload(Payload.Base.of(u32(x, NFTNL_EXPR_PAYLOAD_BASE)), u32(x, NFTNL_EXPR_PAYLOAD_OFFSET),
                     u32(x, NFTNL_EXPR_PAYLOAD_LEN), u32(x, NFTNL_EXPR_PAYLOAD_DREG));
-            case "meta" -> new Meta(Meta.Key.of(u32(x, NFTNL_EXPR_META_KEY)), u32(x, NFTNL_EXPR_META_DREG));
+            case "meta" -> meta(x);
             case "cmp" -> new Cmp(u32(x, NFTNL_EXPR_CMP_SREG), CmpOp.of(u32(x, NFTNL_EXPR_CMP_OP)),
                     data(arena, x, NFTNL_EXPR_CMP_DATA));
-            case "bitwise" -> new Bitwise(u32(x, NFTNL_EXPR_BITWISE_SREG), u32(x, NFTNL_EXPR_BITWISE_DREG),
-                    data(arena, x, NFTNL_EXPR_BITWISE_MASK), data(arena, x, NFTNL_EXPR_BITWISE_XOR));
+            case "bitwise" -> optional(x, NFTNL_EXPR_BITWISE_OP) != kernel_h.NFT_BITWISE_BOOL ? null
+                    : new Bitwise(u32(x, NFTNL_EXPR_BITWISE_SREG), u32(x, NFTNL_EXPR_BITWISE_DREG),
+                    data(arena, x, NFTNL_EXPR_BITWISE_MASK), data(arena, x, NFTNL_EXPR_BITWISE_XOR),
+                    isSet(x, NFTNL_EXPR_BITWISE_OP));
             case "range" -> new Range(u32(x, NFTNL_EXPR_RANGE_SREG), CmpOp.of(u32(x, NFTNL_EXPR_RANGE_OP)),
                     data(arena, x, NFTNL_EXPR_RANGE_FROM_DATA), data(arena, x, NFTNL_EXPR_RANGE_TO_DATA));
-            case "lookup" -> new Lookup(u32(x, NFTNL_EXPR_LOOKUP_SREG),
-                    Native.string(nftnl_expr_get_str(x, (short) NFTNL_EXPR_LOOKUP_SET)),
-                    isSet(x, NFTNL_EXPR_LOOKUP_DREG) ? u32(x, NFTNL_EXPR_LOOKUP_DREG) : null,
-                    isSet(x, NFTNL_EXPR_LOOKUP_FLAGS)
-                            && (u32(x, NFTNL_EXPR_LOOKUP_FLAGS) & dev.gatun.bindings.internal.kernel_h.NFT_LOOKUP_F_INV) != 0);
-            case "immediate" -> {
-                int dreg = u32(x, NFTNL_EXPR_IMM_DREG);
-                if (dreg == dev.gatun.nft.expr.Registers.VERDICT) {
-                    Verdict.Code code = Verdict.Code.of(u32(x, NFTNL_EXPR_IMM_VERDICT));
-                    String chain = isSet(x, NFTNL_EXPR_IMM_CHAIN)
-                            ? Native.string(nftnl_expr_get_str(x, (short) NFTNL_EXPR_IMM_CHAIN)) : null;
-                    yield new VerdictExpr(new Verdict(code, chain));
-                }
-                yield new Immediate(dreg, data(arena, x, NFTNL_EXPR_IMM_DATA));
-            }
+            case "lookup" -> lookup(x);
+            case "immediate" -> immediate(arena, x);
             case "nat" -> new Nat(Nat.Type.of(u32(x, NFTNL_EXPR_NAT_TYPE)), Family.of(u32(x, NFTNL_EXPR_NAT_FAMILY)),
                     optional(x, NFTNL_EXPR_NAT_REG_ADDR_MIN), optional(x, NFTNL_EXPR_NAT_REG_ADDR_MAX),
                     optional(x, NFTNL_EXPR_NAT_REG_PROTO_MIN), optional(x, NFTNL_EXPR_NAT_REG_PROTO_MAX),
@@ -191,15 +279,88 @@ final class ExprCodec {
                     isSet(x, NFTNL_EXPR_LOG_LEVEL) ? u32(x, NFTNL_EXPR_LOG_LEVEL) : null,
                     isSet(x, NFTNL_EXPR_LOG_GROUP)
                             ? Short.toUnsignedInt(nftnl_expr_get_u16(x, (short) NFTNL_EXPR_LOG_GROUP)) : null);
-            default -> throw new UnsupportedExpressionException(kind);
+            default -> null;
         };
     }
 
-    /** A rule uses an expression gatun does not model; read-back names it instead of guessing. */
-    static final class UnsupportedExpressionException extends dev.gatun.GatunException {
-        UnsupportedExpressionException(String kind) {
-            super("the ruleset uses the nftables expression '" + kind + "', which gatun does not decode");
+    /** A load with a destination register, a set with a source one; null for neither or both. */
+    private static Expr meta(MemorySegment x) {
+        Meta.Key key = Meta.Key.of(u32(x, NFTNL_EXPR_META_KEY));
+        boolean load = isSet(x, NFTNL_EXPR_META_DREG);
+        if (load == isSet(x, NFTNL_EXPR_META_SREG)) {
+            return null;
         }
+        return load ? new Meta(key, u32(x, NFTNL_EXPR_META_DREG)) : new MetaSet(key, u32(x, NFTNL_EXPR_META_SREG));
+    }
+
+    /** Null for lookup flags other than inversion. */
+    private static Lookup lookup(MemorySegment x) {
+        int flags = optional(x, NFTNL_EXPR_LOOKUP_FLAGS);
+        if ((flags & ~kernel_h.NFT_LOOKUP_F_INV) != 0) {
+            return null;
+        }
+        return new Lookup(u32(x, NFTNL_EXPR_LOOKUP_SREG), Native.string(nftnl_expr_get_str(x, (short) NFTNL_EXPR_LOOKUP_SET)),
+                isSet(x, NFTNL_EXPR_LOOKUP_DREG) ? u32(x, NFTNL_EXPR_LOOKUP_DREG) : null,
+                (flags & kernel_h.NFT_LOOKUP_F_INV) != 0);
+    }
+
+    private static Expr immediate(Arena arena, MemorySegment x) {
+        int dreg = u32(x, NFTNL_EXPR_IMM_DREG);
+        if (dreg == Registers.VERDICT) {
+            Verdict.Code code = Verdict.Code.of(u32(x, NFTNL_EXPR_IMM_VERDICT));
+            String chain = isSet(x, NFTNL_EXPR_IMM_CHAIN)
+                    ? Native.string(nftnl_expr_get_str(x, (short) NFTNL_EXPR_IMM_CHAIN)) : null;
+            return new VerdictExpr(new Verdict(code, chain));
+        }
+        return new Immediate(dreg, data(arena, x, NFTNL_EXPR_IMM_DATA));
+    }
+
+    /**
+     * The expression's attributes as libnftnl writes them back (it parsed what the kernel sent;
+     * an attribute newer than libnftnl is not kept). Written into scratch room, not the rule
+     * message, and cut out of it.
+     */
+    private static Opaque opaque(Arena arena, String kind, MemorySegment x) {
+        MemorySegment scratch = NetlinkMessages.startRequest(arena.allocate(SCRATCH_BYTES, 4), 0, 0);
+        nftnl_expr_build_payload(scratch, x);
+        MemorySegment written = scratch.asSlice(0, nlmsghdr.nlmsg_len(scratch));
+        byte[][] data = {new byte[0]};
+        NetlinkMessages.forEachAttribute(written, NetlinkMessages.HEADER_BYTES, (type, payload) -> {
+            if (type == kernel_h.NFTA_EXPR_DATA) {
+                data[0] = payload.toArray(JAVA_BYTE);
+            }
+        });
+        Opaque read = new Opaque(kind, Bytes.wrap(data[0]));
+        return kind.equals("dynset") ? withoutZeroTimeout(read) : read;
+    }
+
+    /**
+     * The kernel lists a dynset's timeout also when it is 0 (none), and refuses the attribute in
+     * a rule for a set without timeouts (EOPNOTSUPP). Left out, as nft leaves it out, the rule
+     * can be added again and means the same.
+     */
+    private static Opaque withoutZeroTimeout(Opaque dynset) {
+        return Opaque.of(dynset.kind(), dynset.attributes().stream()
+                .filter(a -> a.type() != kernel_h.NFTA_DYNSET_TIMEOUT || !a.value().isZero()).toList());
+    }
+
+    /** Which of libnftnl's attribute flags (a 32-bit map, so types 1 to 31) are set. */
+    private static int attributesSet(MemorySegment x) {
+        int set = 0;
+        for (int type = NFTNL_EXPR_BASE; type < Integer.SIZE; type++) {
+            if (isSet(x, type)) {
+                set |= 1 << type;
+            }
+        }
+        return set;
+    }
+
+    private static int bits(int... types) {
+        int out = 0;
+        for (int t : types) {
+            out |= 1 << t;
+        }
+        return out;
     }
 
     private static void u32(MemorySegment x, int attr, int value) {

@@ -15,6 +15,7 @@ import dev.gatun.nft.expr.Log;
 import dev.gatun.nft.expr.Lookup;
 import dev.gatun.nft.expr.Masquerade;
 import dev.gatun.nft.expr.Meta;
+import dev.gatun.nft.expr.MetaSet;
 import dev.gatun.nft.expr.Nat;
 import dev.gatun.nft.expr.Payload;
 import dev.gatun.nft.expr.Range;
@@ -118,6 +119,15 @@ public final class RuleBuilder {
         return ctBits(Ct.Key.STATUS, mask);
     }
 
+    /** {@code meta mark & BITS == BITS}: all of these mark bits are set, as {@link #setMarkBits} leaves them. */
+    public RuleBuilder matchMarkBits(int bits) {
+        requireMarkBits(bits);
+        exprs.add(new Meta(Meta.Key.MARK, Registers.REG1));
+        exprs.add(new Bitwise(Registers.REG1, Registers.REG1, hostInt(bits), Bytes.zeros(4), true));
+        exprs.add(new Cmp(Registers.REG1, CmpOp.EQ, hostInt(bits)));
+        return this;
+    }
+
     /** {@code fib daddr type local}: the destination is an address of this host. */
     public RuleBuilder fibDaddrTypeLocal() {
         return fibDaddrType(CmpOp.EQ, "local");
@@ -144,6 +154,15 @@ public final class RuleBuilder {
 
     public RuleBuilder counter() {
         exprs.add(new Counter(0, 0));
+        return this;
+    }
+
+    /** {@code meta mark set meta mark | BITS}: sets these mark bits and keeps the others. */
+    public RuleBuilder setMarkBits(int bits) {
+        requireMarkBits(bits);
+        exprs.add(new Meta(Meta.Key.MARK, Registers.REG1));
+        exprs.add(new Bitwise(Registers.REG1, Registers.REG1, hostInt(~bits), hostInt(bits), true));
+        exprs.add(new MetaSet(Meta.Key.MARK, Registers.REG1));
         return this;
     }
 
@@ -444,6 +463,12 @@ public final class RuleBuilder {
             transportKnown = data.get(0);
         } else if (field == Field.META_NFPROTO) {
             networkKnown = data.get(0) == kernel_h.NFPROTO_IPV4 ? Field.Dependency.IPV4 : Field.Dependency.IPV6;
+        }
+    }
+
+    private static void requireMarkBits(int bits) {
+        if (bits == 0) {
+            throw new InvalidInputException("mark bits must name at least one bit, not 0x00000000");
         }
     }
 

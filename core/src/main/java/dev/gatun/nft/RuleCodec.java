@@ -7,6 +7,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.ToIntFunction;
 
 import dev.gatun.bindings.internal.kernel_h;
 
@@ -27,7 +28,7 @@ final class RuleCodec {
      * {@code newSetIds} gives the transaction id of a set created in the same batch (0 for an
      * existing one), which lookups carry as nft does.
      */
-    static void write(MemorySegment nlh, Rule rule, boolean handleOnly, java.util.function.ToIntFunction<String> newSetIds) {
+    static void write(MemorySegment nlh, Rule rule, boolean handleOnly, ToIntFunction<String> newSetIds) {
         MemorySegment r = nftnl_rule_alloc();
         try (Arena arena = Arena.ofConfined()) {
             nftnl_rule_set_str(r, (short) NFTNL_RULE_TABLE, arena.allocateFrom(rule.table()));
@@ -35,11 +36,16 @@ final class RuleCodec {
             if (handleOnly) {
                 nftnl_rule_set_u64(r, (short) NFTNL_RULE_HANDLE, rule.handle());
             } else {
-                for (Expr e : rule.expressions()) {
-                    nftnl_rule_add_expr(r, ExprCodec.toNative(arena, e, newSetIds));
+                XtProtocol xt = XtProtocol.of(rule);
+                if (xt != null) {
+                    nftnl_rule_set_u32(r, (short) NFTNL_RULE_COMPAT_PROTO, xt.number());
+                    nftnl_rule_set_u32(r, (short) NFTNL_RULE_COMPAT_FLAGS, xt.inverted() ? kernel_h.NFT_RULE_COMPAT_F_INV : 0);
                 }
             }
             nftnl_rule_nlmsg_build_payload(nlh, r);
+            if (!handleOnly && !rule.expressions().isEmpty()) {
+                writeExpressions(nlh, arena, rule.expressions(), newSetIds);
+            }
             if (!handleOnly && rule.comment() != null) {
                 // nft puts the comment after the expressions; libnftnl would put it before.
                 byte[] u = new Udata().putString(NFTNL_UDATA_RULE_COMMENT, rule.comment()).bytes();
@@ -48,6 +54,20 @@ final class RuleCodec {
         } finally {
             nftnl_rule_free(r);
         }
+    }
+
+    /**
+     * The expression list, nested as libnftnl nests it; written here so that an opaque
+     * expression can be copied in beside the ones libnftnl encodes.
+     */
+    private static void writeExpressions(MemorySegment nlh, Arena arena, List<Expr> exprs, ToIntFunction<String> newSetIds) {
+        MemorySegment list = mnl_attr_nest_start(nlh, (short) kernel_h.NFTA_RULE_EXPRESSIONS);
+        for (Expr e : exprs) {
+            MemorySegment element = mnl_attr_nest_start(nlh, (short) kernel_h.NFTA_LIST_ELEM);
+            ExprCodec.write(nlh, arena, e, newSetIds);
+            mnl_attr_nest_end(nlh, element);
+        }
+        mnl_attr_nest_end(nlh, list);
     }
 
     /** Where a rule notification belongs, without decoding its expressions. */

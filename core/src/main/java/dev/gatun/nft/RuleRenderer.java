@@ -14,7 +14,9 @@ import dev.gatun.nft.expr.Log;
 import dev.gatun.nft.expr.Lookup;
 import dev.gatun.nft.expr.Masquerade;
 import dev.gatun.nft.expr.Meta;
+import dev.gatun.nft.expr.MetaSet;
 import dev.gatun.nft.expr.Nat;
+import dev.gatun.nft.expr.Opaque;
 import dev.gatun.nft.expr.Payload;
 import dev.gatun.nft.expr.Range;
 import dev.gatun.nft.expr.Redirect;
@@ -48,7 +50,7 @@ final class RuleRenderer {
 
     private record Prefix(Field field, String words, int bytes) implements Value {}
 
-    private record Masked(Value of, Bytes mask) implements Value {}
+    private record Masked(Value of, Bytes mask, Bytes xor) implements Value {}
 
     private record Data(Bytes bytes) implements Value {}
 
@@ -86,7 +88,7 @@ final class RuleRenderer {
                 case Payload p -> set(p.dreg(), payload(p));
                 case Meta m -> set(m.dreg(), meta(m));
                 case Ct c -> set(c.dreg(), ct(c));
-                case Bitwise b -> set(b.dreg(), new Masked(take(b.sreg()), b.mask()));
+                case Bitwise b -> set(b.dreg(), new Masked(take(b.sreg()), b.mask(), b.xor()));
                 case Immediate im -> registers.put(im.dreg(), new Data(im.data()));
                 case Cmp c -> {
                     if (i + 1 < exprs.size() && c.op() == CmpOp.GTE && next instanceof Cmp upper
@@ -114,6 +116,13 @@ final class RuleRenderer {
                 case Redirect r -> words.add("redirect" + to(r.protoMin())
                         + natFlags(r.flags() & ~kernel_h.NF_NAT_RANGE_PROTO_SPECIFIED));
                 case Reject r -> words.add(reject(r));
+                case MetaSet m -> words.add("meta " + m.key().keyword + " set " + setValue(m.key(), take(m.sreg())));
+                case Opaque o -> {
+                    words.add(OpaqueRenderer.render(o));
+                    // It may have loaded any register; what they held before no longer names them.
+                    registers.clear();
+                    pending.clear();
+                }
             }
         }
     }
@@ -195,14 +204,20 @@ final class RuleRenderer {
             transport = c.data().get(0);
         }
         String op = c.op() == CmpOp.EQ ? " " : " " + c.op().symbol + " ";
-        if (v instanceof Masked m && c.op() == CmpOp.NEQ && c.data().isZero() && m.of instanceof Load l
+        if (v instanceof Masked m && m.xor.isZero() && c.op() == CmpOp.NEQ && c.data().isZero() && m.of instanceof Load l
                 && (l.words.equals("ct state") || l.words.equals("ct status"))) {
             words.add(l.words + " " + ctBits(l.words.equals("ct state"), m.mask));
             return;
         }
-        if (v instanceof Masked m && m.of instanceof Load l && l.field != null
-                && (l.field.type == DataType.IPV4_ADDR || l.field.type == DataType.IPV6_ADDR)) {
+        if (v instanceof Masked m && m.xor.isZero() && BitwiseText.isPrefix(m.mask) && m.of instanceof Load l
+                && l.field != null && (l.field.type == DataType.IPV4_ADDR || l.field.type == DataType.IPV6_ADDR)) {
             words.add(l.words + op + l.field.type.render(c.data()) + "/" + prefixLength(m.mask));
+            return;
+        }
+        if (v instanceof Masked m) {
+            // nft writes the operator out after a bitwise value: meta mark & 0x00002000 == 0x00002000.
+            words.add(name(m.of) + BitwiseText.of(m.mask, m.xor, b -> text(m.of, b)) + " " + c.op().symbol + " "
+                    + text(m.of, c.data()));
             return;
         }
         if (v instanceof Prefix p) {
@@ -228,6 +243,15 @@ final class RuleRenderer {
                     && (proto == libc_h.IPPROTO_TCP || proto == libc_h.IPPROTO_UDP || proto == libc_h.IPPROTO_SCTP);
         }
         return l.words.equals("meta iiftype") && p.base() == Payload.Base.LINK;
+    }
+
+    /** What a statement sets: meta mark set meta mark | 0x00002000, meta mark set 0x00000005, meta mark set ct mark. */
+    private static String setValue(Meta.Key key, Value v) {
+        return switch (v) {
+            case Masked m -> name(m.of) + BitwiseText.of(m.mask, m.xor, b -> text(m.of, b));
+            case Data d -> key == Meta.Key.MARK ? DataType.MARK.render(d.bytes) : name(d);
+            default -> name(v);
+        };
     }
 
     private void lookup(Lookup l) {

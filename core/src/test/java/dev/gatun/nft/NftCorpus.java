@@ -1,5 +1,15 @@
 package dev.gatun.nft;
 
+import dev.gatun.nft.expr.Bitwise;
+import dev.gatun.nft.expr.Cmp;
+import dev.gatun.nft.expr.CmpOp;
+import dev.gatun.nft.expr.Ct;
+import dev.gatun.nft.expr.Expr;
+import dev.gatun.nft.expr.Immediate;
+import dev.gatun.nft.expr.Meta;
+import dev.gatun.nft.expr.MetaSet;
+import dev.gatun.nft.expr.Registers;
+
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,6 +43,7 @@ final class NftCorpus {
         BUILDERS.put("14-fib-ether", NftCorpus::fibEther);
         BUILDERS.put("15-prefixes", NftCorpus::prefixes);
         BUILDERS.put("16-netdev", NftCorpus::netdev);
+        BUILDERS.put("17-mark", NftCorpus::mark);
     }
 
     private NftCorpus() {}
@@ -283,5 +294,33 @@ final class NftCorpus {
         Chain ingress = new Chain(Family.NETDEV, "gatun", "ingress",
                 new Chain.Base(ChainType.FILTER, Hook.INGRESS, 0, Verdict.Code.ACCEPT, "lo"), null, 0);
         tx.add(t).add(ingress).add(Rule.in(ingress).counter().build());
+    }
+
+    private static void mark(Transaction tx) {
+        Table gatun = Table.of(Family.IP, "gatun");
+        Chain fwd = filterChain(gatun, "forward", Hook.FORWARD, Verdict.Code.ACCEPT);
+        Table filter = Table.of(Family.INET, "filter");
+        Chain other = filterChain(filter, "forward", Hook.FORWARD, Verdict.Code.DROP);
+        tx.add(gatun).add(fwd)
+                .add(Rule.in(fwd).match(Field.META_OIFNAME, "br0").setMarkBits(0x00002000).accept().build())
+                .add(Rule.in(fwd).raw(markSet(0xffff0000, 0)).build())
+                .add(Rule.in(fwd).raw(markSet(0xffffffff, 0x10)).build())
+                .add(Rule.in(fwd).raw(markSet(0xffff0000, 0x3)).build())
+                .add(Rule.in(fwd).raw(new Immediate(Registers.REG1, RuleBuilder.hostInt(5)),
+                        new MetaSet(Meta.Key.MARK, Registers.REG1)).build())
+                .add(Rule.in(fwd).raw(new Ct(Ct.Key.MARK, null, Registers.REG1),
+                        new MetaSet(Meta.Key.MARK, Registers.REG1)).build())
+                .add(filter).add(other)
+                .add(Rule.in(other).matchMarkBits(0x00002000).accept().build())
+                .add(Rule.in(other).raw(new Meta(Meta.Key.MARK, Registers.REG1),
+                        new Bitwise(Registers.REG1, Registers.REG1, RuleBuilder.hostInt(0xff00), Bytes.zeros(4), true),
+                        new Cmp(Registers.REG1, CmpOp.NEQ, RuleBuilder.hostInt(0x100))).drop().build());
+    }
+
+    /** meta mark set (meta mark & mask) ^ xor, as nft writes it. */
+    private static Expr[] markSet(int mask, int xor) {
+        return new Expr[] {new Meta(Meta.Key.MARK, Registers.REG1),
+                new Bitwise(Registers.REG1, Registers.REG1, RuleBuilder.hostInt(mask), RuleBuilder.hostInt(xor), true),
+                new MetaSet(Meta.Key.MARK, Registers.REG1)};
     }
 }

@@ -72,6 +72,20 @@ class NftEncodingTest {
     }
 
     @Test
+    void addMarkSetRule() throws IOException {
+        Chain fwd = Chain.base(GATUN, "forward", ChainType.FILTER, Hook.FORWARD, 0, Verdict.Code.DROP);
+        assertSameAsNft("add-mark-set-rule", tx().add(Rule.in(fwd).match(Field.META_OIFNAME, "br0")
+                .setMarkBits(0x00002000).accept().build()));
+    }
+
+    @Test
+    void addMarkMatchRule() throws IOException {
+        Chain fwd = Chain.base(Table.of(Family.INET, "filter"), "forward", ChainType.FILTER, Hook.FORWARD, 0,
+                Verdict.Code.DROP);
+        assertSameAsNft("add-mark-match-rule", tx().add(Rule.in(fwd).matchMarkBits(0x00002000).accept().build()));
+    }
+
+    @Test
     void deleteElement() throws IOException {
         assertSameAsNft("delete-element", tx().deleteElements(PORTS, List.of(Element.of("tcp", "8080"))));
     }
