@@ -39,7 +39,7 @@ public final class SelfHealingDriver implements NetworkDriver {
     private final Condition woken = wakeLock.newCondition();
     private boolean damageSuspected;
     /** Another table changed (a firewall reload, dockerd rebuilding its chains): check what gatun added to it. */
-    private boolean foreignChanged = true;
+    private boolean foreignChanged;
     private volatile boolean running = true;
     private final RulesetMonitor monitor;
     private final Thread healer;

@@ -68,6 +68,11 @@ class SelfHealingTest {
 
             Oracle.in(host, "nft", "flush", "ruleset");
             assertThat(awaitRuleset(host, before)).as("the ruleset a second after the flush").isEqualTo(before);
+            // The log lines follow the commit that put the ruleset back.
+            long deadline = System.nanoTime() + 2_000_000_000L;
+            while (log.stream().noneMatch(l -> l.contains("bob")) && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
             assertThat(log).anyMatch(l -> l.startsWith("repaired table inet gatun"))
                     .anyMatch(l -> l.contains("9090/tcp") && l.contains("bob"));
         }

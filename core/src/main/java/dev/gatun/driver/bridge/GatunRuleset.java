@@ -18,6 +18,7 @@ import dev.gatun.nft.SetFlag;
 import dev.gatun.nft.Table;
 import dev.gatun.nft.Transaction;
 import dev.gatun.nft.Verdict;
+import dev.gatun.nft.expr.Bitwise;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -83,6 +84,9 @@ final class GatunRuleset {
             Verdict.Code.ACCEPT);
     static final List<Chain> CHAINS = List.of(PREROUTING, OUTPUT, POSTROUTING, FORWARD);
     static final List<Rule> RULES = rules();
+    /** The statement part that sets the mark: a table marking other bits must be rebuilt. */
+    private static final Bitwise MARK_SET = RULES.stream().flatMap(r -> r.expressions().stream())
+            .filter(e -> e instanceof Bitwise b && !b.xor().isZero()).map(Bitwise.class::cast).findFirst().orElseThrow();
 
     private GatunRuleset() {}
 
@@ -117,16 +121,16 @@ final class GatunRuleset {
         // Every accept marks the packet, so that another table's forward chain, which runs after
         // this one and which gatun never edits, can let gatun's traffic through with one rule.
         rules.add(Rule.in(FORWARD).ctState("established", "related").inSet(BRIDGES.name(), Field.META_OIFNAME)
-                .accept().build());
+                .setMarkBits(MARK).accept().build());
         rules.add(Rule.in(FORWARD).ctState("established", "related").inSet(BRIDGES.name(), Field.META_IIFNAME)
-                .accept().build());
+                .setMarkBits(MARK).accept().build());
         // Only the published-port maps translate destinations into a bridge.
-        rules.add(Rule.in(FORWARD).ctStatus("dnat").inSet(BRIDGES.name(), Field.META_OIFNAME).accept()
+        rules.add(Rule.in(FORWARD).ctStatus("dnat").inSet(BRIDGES.name(), Field.META_OIFNAME).setMarkBits(MARK).accept()
                 .comment("published ports").build());
         rules.add(Rule.in(FORWARD).inSet(BRIDGES.name(), Field.META_IIFNAME).inSet(BRIDGES.name(), Field.META_OIFNAME)
                 .notInSet(SAMEBRIDGE.name(), Field.META_IIFNAME, Field.META_OIFNAME).drop()
                 .comment("networks are isolated from each other").build());
-        rules.add(Rule.in(FORWARD).inSet(BRIDGES.name(), Field.META_IIFNAME).accept().build());
+        rules.add(Rule.in(FORWARD).inSet(BRIDGES.name(), Field.META_IIFNAME).setMarkBits(MARK).accept().build());
         rules.add(Rule.in(FORWARD).inSet(BRIDGES.name(), Field.META_OIFNAME).drop()
                 .comment("unpublished ports and routes straight to containers").build());
         return List.copyOf(rules);
@@ -159,7 +163,7 @@ final class GatunRuleset {
                 return false;
             }
         }
-        return true;
+        return now.rulesOf(FORWARD).stream().anyMatch(r -> r.expressions().contains(MARK_SET));
     }
 
     /**
