@@ -3,8 +3,13 @@ package dev.gatun.cli.docker;
 import dev.gatun.testing.FreshNamespaces;
 import org.junit.jupiter.api.Assumptions;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,8 +24,10 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 
 /**
@@ -41,8 +48,11 @@ import java.util.stream.Stream;
  * CI=true, where it fails.
  *
  * <p>{@link Networking#NONE} (the default) gives Docker no networking of its own, for network
- * plugins; {@link Networking#DOCKER_BRIDGE} is Docker's stock setup (docker0, iptables rules,
- * docker-proxy), for comparisons, still entirely inside the lab's namespace.
+ * plugins; {@link Networking#DOCKER_BRIDGE} is Docker as a real host runs it (docker0 on
+ * {@link #DOCKER0_ADDRESS}, iptables rules, FORWARD policy DROP, docker-proxy), still entirely
+ * inside the lab's namespace. {@link #restartDockerd()} stops dockerd and starts it again with the
+ * same flags, as a package upgrade or {@code systemctl restart docker} does, and tells when it
+ * was ready again.
  *
  * <p>What stays on the host after {@link #close()}: only the empty directories that every
  * dockerd 20.10 and containerd 1.6 create regardless of their roots, /run/docker/plugins and
@@ -56,17 +66,33 @@ public final class DockerLab implements AutoCloseable {
     /** What {@link #docker} returns. */
     public record Result(int code, String out, String err) {}
 
+    /**
+     * The address of docker0 in the {@link Networking#DOCKER_BRIDGE} labs, given to dockerd with
+     * {@code --bip}: clear of every subnet the tests use (10.89/16, 10.90/16, 192.0.2/24) and of
+     * Docker's own default 172.17.0.0/16, so the lab's bridge never looks like anything else.
+     */
+    public static final String DOCKER0_ADDRESS = "172.31.250.1/24";
+
+    /** The subnet of {@link #DOCKER0_ADDRESS}, as Docker writes it in its MASQUERADE rule. */
+    public static final String DOCKER0_SUBNET = "172.31.250.0/24";
+
     /** What Docker itself does for networking in the lab. */
     public enum Networking {
         /** No docker0, no iptables, no docker-proxy: networks come from plugins (and none, host). */
         NONE(List.of("--iptables=false", "--ip6tables=false", "--bridge=none", "--userland-proxy=false"), List.of()),
         /**
-         * Docker's defaults: the docker0 bridge, iptables rules (through the iptables binary, which
-         * runs in dockerd's namespace, so the rules land in the lab's) and a docker-proxy per port.
+         * As a real host runs Docker (its defaults, spelled out): the docker0 bridge on
+         * {@link #DOCKER0_ADDRESS}, ip_forward on, iptables rules through the iptables binary (which
+         * runs in dockerd's namespace, so the rules land in the lab's: tables {@code ip filter} and
+         * {@code ip nat} with iptables-nft), the FORWARD policy DROP, the chains DOCKER, DOCKER-USER,
+         * DOCKER-ISOLATION-STAGE-1/2, and a docker-proxy per published port. No ip6tables (20.10's
+         * default).
          */
-        DOCKER_BRIDGE(List.of(), List.of("iptables", "docker-proxy")),
+        DOCKER_BRIDGE(List.of("--iptables=true", "--ip-forward=true", "--ip6tables=false", "--bip=" + DOCKER0_ADDRESS),
+                List.of("iptables", "docker-proxy")),
         /** As {@link #DOCKER_BRIDGE} without docker-proxy: iptables rules only (hairpin NAT instead). */
-        DOCKER_BRIDGE_NO_PROXY(List.of("--userland-proxy=false"), List.of("iptables"));
+        DOCKER_BRIDGE_NO_PROXY(List.of("--iptables=true", "--ip-forward=true", "--ip6tables=false",
+                "--bip=" + DOCKER0_ADDRESS, "--userland-proxy=false"), List.of("iptables"));
 
         private final List<String> flags;
         private final List<String> tools;
@@ -74,6 +100,30 @@ public final class DockerLab implements AutoCloseable {
         Networking(List<String> flags, List<String> tools) {
             this.flags = flags;
             this.tools = tools;
+        }
+
+        /** The networking flags dockerd gets, after the lab's own (roots, sockets, cgroups). */
+        public List<String> flags() {
+            return flags;
+        }
+    }
+
+    /**
+     * One {@link #restartDockerd()}: when the SIGTERM went out, when dockerd had exited, when the
+     * new one first answered {@code GET /_ping}; {@link System#nanoTime()} values.
+     */
+    public record Restart(long stopRequestedNanos, long stoppedNanos, long readyNanos) {
+        public Duration stopTook() {
+            return Duration.ofNanos(stoppedNanos - stopRequestedNanos);
+        }
+
+        public Duration startTook() {
+            return Duration.ofNanos(readyNanos - stoppedNanos);
+        }
+
+        /** How long after dockerd was ready {@code nanoTime} is (negative: before). */
+        public Duration sinceReady(long nanoTime) {
+            return Duration.ofNanos(nanoTime - readyNanos);
         }
     }
 
@@ -88,6 +138,8 @@ public final class DockerLab implements AutoCloseable {
     private final Networking networking;
     private Process containerd;
     private Process dockerd;
+    private List<String> dockerdCommand;
+    private long dockerdReadyNanos;
 
     private DockerLab(String name, Path dir, Networking networking) {
         this.name = name;
@@ -223,11 +275,11 @@ public final class DockerLab implements AutoCloseable {
         // nsenter --net, not ip netns exec: that remounts /sys and hides the cgroup mounts. tini -s
         // is a subreaper, so the shims (which containerd double-forks) stay in the lab's tree and
         // are reaped even where pid 1 does not reap.
-        containerd = daemon(dir.resolve("containerd.log"), toolPath("tini"), "-s", "--",
+        containerd = daemon(dir.resolve("containerd.log"), false, toolPath("tini"), "-s", "--",
                 toolPath("containerd"), "--config", dir.resolve("containerd.toml").toString());
         waitFor("containerd", () -> Files.exists(containerdSocket()), containerd, dir.resolve("containerd.log"));
 
-        List<String> dockerdCommand = new ArrayList<>(List.of(toolPath("dockerd"),
+        List<String> command = new ArrayList<>(List.of(toolPath("dockerd"),
                 "--config-file", dir.resolve("daemon.json").toString(),
                 "--containerd", containerdSocket().toString(),
                 "--data-root", dataRoot().toString(),
@@ -238,19 +290,21 @@ public final class DockerLab implements AutoCloseable {
                 "--exec-opt", "native.cgroupdriver=cgroupfs", "--cgroup-parent", "/" + name));
         // NONE: nothing at all, no iptables rules, no docker0, no docker-proxy. DOCKER_BRIDGE: all
         // of them, inside the namespace (iptables and docker-proxy run in dockerd's namespace, and
-        // the sysctls dockerd writes, ip_forward and bridge-nf-call-*, are per namespace).
-        dockerdCommand.addAll(networking.flags);
-        dockerd = daemon(dir.resolve("dockerd.log"), dockerdCommand.toArray(String[]::new));
-        waitFor("dockerd", () -> docker("info", "--format", "{{.ServerVersion}}").code() == 0,
-                dockerd, dir.resolve("dockerd.log"));
+        // the sysctls dockerd writes, ip_forward and conf/docker0/accept_ra, are per namespace;
+        // bridge-nf-call-iptables, which it reads and would set to 1, is per namespace as well
+        // since Linux 5.3 and already 1 in a new one, so it writes nothing there).
+        command.addAll(networking.flags);
+        dockerdCommand = List.copyOf(command);
+        startDockerd();
 
         importImage();
     }
 
-    private Process daemon(Path log, String... command) {
+    private Process daemon(Path log, boolean append, String... command) {
         List<String> cmd = new ArrayList<>(List.of(toolPath("nsenter"), "--net=" + nsPath));
         cmd.addAll(List.of(command));
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile())
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
+                .redirectOutput(append ? ProcessBuilder.Redirect.appendTo(log.toFile()) : ProcessBuilder.Redirect.to(log.toFile()))
                 .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
         scrub(pb.environment());
         try {
@@ -282,6 +336,131 @@ public final class DockerLab implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new AssertionError("interrupted while waiting for " + what, e);
+        }
+    }
+
+    // ---- dockerd: start, stop, restart ----------------------------------------------------
+
+    /**
+     * Starts dockerd with the lab's flags (the same every time) and waits until it answers
+     * {@code GET /_ping}; its log goes on in dockerd.log. Returns {@link System#nanoTime()} at the
+     * first answer: dockerd 20.10 serves its API only once it has restored its containers (and
+     * restarted those with a restart policy) and set up its networks, so that is the moment it is
+     * ready. Containerd is not touched.
+     */
+    public long startDockerd() {
+        if (dockerd != null && dockerd.isAlive()) {
+            throw new IllegalStateException("dockerd is running (pid " + dockerd.pid() + ")");
+        }
+        dockerd = daemon(dir.resolve("dockerd.log"), true, dockerdCommand.toArray(String[]::new));
+        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+        while (true) {
+            // A ping blocks in the listen backlog until dockerd serves its API; its end is the moment.
+            if (ping(deadline)) {
+                dockerdReadyNanos = System.nanoTime();
+                return dockerdReadyNanos;
+            }
+            if (!dockerd.isAlive()) {
+                throw new AssertionError("dockerd exited with " + dockerd.exitValue() + "; the end of its log:\n" + dockerdLog());
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("dockerd did not answer within " + START_TIMEOUT.toSeconds()
+                        + " s; the end of its log:\n" + dockerdLog());
+            }
+            sleep(10);
+        }
+    }
+
+    /**
+     * Stops dockerd as a service manager does: SIGTERM, then waits for it to exit (dockerd stops
+     * its containers first, 10 s each at most for those that ignore SIGTERM; those with a restart
+     * policy come back at the next start). Fails, after SIGKILL, if it takes longer than 30 s.
+     * Returns {@link System#nanoTime()} when it had exited.
+     */
+    public long stopDockerd() {
+        try {
+            stop(dockerd, "dockerd");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted while stopping dockerd", e);
+        }
+        return System.nanoTime();
+    }
+
+    /** {@link #stopDockerd()} then {@link #startDockerd()}: the same flags, roots and containerd. */
+    public Restart restartDockerd() {
+        long requested = System.nanoTime();
+        long stopped = stopDockerd();
+        long ready = startDockerd();
+        return new Restart(requested, stopped, ready);
+    }
+
+    /** {@link System#nanoTime()} when dockerd last became ready ({@link #startDockerd()}). */
+    public long dockerdReadyNanos() {
+        return dockerdReadyNanos;
+    }
+
+    /** The running dockerd's pid. */
+    public long dockerdPid() {
+        return dockerd.pid();
+    }
+
+    /** dockerd's full command line: the lab's roots and sockets, then {@link Networking#flags()}. */
+    public List<String> dockerdCommand() {
+        return dockerdCommand;
+    }
+
+    /**
+     * {@code GET /_ping} on the API socket: true on "200 OK", false when the socket is not there
+     * or refuses, or nothing complete came back before {@code deadline}.
+     */
+    private boolean ping(long deadline) {
+        CompletableFuture<String> answer = new CompletableFuture<>();
+        SocketChannel[] channel = new SocketChannel[1];
+        Thread.ofVirtual().start(() -> {
+            try (SocketChannel c = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+                channel[0] = c;
+                c.connect(UnixDomainSocketAddress.of(socket()));
+                ByteBuffer out = ByteBuffer.wrap("GET /_ping HTTP/1.0\r\nHost: docker\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                while (out.hasRemaining()) {
+                    c.write(out);
+                }
+                ByteArrayOutputStream in = new ByteArrayOutputStream();
+                ByteBuffer buf = ByteBuffer.allocate(4096);
+                while (c.read(buf.clear()) >= 0) {
+                    in.write(buf.array(), 0, buf.position());
+                }
+                answer.complete(in.toString(StandardCharsets.UTF_8));
+            } catch (IOException | RuntimeException e) {
+                answer.completeExceptionally(e);
+            }
+        });
+        try {
+            String a = answer.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            return a.startsWith("HTTP/1.") && a.split(" ", 3)[1].equals("200") && a.endsWith("OK");
+        } catch (ExecutionException e) {
+            return false; // no socket yet, or refused: not listening yet
+        } catch (TimeoutException e) {
+            try {
+                if (channel[0] != null) {
+                    channel[0].close();
+                }
+            } catch (IOException ignored) {
+                // only to unblock the reader
+            }
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted while waiting for dockerd", e);
+        }
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
         }
     }
 

@@ -136,10 +136,11 @@ class DockerLabIT {
 
     /**
      * {@link #hostState()} and what Docker's own networking could touch: the iptables rules of
-     * both backends (without counters, which move), the loaded xtables, and ip_forward. Read
-     * only: iptables-save lists only tables that exist.
+     * both backends (without counters, which move), the loaded xtables, ip_forward and the
+     * bridge-nf-call sysctls (dockerd reads them and sets them to 1 where they are 0). Read only:
+     * iptables-save lists only tables that exist.
      */
-    private static String hostStateWithIptables() throws IOException {
+    static String hostStateWithIptables() throws IOException {
         StringBuilder sb = new StringBuilder(hostState());
         for (String save : List.of("iptables-nft-save", "iptables-legacy-save", "ip6tables-nft-save", "ip6tables-legacy-save")) {
             sb.append("== ").append(save).append('\n');
@@ -160,14 +161,16 @@ class DockerLabIT {
                 throw new AssertionError(e);
             }
         }
-        for (String f : List.of("/proc/net/ip_tables_names", "/proc/net/ip6_tables_names", "/proc/sys/net/ipv4/ip_forward")) {
+        for (String f : List.of("/proc/net/ip_tables_names", "/proc/net/ip6_tables_names", "/proc/sys/net/ipv4/ip_forward",
+                "/proc/sys/net/bridge/bridge-nf-call-iptables", "/proc/sys/net/bridge/bridge-nf-call-ip6tables",
+                "/proc/sys/net/bridge/bridge-nf-call-arptables")) {
             Path p = Path.of(f);
             sb.append("== ").append(f).append('\n').append(Files.exists(p) ? Files.readString(p) : "(none)\n");
         }
         return sb.toString();
     }
 
-    private static void assertGone(DockerLab lab) throws IOException {
+    static void assertGone(DockerLab lab) throws IOException {
         assertThat(lab.namespacePath()).doesNotExist();
         assertThat(run("ip", "netns", "list")).doesNotContain(lab.namespace());
         assertThat(lab.dir()).doesNotExist();
@@ -183,7 +186,7 @@ class DockerLabIT {
     }
 
     /** What ci/test compares too: the host's ruleset and links. */
-    private static String hostState() {
+    static String hostState() {
         return run("nft", "list", "ruleset") + run("ip", "-o", "link");
     }
 

@@ -2,6 +2,7 @@ package dev.gatun.cli.docker;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.netns.ReplyServers;
@@ -124,6 +125,25 @@ final class Probe {
         } else if (node instanceof ArrayNode a) {
             a.forEach(Probe::stripCounters);
         }
+    }
+
+    /**
+     * {@link #ruleset} of gatun's own tables only (those named gatun, in any family): what gatun
+     * owns and repairs, without Docker's iptables-nft tables (ip filter, ip nat) beside them.
+     */
+    static JsonNode gatunRuleset(NetworkNamespace ns) {
+        ArrayNode out = JsonNodeFactory.instance.arrayNode();
+        for (JsonNode item : ruleset(ns)) {
+            JsonNode inner = item.elements().hasNext() ? item.elements().next() : null;
+            if (inner == null) {
+                continue;
+            }
+            String table = item.has("table") ? inner.path("name").asText() : inner.path("table").asText();
+            if ("gatun".equals(table)) {
+                out.add(item);
+            }
+        }
+        return out;
     }
 
     /** Every element of every set and map, one JSON text each, prefixed by "family table set: ". */
