@@ -7,7 +7,6 @@ import dev.gatun.netns.ReplyServers;
 import dev.gatun.testing.Lab;
 import dev.gatun.testing.Oracle;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 import java.nio.file.Files;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -38,15 +37,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * EndpointOperInfo (the daemon type-asserts the JSON-decoded value to []types.PortBinding, which
  * never matches). So published ports are checked through {@code gatun ls} and real traffic.
  *
- * <p>Docker's own networking is off in these labs ({@link PluginLab#defaultNetworking()}, NONE).
- * TODO(coexistence): with Docker's iptables on ({@code -Dgatun.pluginLab.networking=DOCKER_BRIDGE}),
- * as on a real host, the seven tests that send traffic through a published port fail at their
- * first request from outside (connect timed out): Docker's FORWARD policy DROP drops every packet
- * forwarded into a gatun bridge until gatun puts its jump in DOCKER-USER, the work under way in
- * core. networkOptionsReachGatunAndTheKernel passes either way, but its two negative checks (icc,
- * internal) prove nothing while everything is dropped. With a stand-in ACCEPT for gatun's bridges
- * in DOCKER-USER all eight pass (checked by hand); the coexistence test at the end runs with
- * {@code -Dgatun.coexistence=true}.
+ * <p>dockerd runs as a real host runs it ({@link PluginLab#defaultNetworking()}, DOCKER_BRIDGE:
+ * iptables on, FORWARD policy DROP, docker0): gatun's published ports get through Docker's
+ * FORWARD by a jump to gatun's own chain in DOCKER-USER.
  */
 class DockerPluginIT {
 
@@ -465,14 +458,8 @@ class DockerPluginIT {
      * restart policy come back, through the plugin for gatun's) both answer again within a second
      * of dockerd being ready, with DOCKER-USER as it was.
      *
-     * <p>TODO(coexistence): runs only with {@code -Dgatun.coexistence=true} until gatun opens
-     * Docker's FORWARD DROP for its own bridges (the DOCKER-USER jump being built in core,
-     * DESIGN.md "Living with other firewalls"); today gatun's port never answers from outside,
-     * every forwarded packet of its bridges being dropped by that policy. Then drop the condition
-     * and make DOCKER_BRIDGE {@link PluginLab#defaultNetworking()}.
      */
     @Test
-    @EnabledIfSystemProperty(named = "gatun.coexistence", matches = "true")
     void withDockersIptablesOnBothPortsAnswerAndAgainWithinASecondOfDockerdRestarting() {
         try (PluginLab lab = PluginLab.start(DockerLab.Networking.DOCKER_BRIDGE)) {
             lab.createNetwork("--subnet", SUBNET, "net1");

@@ -40,17 +40,12 @@ final class PluginLab implements AutoCloseable {
 
     /**
      * What dockerd does for networking in {@link #start()}: {@code -Dgatun.pluginLab.networking=NAME}
-     * (a {@link DockerLab.Networking}), else {@link DockerLab.Networking#NONE}.
+     * (a {@link DockerLab.Networking}), else {@link DockerLab.Networking#DOCKER_BRIDGE}, the way a
+     * real host runs dockerd: iptables on, with its FORWARD policy DROP.
      *
-     * <p>TODO(coexistence): make {@link DockerLab.Networking#DOCKER_BRIDGE} the default, the way
-     * a real host runs dockerd, once gatun opens Docker's FORWARD policy DROP for its own bridges
-     * (the jump to a chain of gatun's in DOCKER-USER, being built in core: DESIGN.md "Living with
-     * other firewalls"). Until then every packet forwarded into or out of a gatun bridge is dropped
-     * there, and the tests that send traffic through a published port fail (the list is in
-     * DockerPluginIT's class comment).
      */
     static DockerLab.Networking defaultNetworking() {
-        return DockerLab.Networking.valueOf(System.getProperty("gatun.pluginLab.networking", DockerLab.Networking.NONE.name()));
+        return DockerLab.Networking.valueOf(System.getProperty("gatun.pluginLab.networking", DockerLab.Networking.DOCKER_BRIDGE.name()));
     }
 
     static PluginLab start() {
