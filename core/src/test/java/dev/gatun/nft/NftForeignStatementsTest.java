@@ -8,8 +8,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -68,15 +66,9 @@ class NftForeignStatementsTest {
             rendered = NftRenderer.render(nft.list());
         }
 
-        Path f = Files.createTempFile("gatun-foreign", ".nft");
-        try {
-            Files.writeString(f, rendered);
-            Oracle.Result applied = Oracle.tryIn(other, "nft", "-f", f.toString());
-            assertThat(applied.exitCode()).as(rendered).isNotZero();
-            assertThat(applied.stderr()).contains("unexpected junk");
-        } finally {
-            Files.delete(f);
-        }
+        Oracle.Result applied = Oracle.nftFile(other, rendered);
+        assertThat(applied.exitCode()).as(rendered).isNotZero();
+        assertThat(applied.stderr()).contains("unexpected junk");
         assertThat(Oracle.in(other, "nft", "list", "ruleset")).isEmpty();
     }
 }

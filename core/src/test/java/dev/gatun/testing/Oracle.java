@@ -3,6 +3,8 @@ package dev.gatun.testing;
 import dev.gatun.netns.NetworkNamespace;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,6 +33,21 @@ public final class Oracle {
         List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", ns.name()));
         cmd.addAll(List.of(command));
         return run(cmd);
+    }
+
+    /** Feeds {@code script} to {@code nft -f} inside {@code ns}, as a file (nft reads stdin only with -f -). */
+    public static Result nftFile(NetworkNamespace ns, String script) {
+        try {
+            Path f = Files.createTempFile("gatun-oracle", ".nft");
+            try {
+                Files.writeString(f, script);
+                return tryIn(ns, "nft", "-f", f.toString());
+            } finally {
+                Files.delete(f);
+            }
+        } catch (IOException e) {
+            throw new AssertionError("cannot write an nft script: " + e.getMessage(), e);
+        }
     }
 
     /** Runs a command in the test's own (host) namespace, for read-only looks only. */
