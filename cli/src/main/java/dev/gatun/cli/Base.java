@@ -24,8 +24,15 @@ abstract class Base implements Callable<Integer> {
         return new Output(spec.commandLine().getOut(), root().json);
     }
 
+    /** Runs {@code work} with a driver for the host: the serve's own when served (never closed here), else a new one. */
     <T> T withDriver(Function<NetworkDriver, T> work) {
-        try (NetworkDriver d = root().driver()) {
+        GatunCommand root = root();
+        if (root.served != null) {
+            root.host();
+            root.driverName();
+            return work.apply(root.served.driver());
+        }
+        try (NetworkDriver d = root.driver()) {
             return work.apply(d);
         }
     }

@@ -99,12 +99,27 @@ public final class GatunCommand {
     @Option(names = "--json", description = "Print one JSON document on stdout.")
     boolean json;
 
+    /** Set when this command runs inside a serve for a client (see {@link Served}). */
+    Served served;
+
     NetworkNamespace host() {
-        return netns == null ? NetworkNamespace.current() : NetworkNamespace.of(netns);
+        NetworkNamespace asked = netns == null ? NetworkNamespace.current() : NetworkNamespace.of(netns);
+        if (served != null && asked.inode() != served.host().inode()) {
+            // A serve for namespace A never executes a command meant for B.
+            throw new Served.Misdirected("this serve runs for " + served.host().describe() + ", not " + asked.describe());
+        }
+        return served != null ? served.host() : asked;
     }
 
     /** The driver's name as Gatun.open takes it, with "auto" resolved for this host. */
     String driverName() {
+        if (served != null) {
+            String asked = driver.name().replace('_', '-');
+            if (driver != DriverChoice.auto && !asked.equals(served.driverName())) {
+                throw new Served.Misdirected("this serve runs driver " + served.driverName() + ", not " + asked);
+            }
+            return served.driverName();
+        }
         return driver == DriverChoice.auto ? Gatun.choose(host()).driver() : driver.name().replace('_', '-');
     }
 

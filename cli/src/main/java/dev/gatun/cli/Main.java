@@ -14,11 +14,25 @@ public final class Main {
     }
 
     static int run(String[] args, PrintWriter out, PrintWriter err) {
+        return run(args, out, err, null);
+    }
+
+    /**
+     * Runs one command line; {@code served} is the serve's context when a serve runs it for a
+     * client (null otherwise). A {@link Served.Misdirected} escapes, for the serve to answer.
+     */
+    public static int run(String[] args, PrintWriter out, PrintWriter err, Served served) {
         CommandLine cli = GatunCommand.commandLine(args);
+        ((GatunCommand) cli.getCommand()).served = served;
         cli.setOut(out);
         cli.setErr(err);
         boolean json = java.util.Arrays.asList(args).contains("--json");
-        cli.setExecutionExceptionHandler((e, line, parsed) -> fail(json, out, err, ExitCode.of(e), message(e)));
+        cli.setExecutionExceptionHandler((e, line, parsed) -> {
+            if (e instanceof Served.Misdirected m) {
+                throw m;
+            }
+            return fail(json, out, err, ExitCode.of(e), message(e));
+        });
         cli.setParameterExceptionHandler((e, a) -> {
             if (json) {
                 return fail(true, out, err, ExitCode.USAGE, e.getMessage());

@@ -1,7 +1,9 @@
 package dev.gatun.cli;
 
 import dev.gatun.Gatun;
+import dev.gatun.cli.api.LocalApi;
 import dev.gatun.cli.docker.DockerPlugin;
+import dev.gatun.cli.http.UnixHttpServer;
 import dev.gatun.cli.docker.PluginServer;
 import dev.gatun.driver.NetworkDriver;
 import dev.gatun.driver.SelfHealingDriver;
@@ -30,6 +32,8 @@ import java.util.function.Consumer;
                 "  docker run --network NET -p 8080:80 ...",
                 "publish through gatun. gatun names the network after the first 12 digits of Docker's network id; "
                         + "mappings are owned by Docker's endpoint id.",
+                "", "Always serves the local API on /run/gatun/netns-INODE.sock (root only): one-shot gatun commands for "
+                        + "this namespace run through it, and so can any HTTP client (see README).",
                 "", "Prints one line starting with 'ready' on stdout when serving; logs go to stderr.",
                 "", "Examples:", "  gatun serve", "  gatun serve --docker-plugin", "  gatun --netns lab serve --docker-plugin gatun-test"})
 final class ServeCommand extends Base {
@@ -62,10 +66,10 @@ final class ServeCommand extends Base {
             driver = plain;
             log.accept("driver " + driverName + ": running without self-healing, which needs the nftables driver");
         }
-        try (driver; PluginServer server = socket == null ? null
-                : PluginServer.start(new DockerPlugin(driver, log), socket)) {
-            String what = server == null ? "watching " + host.describe()
-                    : "docker plugin " + pluginName + " on " + server.socket() + ", watching " + host.describe();
+        try (driver; UnixHttpServer api = LocalApi.start(new Served(host, driverName, driver));
+             PluginServer server = socket == null ? null : PluginServer.start(new DockerPlugin(driver, log), socket)) {
+            String what = "API on " + api.socket() + (server == null ? "" : ", docker plugin " + pluginName + " on "
+                    + server.socket()) + ", watching " + host.describe();
             PrintWriter out = spec.commandLine().getOut();
             out.println("ready: " + what + " (driver " + driverName + ")");
             out.flush();

@@ -1,4 +1,4 @@
-package dev.gatun.cli.docker;
+package dev.gatun.cli.http;
 
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpHeader;
@@ -10,13 +10,12 @@ import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.internal.HttpConnection;
 
 /**
- * HTTP/1.1 as dockerd speaks it to plugins: every request carries an empty {@code Host:}
- * header (it dials a unix socket, so there is no host), which Jetty rejects as "400 Blank
- * Host" (and without any Host it takes the socket's path as the authority and rejects that).
- * Connections made here read an empty Host header as "localhost"; everything else is Jetty's
- * own parsing.
+ * HTTP/1.1 as clients of a unix socket speak it: dockerd sends an empty {@code Host:} header
+ * (it dials a unix socket, so there is no host), which Jetty rejects as "400 Blank Host" (and
+ * without any Host it takes the socket's path as the authority and rejects that). Connections
+ * made here read an empty Host header as "localhost"; everything else is Jetty's own parsing.
  */
-final class DockerHttpConnectionFactory extends HttpConnectionFactory {
+final class BlankHostConnectionFactory extends HttpConnectionFactory {
 
     @Override
     public Connection newConnection(Connector connector, EndPoint endPoint) {

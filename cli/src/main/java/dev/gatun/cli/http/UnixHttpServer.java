@@ -1,0 +1,136 @@
+package dev.gatun.cli.http;
+
+import dev.gatun.EnvironmentException;
+import dev.gatun.GatunException;
+import dev.gatun.driver.ConflictException;
+import jdk.net.ExtendedSocketOptions;
+import jdk.net.UnixDomainPrincipal;
+import org.eclipse.jetty.io.EndPoint;
+import org.eclipse.jetty.io.SelectableChannelEndPoint;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.unixdomain.server.UnixDomainServerConnector;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+
+/**
+ * HTTP/1.1 on a unix socket, never on TCP: the socket file readable and writable by root only,
+ * a stale one (left by a process that died) replaced, another live server refused. The Docker
+ * plugin and the local API both serve through it.
+ */
+public final class UnixHttpServer implements AutoCloseable {
+
+    /** How long a connection may stay silent, mid-request included, before it is closed. */
+    private static final long IDLE_TIMEOUT_MILLIS = 10_000;
+
+    private final Server server;
+    private final Path socket;
+
+    private UnixHttpServer(Server server, Path socket) {
+        this.server = server;
+        this.socket = socket;
+    }
+
+    /**
+     * Serves {@code handler} on {@code socket}. The socket's directory is made when missing, with
+     * {@code directoryMode} ("rwx------") when that is given, as {@link Files#createDirectories} does otherwise.
+     */
+    public static UnixHttpServer start(Path socket, String threadName, Handler handler, String directoryMode) {
+        if (Files.exists(socket)) {
+            if (answers(socket)) {
+                throw new ConflictException("another server already answers on " + socket);
+            }
+            try {
+                Files.delete(socket);
+            } catch (IOException e) {
+                throw new EnvironmentException("cannot remove the stale socket " + socket + ": " + e.getMessage());
+            }
+        }
+        try {
+            Path dir = socket.getParent();
+            if (directoryMode != null && !Files.isDirectory(dir)) {
+                Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(directoryMode)));
+            } else {
+                Files.createDirectories(dir);
+            }
+        } catch (IOException e) {
+            throw new EnvironmentException("cannot create " + socket.getParent() + ": " + e.getMessage());
+        }
+        QueuedThreadPool threads = new QueuedThreadPool(64, 2);
+        threads.setName(threadName);
+        threads.setDaemon(true);
+        Server server = new Server(threads);
+        UnixDomainServerConnector connector = new UnixDomainServerConnector(server, new BlankHostConnectionFactory());
+        connector.setUnixDomainPath(socket);
+        connector.setIdleTimeout(IDLE_TIMEOUT_MILLIS);
+        server.addConnector(connector);
+        server.setHandler(handler);
+        try {
+            server.start();
+            Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-------"));
+        } catch (Exception e) {
+            try {
+                server.stop();
+            } catch (Exception ignored) {
+                // Already failing: report the first cause.
+            }
+            throw new GatunException("cannot serve on " + socket + ": " + e.getMessage(), e);
+        }
+        return new UnixHttpServer(server, socket);
+    }
+
+    /** Whether a server accepts connections on {@code socket} now. */
+    public static boolean answers(Path socket) {
+        try (SocketChannel c = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            c.connect(UnixDomainSocketAddress.of(socket));
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /**
+     * The user of the process at the other end of the request's connection (SO_PEERCRED), or
+     * null when the kernel does not say.
+     */
+    public static String peerUser(Request request) {
+        EndPoint endPoint = request.getConnectionMetaData().getConnection().getEndPoint();
+        if (endPoint instanceof SelectableChannelEndPoint e && e.getChannel() instanceof SocketChannel channel) {
+            try {
+                UnixDomainPrincipal peer = channel.getOption(ExtendedSocketOptions.SO_PEERCRED);
+                return peer.user().getName();
+            } catch (IOException | UnsupportedOperationException e2) {
+                return null;
+            }
+        }
+        return null;
+    }
+
+    public Path socket() {
+        return socket;
+    }
+
+    /** Stops serving and removes the socket file. */
+    @Override
+    public void close() {
+        try {
+            server.stop();
+        } catch (Exception e) {
+            throw new GatunException("stopping the server on " + socket + " failed: " + e.getMessage(), e);
+        } finally {
+            try {
+                Files.deleteIfExists(socket);
+            } catch (IOException ignored) {
+                // Nothing else to do; a later start removes a stale socket.
+            }
+        }
+    }
+}
