@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -25,11 +26,18 @@ public final class Tool {
     private final NetworkNamespace namespace;
     private final List<String> searchPath;
     private final Duration timeout;
+    private final Map<String, String> environment;
 
     public Tool(NetworkNamespace namespace, String searchPath, Duration timeout) {
+        this(namespace, searchPath, timeout, Map.of());
+    }
+
+    /** {@code environment}: variables set for the program on top of this process's own. */
+    public Tool(NetworkNamespace namespace, String searchPath, Duration timeout, Map<String, String> environment) {
         this.namespace = namespace;
         this.searchPath = List.of(searchPath.split(":"));
         this.timeout = timeout;
+        this.environment = Map.copyOf(environment);
     }
 
     public NetworkNamespace namespace() {
@@ -67,7 +75,9 @@ public final class Tool {
         cmd.addAll(args);
         String described = program + " " + String.join(" ", args);
         try {
-            Process p = new ProcessBuilder(cmd).start();
+            ProcessBuilder builder = new ProcessBuilder(cmd);
+            builder.environment().putAll(environment);
+            Process p = builder.start();
             CompletableFuture<String> out = drain(p.getInputStream());
             CompletableFuture<String> err = drain(p.getErrorStream());
             try (var in = p.getOutputStream()) {

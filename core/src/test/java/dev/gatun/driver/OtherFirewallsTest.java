@@ -6,13 +6,16 @@ import dev.gatun.driver.foreign.ForeignDrop;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.netns.ReplyServers;
 import dev.gatun.rtnl.Prefix;
+import dev.gatun.testing.Firewalld;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Lab;
 import dev.gatun.testing.Oracle;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.channels.DatagramChannel;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -184,6 +187,65 @@ class OtherFirewallsTest {
             assertThat(showsWithin(host, "iptables-legacy-save", "-A FORWARD -j GATUN-ALLOW", 7_000))
                     .as("opened once the periodic check ran").isTrue();
             assertThat(ReplyServers.tcpFetch(outside, Lab.HOST_ADDRESS, 8080)).isEqualTo("c1");
+        }
+    }
+
+    @Test
+    void firewalld(NetworkNamespace host, NetworkNamespace outside, NetworkNamespace c1, NetworkNamespace c2,
+                   @TempDir Path dir) throws Exception {
+        Firewalld.requireAvailable();
+        Lab.connectOutside(host, outside, SUBNET);
+        List<String> log = new CopyOnWriteArrayList<>();
+        try (Firewalld fw = Firewalld.start(host, dir)) {
+            System.setProperty("gatun.dbusSystemBusAddress", fw.busAddress());
+            String before = fw.firewallCmdOk("--list-all-zones").stdout();
+            try (SelfHealingDriver gatun = SelfHealingDriver.start(BridgeDriver.nftables(host), log::add);
+                 ReplyServers servers = new ReplyServers(); DatagramChannel udp = ReplyServers.udpClient(outside)) {
+                gatun.createNetwork(new NetworkSpec("n1", null, Prefix.parse(SUBNET), null, null, null, null, null, true,
+                        false, true));
+                Endpoint e1 = gatun.attach(EndpointSpec.of("n1", c1));
+                gatun.attach(EndpointSpec.of("n1", c2));
+                String ip = e1.ip().getHostAddress();
+                servers.tcp(c1, ip, 80, "c1-tcp").udp(c1, ip, 80, "c1-udp").tcp(c1, ip, 81, "c1-81")
+                        .tcp(outside, "192.0.2.2", 7777, "outside");
+                gatun.publish("n1", e1.ip(), List.of(PortSpec.parse("8080:80"), PortSpec.parse("8080:80/udp")), null);
+
+                assertThat(fw.firewallCmd("--zone=trusted", "--query-interface=" + BRIDGE).stdout()).isEqualTo("yes\n");
+                try (BridgeDriver plain = BridgeDriver.nftables(host)) {
+                    assertThat(plain.foreignDrops()).filteredOn(d -> d.firewall().equals("firewalld"))
+                            .singleElement().satisfies(d -> assertThat(d.open()).as(d.describe()).isTrue());
+                }
+                assertThat(ReplyServers.tcpFetch(outside, Lab.HOST_ADDRESS, 8080)).isEqualTo("c1-tcp");
+                assertThat(ReplyServers.udpAsk(udp, Lab.HOST_ADDRESS, 8080)).isEqualTo("c1-udp");
+                assertThat(ReplyServers.tcpFetch(c2, Lab.HOST_ADDRESS, 8080)).as("hairpin").isEqualTo("c1-tcp");
+                assertThat(ReplyServers.tcpAnswers(outside, Lab.HOST_ADDRESS, 81)).as("unpublished port").isFalse();
+                assertThat(ReplyServers.tcpAnswers(outside, ip, 81)).as("route straight to the container").isFalse();
+                assertThat(ReplyServers.tcpFetch(c1, "192.0.2.2", 7777)).as("a container's own connection out")
+                        .isEqualTo("outside");
+
+                // What firewalld does to a bridge outside its trusted zone: it rejects what the container starts.
+                fw.firewallCmdOk("--zone=trusted", "--remove-interface=" + BRIDGE);
+                assertThat(ReplyServers.tcpAnswers(c1, "192.0.2.2", 7777)).as("out, with the bridge in no zone").isFalse();
+                // A reload re-creates firewalld's table and forgets run-time zones: gatun puts its bridge back.
+                fw.firewallCmdOk("--reload");
+                long deadline = System.nanoTime() + 5_000_000_000L;
+                while (!fw.firewallCmd("--zone=trusted", "--query-interface=" + BRIDGE).stdout().equals("yes\n")
+                        && System.nanoTime() < deadline) {
+                    Thread.sleep(100);
+                }
+                assertThat(ReplyServers.tcpFetch(c1, "192.0.2.2", 7777)).as("out again after the reload").isEqualTo("outside");
+                assertThat(log).anyMatch(l -> l.equals("repaired bridge(s) " + BRIDGE + " in firewalld's zone trusted"));
+
+                gatun.deleteNetwork("n1", true);
+                assertThat(fw.firewallCmdOk("--zone=trusted", "--list-interfaces").stdout().strip()).isEmpty();
+                // firewalld's own view of its zones is as before; its table keeps the (now empty)
+                // chains of a zone once used until its next reload, but nothing names the bridge.
+                assertThat(fw.firewallCmdOk("--list-all-zones").stdout()).as("firewalld's zones after gatun left")
+                        .isEqualTo(before);
+                assertThat(Oracle.in(host, "nft", "list", "table", "inet", "firewalld")).doesNotContain(BRIDGE);
+            } finally {
+                System.clearProperty("gatun.dbusSystemBusAddress");
+            }
         }
     }
 

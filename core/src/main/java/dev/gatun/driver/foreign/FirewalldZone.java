@@ -9,8 +9,9 @@ import java.util.Optional;
 
 /**
  * firewalld's {@code trusted} zone, through firewalld's own interface ({@code firewall-cmd},
- * which speaks D-Bus to the daemon): gatun's bridges are put in it at run time, never in the
- * permanent configuration, as Podman does. A reload forgets them; repair puts them back.
+ * which speaks D-Bus to the daemon on the system bus, {@code DBUS_SYSTEM_BUS_ADDRESS}): gatun's
+ * bridges are put in it at run time, never in the permanent configuration, as Podman does. A
+ * reload forgets them and re-creates firewalld's table, and a repair puts them back.
  */
 final class FirewalldZone {
 
@@ -27,31 +28,29 @@ final class FirewalldZone {
         return tool.find(PROGRAM) != null;
     }
 
-    /** The bridges not in the zone now. */
+    /** The bridges not in the zone now: one call, whatever their number (each costs a Python start). */
     List<String> missing(List<String> bridges) {
-        List<String> out = new ArrayList<>();
-        for (String b : bridges) {
-            Tool.Result r = tool.run(PROGRAM, List.of("--zone=" + ZONE, "--query-interface=" + b), null);
-            if (r.exitCode() == 1) {
-                out.add(b);
-            } else if (r.exitCode() != 0) {
-                throw failure("ask firewalld whether " + b + " is in zone " + ZONE, r);
-            }
+        Tool.Result r = tool.run(PROGRAM, List.of("--zone=" + ZONE, "--list-interfaces"), null);
+        if (r.exitCode() != 0) {
+            throw failure("list the interfaces of firewalld's zone " + ZONE, r);
         }
-        return out;
+        List<String> in = List.of(r.stdout().strip().split("\\s+"));
+        return bridges.stream().filter(b -> !in.contains(b)).toList();
     }
 
-    /** Puts the missing bridges in the zone; returns what it changed. */
+    /** Puts the missing bridges in the zone, in one call; returns what it changed. */
     Optional<String> add(List<String> bridges) {
         List<String> missing = missing(bridges);
-        for (String b : missing) {
-            Tool.Result r = tool.run(PROGRAM, List.of("--zone=" + ZONE, "--add-interface=" + b), null);
-            if (r.exitCode() != 0) {
-                throw failure("put bridge " + b + " in firewalld's zone " + ZONE, r);
-            }
+        if (missing.isEmpty()) {
+            return Optional.empty();
         }
-        return missing.isEmpty() ? Optional.empty()
-                : Optional.of("bridge(s) " + String.join(", ", missing) + " in firewalld's zone " + ZONE);
+        List<String> args = new ArrayList<>(List.of("--zone=" + ZONE));
+        missing.forEach(b -> args.add("--add-interface=" + b));
+        Tool.Result r = tool.run(PROGRAM, args, null);
+        if (r.exitCode() != 0) {
+            throw failure("put bridge(s) " + String.join(", ", missing) + " in firewalld's zone " + ZONE, r);
+        }
+        return Optional.of("bridge(s) " + String.join(", ", missing) + " in firewalld's zone " + ZONE);
     }
 
     /** Takes a bridge out of the zone; one that is not there is no error. */

@@ -6,10 +6,12 @@ import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.nft.Family;
 import dev.gatun.nft.Nftables;
 import dev.gatun.nft.Ruleset;
+import dev.gatun.nft.Table;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -36,6 +38,8 @@ public final class ForeignFirewalls {
     private final String gatunTable;
     private final int gatunPriority;
     private final int mark;
+    /** firewalld's table handle and the bridges last put in its zone: a reload makes a new table. */
+    private volatile String firewalldSynced;
 
     private ForeignFirewalls(NetworkNamespace host, List<XtablesForward> xtables, FirewalldZone firewalld,
                              String gatunTable, int gatunPriority, int mark) {
@@ -56,7 +60,10 @@ public final class ForeignFirewalls {
     public static ForeignFirewalls of(NetworkNamespace host, String gatunTable, int gatunPriority, int mark,
                                       String ownVariant) {
         String path = System.getenv().getOrDefault("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
-        Tool tool = new Tool(host, path, Duration.ofSeconds(60));
+        // firewall-cmd finds firewalld on the system bus; an embedder may name another one.
+        String bus = System.getProperty("gatun.dbusSystemBusAddress");
+        Tool tool = new Tool(host, path, Duration.ofSeconds(60),
+                bus == null ? Map.of() : Map.of("DBUS_SYSTEM_BUS_ADDRESS", bus));
         List<XtablesForward> xtables = new ArrayList<>();
         for (String suffix : List.of("-legacy", "-nft")) {
             if (!suffix.equals(ownVariant)) {
@@ -142,8 +149,11 @@ public final class ForeignFirewalls {
         }
         try {
             Ruleset now = ruleset();
-            if (firewalldRuns(now) && firewalld.installed() && !bridges.isEmpty()) {
+            Optional<Table> fw = firewalldTable(now);
+            String synced = fw.map(t -> t.handle() + " " + bridges).orElse(null);
+            if (fw.isPresent() && firewalld.installed() && !bridges.isEmpty() && !synced.equals(firewalldSynced)) {
                 firewalld.add(bridges).ifPresent(changed::add);
+                firewalldSynced = synced;
             }
             for (ForeignDrop d : NftablesDrops.find(now, gatunTable, gatunPriority, mark, this::handledElsewhere)) {
                 if (!d.open() && !bridges.isEmpty()) {
@@ -161,6 +171,7 @@ public final class ForeignFirewalls {
         try {
             if (firewalld.installed() && firewalldRuns(ruleset())) {
                 firewalld.remove(bridge);
+                firewalldSynced = null;
             }
         } catch (GatunException e) {
             LOG.log(System.Logger.Level.WARNING, "could not take {0} out of firewalld: {1}", bridge, e.getMessage());
@@ -174,7 +185,12 @@ public final class ForeignFirewalls {
     }
 
     private static boolean firewalldRuns(Ruleset now) {
-        return now.tables().stream().anyMatch(t -> t.family() == Family.INET && t.name().equals("firewalld"));
+        return firewalldTable(now).isPresent();
+    }
+
+    /** firewalld's table, {@code inet firewalld}: there while firewalld (with its nftables backend) runs. */
+    private static Optional<Table> firewalldTable(Ruleset now) {
+        return now.tables().stream().filter(t -> t.family() == Family.INET && t.name().equals("firewalld")).findFirst();
     }
 
     private Ruleset ruleset() {

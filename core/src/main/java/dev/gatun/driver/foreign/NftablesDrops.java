@@ -39,8 +39,9 @@ final class NftablesDrops {
                 && c.name().equals(c.name().toUpperCase(java.util.Locale.ROOT));
     }
 
+    /** firewalld's table, and the one it holds only while it reloads (firewalld_policy_drop). */
     static boolean isFirewalld(Chain c) {
-        return c.family() == Family.INET && c.table().equals("firewalld");
+        return c.family() == Family.INET && c.table().startsWith("firewalld");
     }
 
     /**
