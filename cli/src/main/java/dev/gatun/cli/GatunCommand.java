@@ -51,7 +51,7 @@ public final class GatunCommand {
      * The command line for {@code args}: with only the subcommand they name when they name one,
      * else (help, no subcommand, a misspelt one) with all of them, so help and suggestions are whole.
      */
-    static CommandLine commandLine(String[] args) {
+    public static CommandLine commandLine(String[] args) {
         CommandLine cli = new CommandLine(new GatunCommand());
         String named = subcommandName(args);
         if (named != null) {

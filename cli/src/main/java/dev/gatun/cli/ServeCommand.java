@@ -42,6 +42,9 @@ final class ServeCommand extends Base {
             description = "Also serve Docker's network-driver protocol as plugin NAME (default name: gatun).")
     String pluginName;
 
+    @Option(names = "--log-requests", description = "Log every request of the local API (and each command it ran) on stderr.")
+    boolean logRequests;
+
     @Override
     public Integer call() throws InterruptedException {
         Path socket = pluginName == null ? null : PluginServer.socketOf(pluginName);
@@ -66,7 +69,7 @@ final class ServeCommand extends Base {
             driver = plain;
             log.accept("driver " + driverName + ": running without self-healing, which needs the nftables driver");
         }
-        try (driver; UnixHttpServer api = LocalApi.start(new Served(host, driverName, driver));
+        try (driver; UnixHttpServer api = LocalApi.start(new Served(host, driverName, driver), logRequests ? log : null);
              PluginServer server = socket == null ? null : PluginServer.start(new DockerPlugin(driver, log), socket)) {
             String what = "API on " + api.socket() + (server == null ? "" : ", docker plugin " + pluginName + " on "
                     + server.socket()) + ", watching " + host.describe();

@@ -29,6 +29,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * The local API of {@code gatun serve}: HTTP/1.1 + JSON on {@code /run/gatun/netns-INODE.sock},
@@ -47,9 +48,11 @@ public final class LocalApi extends Handler.Abstract {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Served served;
+    private final Consumer<String> requestLog;
 
-    private LocalApi(Served served) {
+    private LocalApi(Served served, Consumer<String> requestLog) {
         this.served = served;
+        this.requestLog = requestLog;
     }
 
     /** The socket of the serve for {@code ns}: found by the namespace's inode, with a stat and no round trip. */
@@ -57,9 +60,9 @@ public final class LocalApi extends Handler.Abstract {
         return DIR.resolve("netns-" + ns.inode() + ".sock");
     }
 
-    /** Serves the API for {@code served} on its namespace's socket. */
-    public static UnixHttpServer start(Served served) {
-        return UnixHttpServer.start(socketOf(served.host()), "gatun-api", new LocalApi(served), "rwx------");
+    /** Serves the API for {@code served} on its namespace's socket; {@code requestLog} (or null) gets a line per request. */
+    public static UnixHttpServer start(Served served, Consumer<String> requestLog) {
+        return UnixHttpServer.start(socketOf(served.host()), "gatun-api", new LocalApi(served, requestLog), "rwx------");
     }
 
     /** The HTTP status of a command's exit code. */
@@ -94,9 +97,11 @@ public final class LocalApi extends Handler.Abstract {
                 reply(response, callback, status(ran.exitCode), "application/json", ran.stdout);
             }
         } catch (ApiRoutes.Refused e) {
+            log(request, path, e.status + " " + e.getMessage());
             refuse(response, callback, e.status, e.getMessage());
         } catch (Served.Misdirected e) {
             // 421: the client sent this to a serve that cannot run it; it runs it itself.
+            log(request, path, "421 " + e.getMessage());
             refuse(response, callback, 421, e.getMessage());
         }
         return true;
@@ -119,6 +124,12 @@ public final class LocalApi extends Handler.Abstract {
 
     private record Ran(int exitCode, byte[] stdout, byte[] stderr) {}
 
+    private void log(Request request, String path, String outcome) {
+        if (requestLog != null) {
+            requestLog.accept(request.getMethod() + " " + path + ": " + outcome);
+        }
+    }
+
     private Ran run(List<String> args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
@@ -127,6 +138,9 @@ public final class LocalApi extends Handler.Abstract {
         int code = Main.run(args.toArray(String[]::new), o, e, served);
         o.flush();
         e.flush();
+        if (requestLog != null) {
+            requestLog.accept("ran gatun " + String.join(" ", args) + ": exit " + code);
+        }
         return new Ran(code, out.toByteArray(), err.toByteArray());
     }
 
