@@ -2,7 +2,7 @@ package dev.gatun.cli;
 
 import dev.gatun.bindings.internal.libc_h;
 import dev.gatun.driver.Network;
-import dev.gatun.driver.bridge.BridgeDriver;
+import dev.gatun.driver.NetworkDriver;
 import dev.gatun.driver.foreign.ForeignDrop;
 import dev.gatun.internal.NativeLibraries;
 import dev.gatun.netlink.NftChannel;
@@ -153,7 +153,7 @@ final class DoctorCommand extends Base {
     private List<Check> foreignDrops() {
         List<Check> out = new ArrayList<>();
         try {
-            List<ForeignDrop> drops = withDriver(d -> d instanceof BridgeDriver b ? b.foreignDrops() : List.<ForeignDrop>of());
+            List<ForeignDrop> drops = withDriver(NetworkDriver::foreignDrops);
             for (ForeignDrop d : drops) {
                 out.add(new Check("foreign drop", d.open(), d.describe(), d));
             }

@@ -74,7 +74,7 @@ public final class GatunCommand {
     }
 
     /** The first argument that is neither a global option nor its value, if it names a subcommand. */
-    static String subcommandName(String[] args) {
+    public static String subcommandName(String[] args) {
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             if (OPTIONS_WITH_VALUE.contains(a)) {

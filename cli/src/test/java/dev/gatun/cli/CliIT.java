@@ -25,8 +25,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 @ExtendWith(FreshNamespaces.class)
 class CliIT {
 
+    /** Called with a test's host namespace before its first command: nothing here; {@link CliServedIT} starts a serve. */
+    void useHost(NetworkNamespace host) {
+    }
+
     @Test
     void networksEndpointsAndPortsWithJson(NetworkNamespace host, NetworkNamespace c1) {
+        useHost(host);
         String ns = host.name();
         JsonNode net = GatunCli.ok("--netns", ns, "--json", "net", "create", "n1", "--subnet", "10.88.0.0/16", "--mtu", "1400").json();
         assertThat(net.get("name").asText()).isEqualTo("n1");
@@ -77,6 +82,7 @@ class CliIT {
 
     @Test
     void badInputAndConflictsHaveTheirExitCodesAndChangeNothing(NetworkNamespace host) {
+        useHost(host);
         String ns = host.name();
         GatunCli.ok("--netns", ns, "net", "create", "n1", "--subnet", "10.88.0.0/16");
         GatunCli.ok("--netns", ns, "publish", "n1", "10.88.0.2", "-p", "8080:80", "--owner", "alice");
@@ -110,6 +116,7 @@ class CliIT {
 
     @Test
     void rulesetOutputAppliesToTheSameRuleset(NetworkNamespace host, NetworkNamespace fresh) throws IOException {
+        useHost(host);
         String ns = host.name();
         GatunCli.ok("--netns", ns, "net", "create", "n1", "--subnet", "10.88.0.0/16", "--subnet", "fd00:88::/64");
         GatunCli.ok("--netns", ns, "publish", "n1", "10.88.0.2", "-p", "8080:80", "-p", "192.0.2.7:53:53/udp");
@@ -149,6 +156,7 @@ class CliIT {
 
     @Test
     void doctorListsEveryForeignDropWithWhatGatunDidAboutIt(NetworkNamespace host) {
+        useHost(host);
         // A host as ufw and a hand-written nftables firewall leave it.
         Oracle.in(host, "iptables-legacy", "-w", "-P", "FORWARD", "DROP");
         Oracle.in(host, "nft", "add table inet fw");
@@ -184,6 +192,7 @@ class CliIT {
 
     @Test
     void doctorReportsChecksAsJson(NetworkNamespace host) {
+        useHost(host);
         GatunCli.ok("--netns", host.name(), "net", "create", "n1", "--subnet", "10.88.0.0/16");
         JsonNode checks = GatunCli.ok("--netns", host.name(), "--json", "doctor").json();
         assertThat(checks.isArray()).isTrue();

@@ -2,6 +2,8 @@ package dev.gatun.driver;
 
 import dev.gatun.netns.NetworkNamespace;
 
+import dev.gatun.driver.foreign.ForeignDrop;
+
 import java.util.List;
 
 /**
@@ -78,6 +80,14 @@ public interface NetworkDriver extends AutoCloseable {
      */
     default List<String> repairOwnRuleset(List<PortMapping> mappings) {
         return repair(mappings);
+    }
+
+    /**
+     * Every place where another firewall of the host drops forwarded traffic, and whether this
+     * driver's bridges get through it (see {@link dev.gatun.driver.foreign.ForeignFirewalls}).
+     */
+    default List<ForeignDrop> foreignDrops() {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot look at other firewalls");
     }
 
     @Override

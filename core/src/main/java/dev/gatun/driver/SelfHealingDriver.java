@@ -1,5 +1,6 @@
 package dev.gatun.driver;
 
+import dev.gatun.driver.foreign.ForeignDrop;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.nft.RulesetEvent;
 import dev.gatun.nft.RulesetMonitor;
@@ -215,6 +216,11 @@ public final class SelfHealingDriver implements NetworkDriver {
     @Override
     public List<PortMapping> published(String network) {
         return inner.published(network);
+    }
+
+    @Override
+    public List<ForeignDrop> foreignDrops() {
+        return inner.foreignDrops();
     }
 
     @Override

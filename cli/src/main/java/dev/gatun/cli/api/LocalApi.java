@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gatun.cli.ExitCode;
+import dev.gatun.cli.GatunCommand;
 import dev.gatun.cli.Main;
 import dev.gatun.cli.Served;
 import dev.gatun.cli.http.UnixHttpServer;
@@ -109,8 +110,8 @@ public final class LocalApi extends Handler.Abstract {
 
     /** Runs a forwarded command line; the C client prints stdout, then stderr, and exits with the code. */
     private void commandLine(List<String> args, Response response, Callback callback) {
-        String name = args.stream().filter(a -> !a.startsWith("-")).findFirst().orElse("");
-        if (!Served.COMMANDS.contains(name)) {
+        String name = GatunCommand.subcommandName(args.toArray(String[]::new));
+        if (name == null || !Served.COMMANDS.contains(name)) {
             throw new Served.Misdirected("'" + name + "' runs where it is typed, not in a serve");
         }
         Ran ran = run(args);

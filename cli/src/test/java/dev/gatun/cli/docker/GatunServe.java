@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
  * {@link #close()} the process (and, should it still be in the launcher's build, its children)
  * is gone and its plugin socket file removed, whatever happened before.
  */
-final class GatunServe implements AutoCloseable {
+public final class GatunServe implements AutoCloseable {
 
     /** Generous: the launcher builds the jar first when the sources are newer than it. */
     static final Duration READY_TIMEOUT = Duration.ofSeconds(180);
@@ -55,16 +55,17 @@ final class GatunServe implements AutoCloseable {
     }
 
     /** Starts {@code gatun --netns NS serve} and waits until it is ready. */
-    static GatunServe start(String namespace) {
+    public static GatunServe start(String namespace) {
         return start(namespace, null);
     }
 
     /** Starts {@code gatun --netns NS serve --docker-plugin NAME} (without it when plugin is null) and waits until it is ready. */
-    static GatunServe start(String namespace, String plugin) {
+    public static GatunServe start(String namespace, String plugin, String... serveOptions) {
         List<String> args = new ArrayList<>(List.of("--netns", namespace, "serve"));
         if (plugin != null) {
             args.addAll(List.of("--docker-plugin", plugin));
         }
+        args.addAll(List.of(serveOptions));
         List<String> cmd = new ArrayList<>();
         cmd.add(GatunCli.launcher().toString());
         cmd.addAll(args);
@@ -158,7 +159,7 @@ final class GatunServe implements AutoCloseable {
         return ready;
     }
 
-    String stderr() {
+    public String stderr() {
         return stderr.toString();
     }
 
@@ -191,16 +192,24 @@ final class GatunServe implements AutoCloseable {
         return false;
     }
 
-    boolean isAlive() {
+    public boolean isAlive() {
         return process.isAlive();
     }
 
-    long pid() {
+    public long pid() {
         return process.pid();
     }
 
     String plugin() {
         return plugin;
+    }
+
+    /** SIGKILL, as a crash or the OOM killer ends it: nothing of it runs, its socket files stay behind. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly();
+        if (!process.waitFor(STOP_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+            throw new AssertionError(describe() + " did not die of SIGKILL");
+        }
     }
 
     /** Sends SIGTERM and returns the exit code; kills it (and fails) if it does not stop in time. */

@@ -436,7 +436,7 @@ public final class BridgeDriver implements NetworkDriver {
         }
     }
 
-    /** Every drop of another firewall and whether gatun's bridges get through it (for the doctor). */
+    @Override
     public List<ForeignDrop> foreignDrops() {
         return foreign().survey(bridges());
     }
