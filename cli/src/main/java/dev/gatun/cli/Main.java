@@ -27,9 +27,11 @@ public final class Main {
         cli.setOut(out);
         cli.setErr(err);
         boolean json = java.util.Arrays.asList(args).contains("--json");
+        Served.Misdirected[] misdirected = new Served.Misdirected[1];
         cli.setExecutionExceptionHandler((e, line, parsed) -> {
             if (e instanceof Served.Misdirected m) {
-                throw m;
+                misdirected[0] = m;
+                return ExitCode.ENVIRONMENT;
             }
             return fail(json, out, err, ExitCode.of(e), message(e));
         });
@@ -43,7 +45,12 @@ public final class Main {
             shown.usage(err);
             return ExitCode.USAGE;
         });
-        return cli.execute(args);
+        int code = cli.execute(args);
+        if (misdirected[0] != null) {
+            // Nothing ran and nothing was printed: the serve answers 421 and the client runs it itself.
+            throw misdirected[0];
+        }
+        return code;
     }
 
     private static int fail(boolean json, PrintWriter out, PrintWriter err, int code, String message) {

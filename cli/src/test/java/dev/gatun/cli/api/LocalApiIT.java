@@ -1,0 +1,217 @@
+package dev.gatun.cli.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.gatun.cli.docker.GatunCli;
+import dev.gatun.cli.docker.GatunServe;
+import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.testing.FreshNamespaces;
+import dev.gatun.testing.Oracle;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * gatun serve's local API from outside, as an engine or a script uses it: curl over the unix
+ * socket for the REST paths, the launcher (and so the C client) for one-shot commands, raw
+ * sockets for clients that misbehave.
+ */
+@ExtendWith(FreshNamespaces.class)
+class LocalApiIT {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private static Path socketOf(NetworkNamespace ns) {
+        return Path.of("/run/gatun/netns-" + ns.inode() + ".sock");
+    }
+
+    /** curl over the serve's socket: the HTTP status, then the body. */
+    private record Answer(int status, String body) {
+        JsonNode json() {
+            try {
+                return JSON.readTree(body);
+            } catch (IOException e) {
+                throw new AssertionError("not JSON: " + body, e);
+            }
+        }
+    }
+
+    private static Answer curl(NetworkNamespace ns, String method, String path, String body) {
+        List<String> cmd = new ArrayList<>(List.of("curl", "-sS", "--unix-socket", socketOf(ns).toString(), "-X", method,
+                "-w", "\n%{http_code}"));
+        if (body != null) {
+            cmd.addAll(List.of("-H", "Content-Type: application/json", "--data-binary", body));
+        }
+        cmd.add("http://localhost" + path);
+        Oracle.Result r = Oracle.run(cmd);
+        assertThat(r.exitCode()).as("curl %s %s: %s", method, path, r.stderr()).isZero();
+        int cut = r.stdout().lastIndexOf('\n');
+        return new Answer(Integer.parseInt(r.stdout().substring(cut + 1).strip()), r.stdout().substring(0, cut));
+    }
+
+    @Test
+    void restPathsAnswerWithTheClisDocumentsAndStatuses(NetworkNamespace host, NetworkNamespace c1) {
+        try (GatunServe serve = GatunServe.start(host.name())) {
+            Answer created = curl(host, "POST", "/v1/networks", "{\"name\": \"n1\", \"subnets\": [\"10.88.0.0/16\"]}");
+            assertThat(created.status()).isEqualTo(200);
+            assertThat(created.json().get("bridge").asText()).isEqualTo("gatun-n1");
+            assertThat(curl(host, "GET", "/v1/networks", null).json().get(0).get("name").asText()).isEqualTo("n1");
+
+            Answer attached = curl(host, "POST", "/v1/networks/n1/endpoints",
+                    "{\"containerNetns\": \"" + c1.name() + "\", \"owner\": \"web-1\"}");
+            assertThat(attached.status()).isEqualTo(200);
+            assertThat(attached.json().get("ip").asText()).isEqualTo("10.88.0.2");
+
+            Answer published = curl(host, "POST", "/v1/networks/n1/ports",
+                    "{\"containerIp\": \"10.88.0.2\", \"ports\": [\"8080:80\", \"5353:53/udp\"], \"owner\": \"web-1\"}");
+            assertThat(published.status()).isEqualTo(200);
+            assertThat(published.json()).hasSize(2);
+            Answer conflict = curl(host, "POST", "/v1/networks/n1/ports",
+                    "{\"containerIp\": \"10.88.0.3\", \"ports\": [\"8080:80\"], \"owner\": \"other\"}");
+            assertThat(conflict.status()).isEqualTo(409);
+            assertThat(conflict.json().get("error").get("code").asInt()).isEqualTo(3);
+            assertThat(conflict.json().get("error").get("message").asText()).contains("web-1");
+            Answer bad = curl(host, "POST", "/v1/networks/n1/ports", "{\"containerIp\": \"10.88.0.2\", \"ports\": [\"70000:80\"]}");
+            assertThat(bad.status()).isEqualTo(400);
+            assertThat(bad.json().get("error").get("message").asText()).contains("70000");
+
+            assertThat(curl(host, "GET", "/v1/ports?network=n1", null).json()).hasSize(2);
+            assertThat(curl(host, "GET", "/v1/ruleset", null).json().get("ruleset").asText()).startsWith("table inet gatun");
+            assertThat(curl(host, "GET", "/v1/doctor", null).status()).isEqualTo(200);
+            assertThat(curl(host, "DELETE", "/v1/networks/n1/ports", "{\"containerIp\": \"10.88.0.2\", \"owner\": \"web-1\"}")
+                    .json()).hasSize(2);
+            assertThat(curl(host, "DELETE", "/v1/networks/n1/endpoints/" + c1.name(), null).status()).isEqualTo(200);
+            assertThat(curl(host, "DELETE", "/v1/networks/n1", null).status()).isEqualTo(200);
+            assertThat(curl(host, "GET", "/v1/networks", null).json()).isEmpty();
+        }
+    }
+
+    @Test
+    void badRequestsAreRefusedAndTheServeKeepsServing(NetworkNamespace host) throws Exception {
+        try (GatunServe serve = GatunServe.start(host.name())) {
+            Answer malformed = curl(host, "POST", "/v1/networks", "{\"name\": ");
+            assertThat(malformed.status()).isEqualTo(400);
+            assertThat(malformed.json().get("error").get("message").asText()).contains("not valid JSON");
+            Answer unknown = curl(host, "GET", "/v1/teapot", null);
+            assertThat(unknown.status()).isEqualTo(404);
+            assertThat(unknown.json().get("error").get("message").asText()).contains("/v1/teapot");
+            Answer huge = curl(host, "POST", "/v1/networks", "{\"name\": \"" + "x".repeat(70_000) + "\"}");
+            assertThat(huge.status()).isEqualTo(413);
+
+            // A client that stops sending in the middle of its request holds one connection, not the serve.
+            try (SocketChannel stalled = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+                stalled.connect(UnixDomainSocketAddress.of(socketOf(host)));
+                stalled.write(ByteBuffer.wrap(("POST /v1/networks HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100\r\n\r\n{\"na")
+                        .getBytes(StandardCharsets.US_ASCII)));
+                assertThat(curl(host, "GET", "/v1/networks", null).status()).as("served meanwhile").isEqualTo(200);
+                // The serve closes it after its idle timeout (10 s): reading ends then, with or without an answer.
+                String rest;
+                try (ExecutorService reader = Executors.newVirtualThreadPerTaskExecutor()) {
+                    rest = reader.submit(() -> readToEnd(stalled)).get(30, TimeUnit.SECONDS);
+                }
+                assertThat(rest).as("what the stalled client got before it was cut off")
+                        .satisfiesAnyOf(s -> assertThat(s).isEmpty(), s -> assertThat(s).startsWith("HTTP/1.1 4"));
+            }
+
+            // A peer that is not root: the socket is 0600 in a 0700 directory, so open both up for
+            // this one check of the serve's own credential test.
+            Path socket = socketOf(host);
+            Oracle.run(List.of("chmod", "0755", socket.getParent().toString()));
+            Oracle.run(List.of("chmod", "0666", socket.toString()));
+            try {
+                Oracle.Result nobody = Oracle.run(List.of("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                        "curl", "-sS", "--unix-socket", socket.toString(), "-w", "\n%{http_code}", "http://localhost/v1/networks"));
+                assertThat(nobody.stdout()).as(nobody.stderr()).endsWith("\n403").contains("root only");
+            } finally {
+                Oracle.run(List.of("chmod", "0600", socket.toString()));
+                Oracle.run(List.of("chmod", "0700", socket.getParent().toString()));
+            }
+            assertThat(curl(host, "GET", "/v1/networks", null).status()).as("still serving").isEqualTo(200);
+            assertThat(serve.isAlive()).isTrue();
+        }
+    }
+
+    private static String readToEnd(SocketChannel c) throws IOException {
+        StringBuilder out = new StringBuilder();
+        ByteBuffer buf = ByteBuffer.allocate(4096);
+        while (c.read(buf) > 0) {
+            out.append(new String(buf.array(), 0, buf.position(), StandardCharsets.US_ASCII));
+            buf.clear();
+        }
+        return out.toString();
+    }
+
+    @Test
+    void aStaleSocketFallsBackAndAServeForAnotherNamespaceIsNeverUsed(NetworkNamespace a, NetworkNamespace b)
+            throws Exception {
+        GatunCli.ok("--netns", a.name(), "net", "create", "n1", "--subnet", "10.88.0.0/16");
+        GatunCli.ok("--netns", b.name(), "net", "create", "n1", "--subnet", "10.88.0.0/16");
+        try (GatunServe serveA = GatunServe.start(a.name(), null, "--log-requests")) {
+            GatunCli.Run inB = GatunCli.ok("--netns", b.name(), "publish", "n1", "10.88.0.2", "-p", "8080:80");
+            assertThat(inB.out()).isEqualTo("published *:8080 -> 10.88.0.2:80/tcp (owner 10.88.0.2)\n");
+            assertThat(serveA.stderr()).as("A's serve never saw B's command").doesNotContain("publish");
+            assertThat(GatunCli.ok("--netns", a.name(), "--json", "ls").json()).isEmpty();
+
+            serveA.kill();
+        }
+        assertThat(socketOf(a)).as("SIGKILL leaves the socket file").exists();
+        GatunCli.Run stale = GatunCli.run("--netns", a.name(), "publish", "n1", "10.88.0.2", "-p", "8080:80");
+        assertThat(stale.code()).isZero();
+        assertThat(stale.out()).isEqualTo("published *:8080 -> 10.88.0.2:80/tcp (owner 10.88.0.2)\n");
+        assertThat(stale.err()).isEmpty();
+        Files.deleteIfExists(socketOf(a));
+    }
+
+    @Test
+    void aCommandForAnotherNamespaceSentToAServeIsRefused(NetworkNamespace a, NetworkNamespace b) throws Exception {
+        try (GatunServe serveA = GatunServe.start(a.name(), null, "--log-requests")) {
+            Path body = Files.createTempFile("gatun-cli", ".bin");
+            try {
+                Files.write(body, ("--netns\0" + b.name() + "\0net\0ls\0").getBytes(StandardCharsets.UTF_8));
+                Oracle.Result r = Oracle.run(List.of("curl", "-sS", "--unix-socket", socketOf(a).toString(),
+                        "--data-binary", "@" + body, "-w", "\n%{http_code}", "http://localhost/v1/cli"));
+                assertThat(r.stdout()).endsWith("\n421").contains("not network namespace " + b.name());
+            } finally {
+                Files.delete(body);
+            }
+            assertThat(serveA.stderr()).doesNotContain("ran gatun");
+        }
+    }
+
+    @Test
+    void sixtyFourConcurrentClientsPublishingDifferentPortsAllSucceed(NetworkNamespace host) throws Exception {
+        GatunCli.ok("--netns", host.name(), "net", "create", "n1", "--subnet", "10.88.0.0/16");
+        try (GatunServe serve = GatunServe.start(host.name(), null, "--log-requests");
+             ExecutorService pool = Executors.newFixedThreadPool(64)) {
+            List<Future<GatunCli.Run>> runs = new ArrayList<>();
+            for (int i = 0; i < 64; i++) {
+                int port = 20000 + i;
+                runs.add(pool.submit(() -> GatunCli.run("--netns", host.name(), "publish", "n1", "10.88.0." + (2 + port % 64),
+                        "-p", port + ":80", "--owner", "client-" + port)));
+            }
+            for (Future<GatunCli.Run> f : runs) {
+                GatunCli.Run r = f.get();
+                assertThat(r.code()).as("%s: %s", r.args(), r.err()).isZero();
+            }
+            assertThat(GatunCli.ok("--netns", host.name(), "--json", "ls").json()).hasSize(64);
+            assertThat(serve.stderr().lines().filter(l -> l.contains("ran gatun") && l.contains("publish")).count())
+                    .as("every publish went through the serve").isEqualTo(64);
+        }
+    }
+}
