@@ -3,6 +3,8 @@ package dev.gatun.cli;
 import dev.gatun.driver.NetworkDriver;
 import dev.gatun.netns.NetworkNamespace;
 
+import java.util.Set;
+
 /**
  * A command run inside {@code gatun serve} on behalf of a client: it works on the serve's
  * namespace and shares its driver (so concurrent clients commit together and the serve's
@@ -15,7 +17,7 @@ import dev.gatun.netns.NetworkNamespace;
 public record Served(NetworkNamespace host, String driverName, NetworkDriver driver) {
 
     /** Subcommands a serve runs for a client; the others (demo, netns, serve, bench) run where they were typed. */
-    public static final java.util.Set<String> COMMANDS = java.util.Set.of("net", "attach", "detach", "publish", "unpublish",
+    public static final Set<String> COMMANDS = Set.of("net", "attach", "detach", "publish", "unpublish",
             "ls", "ruleset", "doctor");
 
     /**

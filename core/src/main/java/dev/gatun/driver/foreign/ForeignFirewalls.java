@@ -3,6 +3,7 @@ package dev.gatun.driver.foreign;
 import dev.gatun.GatunException;
 import dev.gatun.internal.Tool;
 import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.nft.Chain;
 import dev.gatun.nft.Family;
 import dev.gatun.nft.Nftables;
 import dev.gatun.nft.Ruleset;
@@ -178,7 +179,7 @@ public final class ForeignFirewalls {
         }
     }
 
-    private boolean handledElsewhere(dev.gatun.nft.Chain c) {
+    private boolean handledElsewhere(Chain c) {
         boolean viaXtables = NftablesDrops.isXtables(c) && xtables.stream().anyMatch(x -> x.label().endsWith("-nft")
                 && x.label().startsWith(c.family() == Family.IP6 ? "ip6tables" : "iptables"));
         return viaXtables || NftablesDrops.isFirewalld(c);

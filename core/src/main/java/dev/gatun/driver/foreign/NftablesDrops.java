@@ -20,7 +20,9 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * Forward chains of other nftables tables that drop. gatun never edits another table: its own
@@ -36,7 +38,7 @@ final class NftablesDrops {
 
     static boolean isXtables(Chain c) {
         return (c.family() == Family.IP || c.family() == Family.IP6) && XTABLES_NAMES.contains(c.table())
-                && c.name().equals(c.name().toUpperCase(java.util.Locale.ROOT));
+                && c.name().equals(c.name().toUpperCase(Locale.ROOT));
     }
 
     /** firewalld's table, and the one it holds only while it reloads (firewalld_policy_drop). */
@@ -50,7 +52,7 @@ final class NftablesDrops {
      * gatun marks nothing (its iptables driver).
      */
     static List<ForeignDrop> find(Ruleset now, String gatunTable, int gatunPriority, int mark,
-                                  java.util.function.Predicate<Chain> skip) {
+                                  Predicate<Chain> skip) {
         List<ForeignDrop> out = new ArrayList<>();
         for (Chain c : now.chains()) {
             if (!c.isBase() || c.base().hook() != Hook.FORWARD || c.table().equals(gatunTable) || skip.test(c)) {
