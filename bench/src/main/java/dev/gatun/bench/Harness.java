@@ -42,6 +42,8 @@ public final class Harness implements Callable<Integer> {
     Path out;
 
     private final List<Result> results = new ArrayList<>();
+    /** run_timed, which runs the command-line tools inside their namespaces (InNamespace). */
+    private Path timer;
     private int steps;
     private int step;
 
@@ -59,6 +61,7 @@ public final class Harness implements Callable<Integer> {
     public Integer call() throws Exception {
         Path root = Path.of(System.getenv().getOrDefault("GATUN_HOME", ".")).toAbsolutePath();
         Path cRef = CBuild.build(root);
+        timer = CBuild.timer(root);
         if (out == null) {
             out = root.resolve("bench/results");
         }
@@ -69,7 +72,7 @@ public final class Harness implements Callable<Integer> {
         int samples = quick ? 7 : 31;
         int contention = quick ? 10 : 100;
         int threadsOps = quick ? 100 : 200;
-        steps = existing.size() + 5;
+        steps = existing.size() + 6;
         try {
             for (int n : existing) {
                 progress("one publish with " + n + " mappings present");
@@ -77,10 +80,13 @@ public final class Harness implements Callable<Integer> {
                 tools.add(Subjects.InProcess::javaFloor);
                 compare("publish", n, samples, 1, List.of(1), tools);
             }
+            progress("the control: a process that does nothing, bare and wrapped in nsenter");
+            compare("control-process", 0, samples, 1, List.of(1),
+                    List.of(() -> new Subjects.Control(timer, false), () -> new Subjects.Control(timer, true)));
             progress("one publish after another, in blocks");
             compare("publish-back-to-back", 0, quick ? 3 : 15, BLOCK, List.of(1),
                     List.of(Subjects.InProcess::gatun, () -> new Subjects.CReference(cRef), Subjects.InProcess::javaFloor,
-                            () -> new Subjects.DockerIptables("iptables-nft")));
+                            () -> new Subjects.DockerIptables("iptables-nft", timer)));
             int top = existing.getLast();
             progress("one publish after another, in blocks, with " + top + " mappings present");
             // Without iptables here: with 100,000 rules a Docker-style publish takes tens of seconds.
@@ -93,14 +99,16 @@ public final class Harness implements Callable<Integer> {
             for (int i = 0; i < 32; i++) {
                 ports32.add(61000 + i);
             }
-            compare("publish-32-ports", 0, quick ? 3 : 10, 1, ports32, List.of(() -> new Subjects.GatunCli(root),
-                    () -> new Subjects.DockerIptables("iptables-nft"), () -> new Subjects.InProcess("gatun", 32)));
+            compare("publish-32-ports", 0, quick ? 3 : 10, 1, ports32, List.of(() -> new Subjects.GatunCli(root, timer),
+                    () -> new Subjects.DockerIptables("iptables-nft", timer), () -> new Subjects.InProcess("gatun", 32)));
             progress("16 threads publishing single mappings");
             groupCommit(threadsOps, quick ? 3 : 9);
         } finally {
             System.err.println();
         }
         Map<String, Object> ratios = ratios(existing);
+        Map<String, Object> controls = controls();
+        Map<String, String> method = Method.describe();
         Files.createDirectories(out);
         Path svg = out.resolve("scale.svg");
         Files.writeString(svg, Svg.scaleCurve(results.stream().filter(r -> r.caseName.equals("publish")).toList()));
@@ -120,17 +128,19 @@ public final class Harness implements Callable<Integer> {
             }
             doc.put("results", rows);
             doc.put("ratios", ratios);
+            doc.put("controls", controls);
+            doc.put("method", method);
             System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(doc));
         } else {
-            Report.table(results, ratios, svg);
+            Report.table(results, ratios, controls, method, svg);
         }
         return 0;
     }
 
     private List<Supplier<Subjects.Subject>> subjects(Path root, Path cRef) {
-        return List.of(Subjects.InProcess::gatun, () -> new Subjects.GatunCli(root), () -> new Subjects.CReference(cRef),
-                Subjects.NftBinary::new, () -> new Subjects.DockerIptables("iptables-nft"),
-                () -> new Subjects.DockerIptables("iptables-legacy"), Subjects.DockerNftShape::new);
+        return List.of(Subjects.InProcess::gatun, () -> new Subjects.GatunCli(root, timer), () -> new Subjects.CReference(cRef),
+                () -> new Subjects.NftBinary(timer), () -> new Subjects.DockerIptables("iptables-nft", timer),
+                () -> new Subjects.DockerIptables("iptables-legacy", timer), () -> new Subjects.DockerNftShape(timer));
     }
 
     /**
@@ -297,6 +307,17 @@ public final class Harness implements Callable<Integer> {
         r.put("cli_32port_iptables_nft_over_gatun", ratio(find("publish-32-ports", "iptables-nft", 0),
                 find("publish-32-ports", "gatun-cli", 0)));
         return r;
+    }
+
+    /** What a bare process costs, spawned as the command-line tools are, and what nsenter per call added to it. */
+    private Map<String, Object> controls() {
+        Map<String, Object> c = new LinkedHashMap<>();
+        Long bare = find("control-process", "true", 0);
+        Long wrapped = find("control-process", "nsenter-true", 0);
+        c.put("process_us", bare);
+        c.put("nsenter_process_us", wrapped);
+        c.put("nsenter_adds_us_per_call", bare == null || wrapped == null ? null : wrapped - bare);
+        return c;
     }
 
     private Long find(String caseName, String tool, int existing) {

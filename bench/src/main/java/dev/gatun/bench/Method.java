@@ -1,0 +1,27 @@
+package dev.gatun.bench;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** How each tool was run and timed: printed with every report, so no ratio is read without its method. */
+final class Method {
+
+    private Method() {}
+
+    static Map<String, String> describe() {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("gatun, java-floor", "in a JVM of their own per case, warm (publishing until the JIT is idle), driven over a"
+                + " pipe; each publish timed inside that JVM");
+        m.put("c", "the C floor, one process per case, driven over a pipe; each publish timed inside it");
+        m.put("nft, iptables-nft, iptables-legacy, docker-nft-shape, gatun-cli", "as their users run them, from a process"
+                + " already inside the namespace: run_timed (bench/src/main/c), started once per tool and case in the"
+                + " tool's namespace, spawns each tool process directly (posix_spawn, as Go's os/exec under dockerd),"
+                + " writes its input, reads its output until it closes and reaps it; the interval is that and nothing"
+                + " else (no nsenter, no JVM process launcher). iptables Docker style: for each of a port's three rules"
+                + " -C then -A, each its own process, with -w");
+        m.put("control-process", "true and nsenter --net=NS true, run and timed the same way: the least any one-process"
+                + " call costs, and what the earlier method's nsenter per call added to every call of nft, iptables and"
+                + " the Docker nftables shape");
+        return m;
+    }
+}
