@@ -22,6 +22,7 @@ final class Method {
         m.put("control-process", "true and nsenter --net=NS true, run and timed the same way: the least any one-process"
                 + " call costs, and what the earlier method's nsenter per call added to every call of nft, iptables and"
                 + " the Docker nftables shape");
+        m.put("warm-up", "every tool gets one unmeasured round before the samples of a case, at every number of mappings");
         return m;
     }
 }
