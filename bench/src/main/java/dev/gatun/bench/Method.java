@@ -8,7 +8,7 @@ final class Method {
 
     private Method() {}
 
-    static Map<String, String> describe() {
+    static Map<String, String> describe(int contention) {
         Map<String, String> m = new LinkedHashMap<>();
         m.put("gatun, java-floor", "in a JVM of their own per case, warm (publishing until the JIT is idle), driven over a"
                 + " pipe; each publish timed inside that JVM");
@@ -23,6 +23,8 @@ final class Method {
                 + " call costs, and what the earlier method's nsenter per call added to every call of nft, iptables and"
                 + " the Docker nftables shape");
         m.put("warm-up", "every tool gets one unmeasured round before the samples of a case, at every number of mappings");
+        m.put("contention", "every tool makes " + contention + " separate one-port publishes in a row (none batched), after"
+                + " one unmeasured publish; the result is the sum of their times as each tool's timer took them");
         return m;
     }
 }
