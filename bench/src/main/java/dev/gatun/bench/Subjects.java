@@ -111,11 +111,14 @@ final class Subjects {
     abstract static class OnGatunTable extends Subject {
         OnGatunTable(String tool) {
             super(tool);
-            setUp(() -> {
-                try (NetworkDriver d = Gatun.open(ns, "nftables")) {
-                    d.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
-                }
-            });
+            setUp(() -> createNetwork(ns));
+        }
+
+        /** gatun's table and network n1 (bridge gatun-n1, 10.88.0.0/16): what every publish here goes to. */
+        static void createNetwork(NetworkNamespace ns) {
+            try (NetworkDriver d = Gatun.open(ns, "nftables")) {
+                d.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
+            }
         }
 
         @Override
