@@ -46,6 +46,8 @@ public final class Harness implements Callable<Integer> {
     private Path timer;
     private int steps;
     private int step;
+    /** When the run started: each step says how far in it is, against the quick run's two-minute budget. */
+    private final long started = System.nanoTime();
 
     record Result(String caseName, String tool, int existing, List<Long> samples) {
         long median() {
@@ -105,6 +107,7 @@ public final class Harness implements Callable<Integer> {
             groupCommit(threadsOps, quick ? 3 : 9);
         } finally {
             System.err.println();
+            System.err.println("measured in " + (System.nanoTime() - started) / 1_000_000_000L + " s");
         }
         Map<String, Object> ratios = ratios(existing);
         Map<String, Object> controls = controls();
@@ -332,7 +335,8 @@ public final class Harness implements Callable<Integer> {
 
     private void progress(String what) {
         step++;
-        System.err.print("\r\033[K[" + step + "/" + steps + "] " + what);
+        long seconds = (System.nanoTime() - started) / 1_000_000_000L;
+        System.err.print("\r\033[K[" + step + "/" + steps + ", " + seconds + " s] " + what);
         System.err.flush();
     }
 }

@@ -18,7 +18,8 @@ final class Method {
                 + " tool's namespace, spawns each tool process directly (posix_spawn, as Go's os/exec under dockerd),"
                 + " writes its input, reads its output until it closes and reaps it; the interval is that and nothing"
                 + " else (no nsenter, no JVM process launcher). iptables Docker style: for each of a port's three rules"
-                + " -C then -A, each its own process, with -w");
+                + " -C then -A, each its own process, with -w; ./gatun publish without --netns, as a script on the host"
+                + " runs it");
         m.put("control-process", "true and nsenter --net=NS true, run and timed the same way: the least any one-process"
                 + " call costs, and what the earlier method's nsenter per call added to every call of nft, iptables and"
                 + " the Docker nftables shape");
