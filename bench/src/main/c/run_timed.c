@@ -4,8 +4,9 @@
  * (nsenter --net=NS run_timed), so no run pays for entering the namespace, and the harness's
  * JVM (its process launcher, its pipes) stays outside the measured interval.
  *
- * The interval starts just before the tool's process is spawned (posix_spawnp: clone with
- * CLONE_VM|CLONE_VFORK, as Go's os/exec under dockerd does) and ends when it has been reaped;
+ * The tool is looked up on PATH before the clock starts, as Go's exec.LookPath does when dockerd
+ * finds iptables. The interval starts just before its process is spawned (posix_spawn: clone
+ * with CLONE_VM|CLONE_VFORK, as Go's os/exec does) and ends when it has been reaped;
  * in between the tool's input is written to it and its output read until it closes, as
  * Docker's CombinedOutput does. So it holds the tool's own process and nothing else.
  *
@@ -56,6 +57,20 @@ static size_t drain(int fd, char **out, size_t len, size_t *cap) {
     }
 }
 
+/* The executable that PATH names for cmd (cmd itself if it holds a slash or is not found). */
+static const char *look_up(const char *cmd, char *found, size_t size) {
+    const char *path = getenv("PATH");
+    if (strchr(cmd, '/') || !path) return cmd;
+    for (const char *dir = path; *dir; ) {
+        size_t n = strcspn(dir, ":");
+        if (snprintf(found, size, "%.*s/%s", (int) n, n ? dir : ".", cmd) < (int) size && access(found, X_OK) == 0)
+            return found;
+        dir += n;
+        if (*dir == ':') dir++;
+    }
+    return cmd;
+}
+
 static void write_all(int fd, const char *p, size_t n) {
     while (n > 0) {
         ssize_t w = write(fd, p, n);
@@ -98,9 +113,11 @@ int main(void) {
         posix_spawn_file_actions_adddup2(&actions, out[1], 1);
         posix_spawn_file_actions_adddup2(&actions, out[1], 2);
 
+        char found[4096];
+        const char *file = look_up(argv[0], found, sizeof(found));
         pid_t pid;
         long long t0 = now_ns();
-        int err = posix_spawnp(&pid, argv[0], &actions, NULL, argv, environ);
+        int err = posix_spawn(&pid, file, &actions, NULL, argv, environ);
         close(in[0]);
         close(out[1]);
         size_t output_len = 0;

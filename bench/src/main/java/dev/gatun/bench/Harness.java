@@ -82,9 +82,11 @@ public final class Harness implements Callable<Integer> {
                 tools.add(Subjects.InProcess::javaFloor);
                 compare("publish", n, samples, 1, List.of(1), tools);
             }
-            progress("the control: a process that does nothing, bare and wrapped in nsenter");
-            compare("control-process", 0, samples, 1, List.of(1),
-                    List.of(() -> new Subjects.Control(timer, false), () -> new Subjects.Control(timer, true)));
+            progress("the controls: a process that does nothing, bare, in nsenter, and as the method before ran each call");
+            compare("control-process", 0, samples, 1, List.of(1), List.of(
+                    () -> new Subjects.Control(timer, Subjects.Control.Kind.BARE),
+                    () -> new Subjects.Control(timer, Subjects.Control.Kind.NSENTER),
+                    () -> new Subjects.Control(timer, Subjects.Control.Kind.OLD_METHOD)));
             progress("one publish after another, in blocks");
             compare("publish-back-to-back", 0, quick ? 3 : 15, BLOCK, List.of(1),
                     List.of(Subjects.InProcess::gatun, () -> new Subjects.CReference(cRef), Subjects.InProcess::javaFloor,
@@ -313,14 +315,20 @@ public final class Harness implements Callable<Integer> {
         return r;
     }
 
-    /** What a bare process costs, spawned as the command-line tools are, and what nsenter per call added to it. */
+    /**
+     * What a process that does nothing costs spawned as the command-line tools are, and what
+     * nsenter per call, and the method before (nsenter started from this JVM), added to each call.
+     */
     private Map<String, Object> controls() {
         Map<String, Object> c = new LinkedHashMap<>();
         Long bare = find("control-process", "true", 0);
         Long wrapped = find("control-process", "nsenter-true", 0);
+        Long old = find("control-process", "jvm-nsenter-true", 0);
         c.put("process_us", bare);
         c.put("nsenter_process_us", wrapped);
+        c.put("old_method_process_us", old);
         c.put("nsenter_adds_us_per_call", bare == null || wrapped == null ? null : wrapped - bare);
+        c.put("old_method_added_us_per_call", bare == null || old == null ? null : old - bare);
         return c;
     }
 

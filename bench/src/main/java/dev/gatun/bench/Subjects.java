@@ -440,18 +440,29 @@ final class Subjects {
     }
 
     /**
-     * The control for how the tools above are run: a process that does nothing ({@code true}),
-     * spawned and timed the same way, is what any one-process call costs at least; the same
-     * wrapped in {@code nsenter --net} is what entering the namespace per call (this bench's
-     * method before) added to every call.
+     * The controls for how the tools above are run, each running {@code true}, a process that
+     * does nothing: spawned by run_timed, what any one-process call costs at least; the same
+     * wrapped in {@code nsenter --net}, what entering the namespace per call adds; and the way
+     * this bench ran every call before (nsenter started and timed from this JVM), what that
+     * method added to each call of nft, iptables and the Docker nftables shape.
      */
     static final class Control extends Subject {
-        private final List<String> command;
+        enum Kind {
+            BARE("true"), NSENTER("nsenter-true"), OLD_METHOD("jvm-nsenter-true");
 
-        Control(Path timer, boolean wrapped) {
-            super(wrapped ? "nsenter-true" : "true");
+            final String tool;
+
+            Kind(String tool) {
+                this.tool = tool;
+            }
+        }
+
+        private final Kind kind;
+
+        Control(Path timer, Kind kind) {
+            super(kind.tool);
+            this.kind = kind;
             setUp(() -> runInside(timer));
-            command = wrapped ? List.of("nsenter", "--net=" + ns.path(), "true") : List.of("true");
         }
 
         @Override
@@ -460,7 +471,30 @@ final class Subjects {
 
         @Override
         long publish(List<Integer> ports) {
-            return inside().time(command, null);
+            return switch (kind) {
+                case BARE -> inside().time(List.of("true"), null);
+                case NSENTER -> inside().time(List.of("nsenter", "--net=" + ns.path(), "true"), null);
+                case OLD_METHOD -> fromThisJvm(List.of("nsenter", "--net=" + ns.path(), "true"));
+            };
+        }
+
+        /** As the earlier method timed each call: the wall time of a process this JVM starts, output read, reaped. */
+        private static long fromThisJvm(List<String> cmd) {
+            try {
+                long t = System.nanoTime();
+                Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+                p.getOutputStream().close();
+                p.getInputStream().readAllBytes();
+                if (p.waitFor() != 0) {
+                    throw new IllegalStateException(String.join(" ", cmd) + " exited " + p.exitValue());
+                }
+                return (System.nanoTime() - t) / 1000;
+            } catch (IOException e) {
+                throw new IllegalStateException("cannot run " + cmd.getFirst() + ": " + e.getMessage(), e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
         }
     }
 }
