@@ -47,12 +47,15 @@ final class Subjects {
                     + NAMESPACES.incrementAndGet());
         }
 
-        /** Runs a subclass's set-up; if it fails, removes the namespace before passing the failure on. */
+        /**
+         * Runs a subclass's set-up; if it fails, removes the namespace before passing the failure
+         * on. Not through close(): a subclass's override would meet its own fields unset.
+         */
         final void setUp(Runnable steps) {
             try {
                 steps.run();
             } catch (RuntimeException e) {
-                close();
+                release();
                 throw e;
             }
         }
@@ -91,6 +94,10 @@ final class Subjects {
 
         @Override
         public void close() {
+            release();
+        }
+
+        private void release() {
             if (inside != null) {
                 inside.close();
             }
