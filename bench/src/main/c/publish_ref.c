@@ -9,6 +9,8 @@
  *      NFT_MSG_GETSETELEM on ports4 for the key (is the port held?) and on hostip4 for each
  *      local IPv4 address (is it held on one address?)
  *   5. a batch: BEGIN with NFNL_BATCH_GENID, NEWSETELEM on ports4 with the owner comment, END
+ * bench's SameMessagesTest holds it to that: it compares the datagrams of a warm publish with
+ * gatun's byte for byte, but for sequence numbers, port ids and the generation id.
  * Built by the bench harness with gcc against libnftnl and libmnl; run inside the namespace.
  *
  * usage: publish_ref HOST_PORT CONTAINER_IP CONTAINER_PORT OWNER [COUNT]
@@ -96,17 +98,23 @@ static int gen_cb(const struct nlmsghdr *nlh, void *data) {
 
 static int ignore_cb(const struct nlmsghdr *nlh, void *data) { return MNL_CB_OK; }
 
-/* Appends a GETSETELEM for one key at *at; a missing element will be the expected answer (ENOENT). */
+/*
+ * Appends a GETSETELEM for one key at *at; a missing element will be the expected answer (ENOENT).
+ * Built as gatun builds it: table, set, then the element. libnftnl's
+ * nftnl_set_elems_nlmsg_build_payload puts the set's name before the table's, other bytes.
+ */
 static void put_lookup(char **at, const char *set, const void *key, uint32_t len) {
-    struct nftnl_set *s = nftnl_set_alloc();
-    nftnl_set_set_str(s, NFTNL_SET_TABLE, "gatun");
-    nftnl_set_set_str(s, NFTNL_SET_NAME, set);
+    struct nlmsghdr *nlh = nftnl_nlmsg_build_hdr(*at, NFT_MSG_GETSETELEM, NFPROTO_INET, NLM_F_ACK, ++seq);
+    mnl_attr_put_strz(nlh, NFTA_SET_ELEM_LIST_TABLE, "gatun");
+    mnl_attr_put_strz(nlh, NFTA_SET_ELEM_LIST_SET, set);
+    struct nlattr *list = mnl_attr_nest_start(nlh, NFTA_SET_ELEM_LIST_ELEMENTS);
+    struct nlattr *item = mnl_attr_nest_start(nlh, 1);
     struct nftnl_set_elem *e = nftnl_set_elem_alloc();
     nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY, key, len);
-    nftnl_set_elem_add(s, e);
-    struct nlmsghdr *nlh = nftnl_nlmsg_build_hdr(*at, NFT_MSG_GETSETELEM, NFPROTO_INET, NLM_F_ACK, ++seq);
-    nftnl_set_elems_nlmsg_build_payload(nlh, s);
-    nftnl_set_free(s);
+    nftnl_set_elem_nlmsg_build_payload(nlh, e);
+    nftnl_set_elem_free(e);
+    mnl_attr_nest_end(nlh, item);
+    mnl_attr_nest_end(nlh, list);
     *at += MNL_ALIGN(nlh->nlmsg_len);
 }
 

@@ -4,25 +4,39 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 
-/** Builds the C reference from bench/src/main/c with gcc, against the installed libnftnl and libmnl. */
+/** Builds the bench's C programs from bench/src/main/c with gcc, into bench/target. */
 final class CBuild {
 
     private CBuild() {}
 
+    /** The C floor, against the installed libnftnl and libmnl. */
     static Path build(Path root) throws IOException, InterruptedException {
-        Path source = root.resolve("bench/src/main/c/publish_ref.c");
+        return compile(root, "publish_ref", "(needs libnftnl-dev and libmnl-dev)", "-lnftnl", "-lmnl");
+    }
+
+    /** run_timed, which runs and times the command-line tools inside their namespace (InNamespace). */
+    static Path timer(Path root) throws IOException, InterruptedException {
+        return compile(root, "run_timed", "");
+    }
+
+    private static Path compile(Path root, String name, String hint, String... libraries)
+            throws IOException, InterruptedException {
+        Path source = root.resolve("bench/src/main/c/" + name + ".c");
         if (!Files.exists(source)) {
             throw new IllegalStateException("cannot find " + source + " (set GATUN_HOME to the repository)");
         }
         Path dir = root.resolve("bench/target");
         Files.createDirectories(dir);
-        Path binary = dir.resolve("publish_ref");
-        Process p = new ProcessBuilder("gcc", "-O2", "-o", binary.toString(), source.toString(), "-lnftnl", "-lmnl")
-                .redirectErrorStream(true).start();
+        Path binary = dir.resolve(name);
+        List<String> cmd = new ArrayList<>(List.of("gcc", "-O2", "-Wall", "-o", binary.toString(), source.toString()));
+        cmd.addAll(List.of(libraries));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (p.waitFor() != 0) {
-            throw new IllegalStateException("gcc could not build the C reference (needs libnftnl-dev and libmnl-dev):\n" + out);
+            throw new IllegalStateException("gcc could not build " + source.getFileName() + " " + hint + ":\n" + out);
         }
         return binary;
     }

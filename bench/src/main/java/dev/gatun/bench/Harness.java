@@ -42,8 +42,12 @@ public final class Harness implements Callable<Integer> {
     Path out;
 
     private final List<Result> results = new ArrayList<>();
+    /** run_timed, which runs the command-line tools inside their namespaces (InNamespace). */
+    private Path timer;
     private int steps;
     private int step;
+    /** When the run started: each step says how far in it is, against the quick run's two-minute budget. */
+    private final long started = System.nanoTime();
 
     record Result(String caseName, String tool, int existing, List<Long> samples) {
         long median() {
@@ -59,6 +63,7 @@ public final class Harness implements Callable<Integer> {
     public Integer call() throws Exception {
         Path root = Path.of(System.getenv().getOrDefault("GATUN_HOME", ".")).toAbsolutePath();
         Path cRef = CBuild.build(root);
+        timer = CBuild.timer(root);
         if (out == null) {
             out = root.resolve("bench/results");
         }
@@ -69,7 +74,7 @@ public final class Harness implements Callable<Integer> {
         int samples = quick ? 7 : 31;
         int contention = quick ? 10 : 100;
         int threadsOps = quick ? 100 : 200;
-        steps = existing.size() + 5;
+        steps = existing.size() + 6;
         try {
             for (int n : existing) {
                 progress("one publish with " + n + " mappings present");
@@ -77,10 +82,15 @@ public final class Harness implements Callable<Integer> {
                 tools.add(Subjects.InProcess::javaFloor);
                 compare("publish", n, samples, 1, List.of(1), tools);
             }
+            progress("the controls: a process that does nothing, bare, in nsenter, and as the method before ran each call");
+            compare("control-process", 0, samples, 1, List.of(1), List.of(
+                    () -> new Subjects.Control(timer, Subjects.Control.Kind.BARE),
+                    () -> new Subjects.Control(timer, Subjects.Control.Kind.NSENTER),
+                    () -> new Subjects.Control(timer, Subjects.Control.Kind.OLD_METHOD)));
             progress("one publish after another, in blocks");
             compare("publish-back-to-back", 0, quick ? 3 : 15, BLOCK, List.of(1),
                     List.of(Subjects.InProcess::gatun, () -> new Subjects.CReference(cRef), Subjects.InProcess::javaFloor,
-                            () -> new Subjects.DockerIptables("iptables-nft")));
+                            () -> new Subjects.DockerIptables("iptables-nft", timer)));
             int top = existing.getLast();
             progress("one publish after another, in blocks, with " + top + " mappings present");
             // Without iptables here: with 100,000 rules a Docker-style publish takes tens of seconds.
@@ -93,14 +103,17 @@ public final class Harness implements Callable<Integer> {
             for (int i = 0; i < 32; i++) {
                 ports32.add(61000 + i);
             }
-            compare("publish-32-ports", 0, quick ? 3 : 10, 1, ports32, List.of(() -> new Subjects.GatunCli(root),
-                    () -> new Subjects.DockerIptables("iptables-nft"), () -> new Subjects.InProcess("gatun", 32)));
+            compare("publish-32-ports", 0, quick ? 3 : 10, 1, ports32, List.of(() -> new Subjects.GatunCli(root, timer),
+                    () -> new Subjects.DockerIptables("iptables-nft", timer), () -> new Subjects.InProcess("gatun", 32)));
             progress("16 threads publishing single mappings");
             groupCommit(threadsOps, quick ? 3 : 9);
         } finally {
             System.err.println();
+            System.err.println("measured in " + (System.nanoTime() - started) / 1_000_000_000L + " s");
         }
         Map<String, Object> ratios = ratios(existing);
+        Map<String, Object> controls = controls();
+        Map<String, String> method = Method.describe(contention);
         Files.createDirectories(out);
         Path svg = out.resolve("scale.svg");
         Files.writeString(svg, Svg.scaleCurve(results.stream().filter(r -> r.caseName.equals("publish")).toList()));
@@ -120,17 +133,19 @@ public final class Harness implements Callable<Integer> {
             }
             doc.put("results", rows);
             doc.put("ratios", ratios);
+            doc.put("controls", controls);
+            doc.put("method", method);
             System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(doc));
         } else {
-            Report.table(results, ratios, svg);
+            Report.table(results, ratios, controls, method, svg);
         }
         return 0;
     }
 
     private List<Supplier<Subjects.Subject>> subjects(Path root, Path cRef) {
-        return List.of(Subjects.InProcess::gatun, () -> new Subjects.GatunCli(root), () -> new Subjects.CReference(cRef),
-                Subjects.NftBinary::new, () -> new Subjects.DockerIptables("iptables-nft"),
-                () -> new Subjects.DockerIptables("iptables-legacy"), Subjects.DockerNftShape::new);
+        return List.of(Subjects.InProcess::gatun, () -> new Subjects.GatunCli(root, timer), () -> new Subjects.CReference(cRef),
+                () -> new Subjects.NftBinary(timer), () -> new Subjects.DockerIptables("iptables-nft", timer),
+                () -> new Subjects.DockerIptables("iptables-legacy", timer), () -> new Subjects.DockerNftShape(timer));
     }
 
     /**
@@ -159,13 +174,14 @@ public final class Harness implements Callable<Integer> {
             subjects.forEach(Subjects.Subject::warmUp);
             Map<Subjects.Subject, List<Long>> times = new LinkedHashMap<>();
             subjects.forEach(s -> times.put(s, new ArrayList<>()));
-            // One unmeasured round first: class loading, first sockets, page cache. Then whole
-            // cycles of balanced orders (RoundOrders): what ran just before a sample sets how
-            // cold the caches are, so each tool follows each other one equally often.
+            // One unmeasured round first, for every tool at every size, also those that get
+            // fewer samples: class loading, first sockets, page cache. Then whole cycles of
+            // balanced orders (RoundOrders): what ran just before a sample sets how cold the
+            // caches are, so each tool follows each other one equally often.
             for (int i = -1; i < rounds; i++) {
                 for (int t : orders.get(Math.max(i, 0) % orders.size())) {
                     Subjects.Subject s = subjects.get(t);
-                    if (i >= samplesFor(s, existing, rounds) || (i < 0 && samplesFor(s, existing, rounds) < rounds)) {
+                    if (i >= samplesFor(s, existing, rounds)) {
                         continue;
                     }
                     List<Long> taken;
@@ -199,13 +215,21 @@ public final class Harness implements Callable<Integer> {
 
     /**
      * Docker-style iptables runs six processes per port, and with 100,000 rules present each
-     * iptables-nft call takes seconds: those get two samples there, not the full count.
+     * iptables-nft call takes seconds: those get two samples there, not the full count, after
+     * the same unmeasured round as every other tool (it once skipped theirs at those sizes).
      */
     private static int samplesFor(Subjects.Subject s, int existing, int samples) {
         return s instanceof Subjects.DockerIptables && existing >= 10_000 ? Math.min(samples, 2) : samples;
     }
 
-    /** Each tool publishes while /run/xtables.lock is held for three seconds. */
+    /**
+     * Each tool makes {@code count} separate publishes of one port, in a row, while
+     * /run/xtables.lock is held for three seconds: the same work for every tool, none batched.
+     * Before the lock is taken each gets one unmeasured publish, as the unmeasured round of the
+     * other cases. The result is the sum of the publishes as each tool times them: the wall time
+     * of the row would also hold the pipe and a worker's request code running for the first time
+     * (milliseconds, interpreted), which are not the tool's.
+     */
     private void contention(Path root, Path cRef, int count) throws Exception {
         List<Integer> ports = new ArrayList<>();
         for (int i = 0; i < count; i++) {
@@ -214,17 +238,9 @@ public final class Harness implements Callable<Integer> {
         for (Supplier<Subjects.Subject> make : subjects(root, cRef)) {
             try (Subjects.Subject s = make.get()) {
                 s.warmUp();
+                s.publish(List.of(59999));
                 Process holder = XtablesLock.hold(3);
-                long us;
-                if (s instanceof Subjects.Piped || s instanceof Subjects.DockerIptables) {
-                    // Their users publish port by port, in a row. The sum of the publishes as
-                    // each tool times them, as in the other cases: the wall time of the row also
-                    // held the pipe and a worker's request code running for the first time
-                    // (milliseconds, interpreted), which are not the tool's.
-                    us = s.publishInARow(ports).stream().mapToLong(Long::longValue).sum();
-                } else {
-                    us = s.publish(ports);
-                }
+                long us = s.publishInARow(ports).stream().mapToLong(Long::longValue).sum();
                 holder.waitFor();
                 results.add(new Result("contention", s.tool, 0, List.of(us)));
             }
@@ -299,6 +315,23 @@ public final class Harness implements Callable<Integer> {
         return r;
     }
 
+    /**
+     * What a process that does nothing costs spawned as the command-line tools are, and what
+     * nsenter per call, and the method before (nsenter started from this JVM), added to each call.
+     */
+    private Map<String, Object> controls() {
+        Map<String, Object> c = new LinkedHashMap<>();
+        Long bare = find("control-process", "true", 0);
+        Long wrapped = find("control-process", "nsenter-true", 0);
+        Long old = find("control-process", "jvm-nsenter-true", 0);
+        c.put("process_us", bare);
+        c.put("nsenter_process_us", wrapped);
+        c.put("old_method_process_us", old);
+        c.put("nsenter_adds_us_per_call", bare == null || wrapped == null ? null : wrapped - bare);
+        c.put("old_method_added_us_per_call", bare == null || old == null ? null : old - bare);
+        return c;
+    }
+
     private Long find(String caseName, String tool, int existing) {
         return results.stream().filter(x -> x.caseName.equals(caseName) && x.tool.equals(tool) && x.existing == existing)
                 .map(Result::median).findFirst().orElse(null);
@@ -310,7 +343,8 @@ public final class Harness implements Callable<Integer> {
 
     private void progress(String what) {
         step++;
-        System.err.print("\r\033[K[" + step + "/" + steps + "] " + what);
+        long seconds = (System.nanoTime() - started) / 1_000_000_000L;
+        System.err.print("\r\033[K[" + step + "/" + steps + ", " + seconds + " s] " + what);
         System.err.flush();
     }
 }

@@ -189,16 +189,18 @@ final class JavaFloor implements Worker.Tool {
 
     /** Appends a GETSETELEM for one key at {@code at}; a missing element is the expected answer (ENOENT). */
     private long putLookup(long at, MemorySegment set, MemorySegment k, int length) {
-        MemorySegment s = libnftnl_h.nftnl_set_alloc();
-        libnftnl_h.nftnl_set_set_str(s, (short) libnftnl_h.NFTNL_SET_TABLE, table);
-        libnftnl_h.nftnl_set_set_str(s, (short) libnftnl_h.NFTNL_SET_NAME, set);
-        MemorySegment e = libnftnl_h.nftnl_set_elem_alloc();
-        libnftnl_h.nftnl_set_elem_set(e, (short) libnftnl_h.NFTNL_SET_ELEM_KEY, k, length);
-        libnftnl_h.nftnl_set_elem_add(s, e);
         MemorySegment nlh = libnftnl_h.nftnl_nlmsg_build_hdr(requests.asSlice(at), (short) kernel_h.NFT_MSG_GETSETELEM,
                 (short) kernel_h.NFPROTO_INET, (short) kernel_h.NLM_F_ACK, ++seq).reinterpret(requests.byteSize() - at);
-        libnftnl_h.nftnl_set_elems_nlmsg_build_payload(nlh, s);
-        libnftnl_h.nftnl_set_free(s);
+        libmnl_h.mnl_attr_put_strz(nlh, (short) kernel_h.NFTA_SET_ELEM_LIST_TABLE, table);
+        libmnl_h.mnl_attr_put_strz(nlh, (short) kernel_h.NFTA_SET_ELEM_LIST_SET, set);
+        MemorySegment list = libmnl_h.mnl_attr_nest_start(nlh, (short) kernel_h.NFTA_SET_ELEM_LIST_ELEMENTS);
+        MemorySegment item = libmnl_h.mnl_attr_nest_start(nlh, (short) kernel_h.NFTA_LIST_ELEM);
+        MemorySegment e = libnftnl_h.nftnl_set_elem_alloc();
+        libnftnl_h.nftnl_set_elem_set(e, (short) libnftnl_h.NFTNL_SET_ELEM_KEY, k, length);
+        libnftnl_h.nftnl_set_elem_nlmsg_build_payload(nlh, e);
+        libnftnl_h.nftnl_set_elem_free(e);
+        libmnl_h.mnl_attr_nest_end(nlh, item);
+        libmnl_h.mnl_attr_nest_end(nlh, list);
         return at + align(nlmsghdr.nlmsg_len(nlh));
     }
 

@@ -9,7 +9,8 @@ final class Report {
 
     private Report() {}
 
-    static void table(List<Harness.Result> results, Map<String, Object> ratios, Path svg) {
+    static void table(List<Harness.Result> results, Map<String, Object> ratios, Map<String, Object> controls,
+                      Map<String, String> method, Path svg) {
         String last = "";
         for (Harness.Result r : results) {
             // A case measured with several numbers of mappings present says which one.
@@ -27,6 +28,11 @@ final class Report {
         }
         System.out.println();
         ratios.forEach((k, v) -> System.out.printf("  %-38s %s%n", k, v == null ? "not measured in this run" : v));
+        System.out.println();
+        controls.forEach((k, v) -> System.out.printf("  %-38s %s%n", k, v == null ? "not measured in this run" : v));
+        System.out.println();
+        System.out.println("how each tool ran:");
+        method.forEach((k, v) -> System.out.printf("  %s: %s%n", k, v));
         System.out.println();
         System.out.println("scale curve: " + svg);
     }

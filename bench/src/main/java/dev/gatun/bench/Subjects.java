@@ -8,7 +8,11 @@ import dev.gatun.netns.NamedNamespaces;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.rtnl.Prefix;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -16,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 
 /**
  * The tools compared, each doing the same work (publish tcp HOST_PORT to 10.88.0.2 on every
@@ -33,11 +38,35 @@ final class Subjects {
     abstract static class Subject implements AutoCloseable {
         final String tool;
         final NetworkNamespace ns;
+        /** For a tool run as processes: run_timed inside {@link #ns}, started once; null for the others. */
+        private InNamespace inside;
 
         Subject(String tool) {
             this.tool = tool;
             this.ns = NamedNamespaces.create("gatun-bench-" + ProcessHandle.current().pid() + "-"
                     + NAMESPACES.incrementAndGet());
+        }
+
+        /**
+         * Runs a subclass's set-up; if it fails, removes the namespace before passing the failure
+         * on. Not through close(): a subclass's override would meet its own fields unset.
+         */
+        final void setUp(Runnable steps) {
+            try {
+                steps.run();
+            } catch (RuntimeException e) {
+                release();
+                throw e;
+            }
+        }
+
+        /** Starts the process that runs this tool's commands inside the namespace (see InNamespace). */
+        final void runInside(Path timer) {
+            inside = new InNamespace(timer, ns.path());
+        }
+
+        final InNamespace inside() {
+            return inside;
         }
 
         /** Makes {@code existing} mappings (tcp and udp ports from 1) before measuring. */
@@ -65,6 +94,13 @@ final class Subjects {
 
         @Override
         public void close() {
+            release();
+        }
+
+        private void release() {
+            if (inside != null) {
+                inside.close();
+            }
             NamedNamespaces.delete(ns.name());
         }
     }
@@ -82,6 +118,11 @@ final class Subjects {
     abstract static class OnGatunTable extends Subject {
         OnGatunTable(String tool) {
             super(tool);
+            setUp(() -> createNetwork(ns));
+        }
+
+        /** gatun's table and network n1 (bridge gatun-n1, 10.88.0.0/16): what every publish here goes to. */
+        static void createNetwork(NetworkNamespace ns) {
             try (NetworkDriver d = Gatun.open(ns, "nftables")) {
                 d.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
             }
@@ -98,23 +139,27 @@ final class Subjects {
         }
     }
 
-    /** The one-shot command, a new JVM per publish, as a script runs it. */
+    /**
+     * The one-shot command, a new JVM per publish, as a script on the host runs it: started by a
+     * process already inside the namespace, like the other command-line tools, so it needs no --netns.
+     */
     static final class GatunCli extends OnGatunTable {
         private final Path launcher;
 
-        GatunCli(Path root) {
+        GatunCli(Path root, Path timer) {
             super("gatun-cli");
             launcher = root.resolve("gatun");
+            setUp(() -> runInside(timer));
         }
 
         @Override
         long publish(List<Integer> ports) {
-            List<String> cmd = new ArrayList<>(List.of(launcher.toString(), "--netns", ns.name(), "publish", "n1", CONTAINER));
+            List<String> cmd = new ArrayList<>(List.of(launcher.toString(), "publish", "n1", CONTAINER));
             for (int p : ports) {
                 cmd.add("-p");
                 cmd.add(p + ":" + p);
             }
-            return Processes.time(cmd, null);
+            return inside().time(cmd, null);
         }
     }
 
@@ -125,11 +170,11 @@ final class Subjects {
      */
     abstract static class Piped extends OnGatunTable {
         private final Process process;
-        private final java.io.BufferedReader answers;
-        private final java.io.PrintWriter requests;
+        private final BufferedReader answers;
+        private final PrintWriter requests;
 
         /** {@code command}: given the namespace's name, the command that starts the tool. */
-        Piped(String tool, java.util.function.Function<String, List<String>> command) {
+        Piped(String tool, Function<String, List<String>> command) {
             super(tool);
             List<String> cmd = command.apply(ns.name());
             try {
@@ -137,8 +182,8 @@ final class Subjects {
             } catch (IOException e) {
                 throw new IllegalStateException("cannot start " + cmd.getFirst() + ": " + e.getMessage(), e);
             }
-            answers = new java.io.BufferedReader(new java.io.InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-            requests = new java.io.PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
+            answers = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+            requests = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
         }
 
         /** Sends one line; returns the next {@code lines} lines of the answer. */
@@ -233,7 +278,7 @@ final class Subjects {
         private static List<String> workerCommand(String tool, String ns, int width) {
             List<String> cmd = new ArrayList<>();
             cmd.add(ProcessHandle.current().info().command().orElseThrow());
-            cmd.addAll(java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments());
+            cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
             cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Worker.class.getName(), tool, ns,
                     Integer.toString(width)));
             return cmd;
@@ -269,10 +314,11 @@ final class Subjects {
         }
     }
 
-    /** The nft binary, one process per change. */
+    /** The nft binary, one process per change, run by a process already inside the namespace. */
     static final class NftBinary extends OnGatunTable {
-        NftBinary() {
+        NftBinary(Path timer) {
             super("nft");
+            setUp(() -> runInside(timer));
         }
 
         @Override
@@ -282,30 +328,27 @@ final class Subjects {
                 elements.append(elements.isEmpty() ? "" : ", ").append("tcp . ").append(p)
                         .append(" comment \"bench\" : ").append(CONTAINER).append(" . ").append(p);
             }
-            return Processes.time(List.of("nsenter", "--net=" + ns.path(), "nft", "add", "element", "inet", "gatun",
-                    "ports4", "{ " + elements + " }"), null);
+            return inside().time(List.of("nft", "add", "element", "inet", "gatun", "ports4", "{ " + elements + " }"), null);
         }
     }
 
     /**
      * iptables as Docker runs it: for every port, a -C check and then -A for each of its DNAT,
-     * ACCEPT and hairpin MASQUERADE rules, every call its own process with -w.
+     * ACCEPT and hairpin MASQUERADE rules, every call its own process with -w, started by a
+     * process already inside the namespace as dockerd is.
      */
     static final class DockerIptables extends Subject {
         private final String iptables;
 
-        DockerIptables(String variant) {
+        DockerIptables(String variant, Path timer) {
             super(variant);
             this.iptables = variant;
-            Processes.check(in(List.of(iptables, "-w", "-t", "nat", "-N", "DOCKER")));
-            Processes.check(in(List.of(iptables, "-w", "-t", "filter", "-N", "DOCKER")));
-            Processes.check(in(List.of("ip", "link", "add", BRIDGE, "type", "bridge")));
-        }
-
-        private List<String> in(List<String> cmd) {
-            List<String> out = new ArrayList<>(List.of("nsenter", "--net=" + ns.path()));
-            out.addAll(cmd);
-            return out;
+            setUp(() -> {
+                runInside(timer);
+                inside().time(List.of(iptables, "-w", "-t", "nat", "-N", "DOCKER"), null);
+                inside().time(List.of(iptables, "-w", "-t", "filter", "-N", "DOCKER"), null);
+                inside().time(List.of("ip", "link", "add", BRIDGE, "type", "bridge"), null);
+            });
         }
 
         @Override
@@ -325,8 +368,8 @@ final class Subjects {
                 filter.append("-A DOCKER -d 10.88.0.9/32 ! -i ").append(BRIDGE).append(" -o ").append(BRIDGE).append(" -p ")
                         .append(proto).append(" -m ").append(proto).append(" --dport ").append(port).append(" -j ACCEPT\n");
             }
-            Processes.check(in(List.of(iptables + "-restore", "-w", "--noflush")), nat + "COMMIT\n");
-            Processes.check(in(List.of(iptables + "-restore", "-w", "--noflush")), filter + "COMMIT\n");
+            inside().time(List.of(iptables + "-restore", "-w", "--noflush"), nat + "COMMIT\n");
+            inside().time(List.of(iptables + "-restore", "-w", "--noflush"), filter + "COMMIT\n");
         }
 
         @Override
@@ -342,24 +385,35 @@ final class Subjects {
                         List.of("-t", "nat", "POSTROUTING", "-p", "tcp", "-s", CONTAINER, "-d", CONTAINER, "--dport", port,
                                 "-j", "MASQUERADE"));
                 for (List<String> rule : rules) {
-                    for (String op : List.of("-C", "-A")) {
-                        List<String> cmd = new ArrayList<>(List.of(iptables, "-w", rule.get(0), rule.get(1), op));
-                        cmd.addAll(rule.subList(2, rule.size()));
-                        total += Processes.time(in(cmd), null);
-                    }
+                    total += call(rule, "-C", 1);
+                    total += call(rule, "-A", 0);
                 }
             }
             return total;
         }
+
+        /** One iptables process; fails unless it exits 0 or {@code alsoFine} (-C: 1 when the rule is absent). */
+        private long call(List<String> rule, String op, int alsoFine) {
+            List<String> cmd = new ArrayList<>(List.of(iptables, "-w", rule.get(0), rule.get(1), op));
+            cmd.addAll(rule.subList(2, rule.size()));
+            InNamespace.Run r = inside().run(cmd, null);
+            if (r.status() != 0 && r.status() != alsoFine) {
+                throw new IllegalStateException(String.join(" ", cmd) + " exited " + r.status() + ": " + r.output().strip());
+            }
+            return r.micros();
+        }
     }
 
-    /** Docker 29's nftables backend shape: a rule per port in a shared chain, through nft -f. */
+    /** Docker 29's nftables backend shape: a rule per port in a shared chain, through nft -f, run inside the namespace. */
     static final class DockerNftShape extends Subject {
-        DockerNftShape() {
+        DockerNftShape(Path timer) {
             super("docker-nft-shape");
-            Processes.check(List.of("nsenter", "--net=" + ns.path(), "nft", "-f", "-"),
-                    "table ip docker-bridges {\n chain dnat-gatun { type nat hook prerouting priority dstnat; }\n"
-                            + " chain filter-forward { type filter hook forward priority filter; }\n}\n");
+            setUp(() -> {
+                runInside(timer);
+                inside().time(List.of("nft", "-f", "-"),
+                        "table ip docker-bridges {\n chain dnat-gatun { type nat hook prerouting priority dstnat; }\n"
+                                + " chain filter-forward { type filter hook forward priority filter; }\n}\n");
+            });
         }
 
         @Override
@@ -373,7 +427,7 @@ final class Subjects {
                 String proto = spec.substring(spec.indexOf('/') + 1);
                 s.append(rules(proto, port, "10.88.0.9"));
             }
-            Processes.check(List.of("nsenter", "--net=" + ns.path(), "nft", "-f", "-"), s.toString());
+            inside().time(List.of("nft", "-f", "-"), s.toString());
         }
 
         private static String rules(String proto, String port, String container) {
@@ -388,52 +442,60 @@ final class Subjects {
             for (int p : ports) {
                 s.append(rules("tcp", Integer.toString(p), CONTAINER));
             }
-            return Processes.time(List.of("nsenter", "--net=" + ns.path(), "nft", "-f", "-"), s.toString());
+            return inside().time(List.of("nft", "-f", "-"), s.toString());
         }
     }
 
-    /** Running the tools. */
-    static final class Processes {
-        private Processes() {}
+    /**
+     * The controls for how the tools above are run, each running {@code true}, a process that
+     * does nothing: spawned by run_timed, what any one-process call costs at least; the same
+     * wrapped in {@code nsenter --net}, what entering the namespace per call adds; and the way
+     * this bench ran every call before (nsenter started and timed from this JVM), what that
+     * method added to each call of nft, iptables and the Docker nftables shape.
+     */
+    static final class Control extends Subject {
+        enum Kind {
+            BARE("true"), NSENTER("nsenter-true"), OLD_METHOD("jvm-nsenter-true");
 
-        /** Wall time of the whole process in microseconds; fails if it fails. */
-        static long time(List<String> cmd, String stdin) {
-            long t = System.nanoTime();
-            run(cmd, stdin, true);
-            return (System.nanoTime() - t) / 1000;
+            final String tool;
+
+            Kind(String tool) {
+                this.tool = tool;
+            }
         }
 
-        static void check(List<String> cmd) {
-            run(cmd, null, true);
+        private final Kind kind;
+
+        Control(Path timer, Kind kind) {
+            super(kind.tool);
+            this.kind = kind;
+            setUp(() -> runInside(timer));
         }
 
-        static void check(List<String> cmd, String stdin) {
-            run(cmd, stdin, true);
+        @Override
+        void populate(int existing) {
         }
 
-        static String output(List<String> cmd) {
-            return run(cmd, null, true);
+        @Override
+        long publish(List<Integer> ports) {
+            return switch (kind) {
+                case BARE -> inside().time(List.of("true"), null);
+                case NSENTER -> inside().time(List.of("nsenter", "--net=" + ns.path(), "true"), null);
+                case OLD_METHOD -> fromThisJvm(List.of("nsenter", "--net=" + ns.path(), "true"));
+            };
         }
 
-        private static String run(List<String> cmd, String stdin, boolean mustSucceed) {
+        /** As the earlier method timed each call: the wall time of a process this JVM starts, output read, reaped. */
+        private static long fromThisJvm(List<String> cmd) {
             try {
+                long t = System.nanoTime();
                 Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-                try (var in = p.getOutputStream()) {
-                    if (stdin != null) {
-                        in.write(stdin.getBytes(StandardCharsets.UTF_8));
-                    }
+                p.getOutputStream().close();
+                p.getInputStream().readAllBytes();
+                if (p.waitFor() != 0) {
+                    throw new IllegalStateException(String.join(" ", cmd) + " exited " + p.exitValue());
                 }
-                String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-                if (!p.waitFor(10, TimeUnit.MINUTES)) {
-                    p.destroyForcibly();
-                    throw new IllegalStateException("timed out: " + String.join(" ", cmd));
-                }
-                boolean check = cmd.contains("-C");
-                if (mustSucceed && p.exitValue() != 0 && !check) {
-                    throw new IllegalStateException(String.join(" ", cmd.subList(0, Math.min(cmd.size(), 8))) + " ... exited "
-                            + p.exitValue() + ": " + out.strip());
-                }
-                return out;
+                return (System.nanoTime() - t) / 1000;
             } catch (IOException e) {
                 throw new IllegalStateException("cannot run " + cmd.getFirst() + ": " + e.getMessage(), e);
             } catch (InterruptedException e) {
