@@ -23,7 +23,8 @@ public final class ExitCode {
 
     private ExitCode() {}
 
-    static int of(Throwable e) {
+    /** The exit code of a failure: what the CLI exits with and, through {@code ErrorStatus}, what the adapters answer. */
+    public static int of(Throwable e) {
         return switch (e) {
             case ConflictException c -> CONFLICT;
             case NamespaceExistsException n -> CONFLICT;

@@ -7,6 +7,7 @@ import dev.gatun.cli.ExitCode;
 import dev.gatun.cli.GatunCommand;
 import dev.gatun.cli.Main;
 import dev.gatun.cli.Served;
+import dev.gatun.cli.http.ErrorStatus;
 import dev.gatun.cli.http.UnixHttpServer;
 import dev.gatun.netns.NetworkNamespace;
 import org.eclipse.jetty.http.HttpHeader;
@@ -66,17 +67,6 @@ public final class LocalApi extends Handler.Abstract {
         return UnixHttpServer.start(socketOf(served.host()), "gatun-api", new LocalApi(served, requestLog), "rwx------");
     }
 
-    /** The HTTP status of a command's exit code. */
-    static int status(int exitCode) {
-        return switch (exitCode) {
-            case ExitCode.OK -> 200;
-            case ExitCode.USAGE -> 400;
-            case ExitCode.CONFLICT -> 409;
-            case ExitCode.ENVIRONMENT -> 503;
-            default -> 500;
-        };
-    }
-
     @Override
     public boolean handle(Request request, Response response, Callback callback) {
         String path = Request.getPathInContext(request);
@@ -95,7 +85,7 @@ public final class LocalApi extends Handler.Abstract {
                 List<String> args = new ArrayList<>(List.of("--json"));
                 args.addAll(ApiRoutes.args(request.getMethod(), path, query(request), json));
                 Ran ran = run(args);
-                reply(response, callback, status(ran.exitCode), "application/json", ran.stdout);
+                reply(response, callback, ErrorStatus.of(ran.exitCode), "application/json", ran.stdout);
             }
         } catch (ApiRoutes.Refused e) {
             log(request, path, e.status + " " + e.getMessage());

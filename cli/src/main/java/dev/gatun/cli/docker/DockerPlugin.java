@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gatun.GatunException;
 import dev.gatun.InvalidInputException;
+import dev.gatun.cli.http.ErrorStatus;
 import dev.gatun.driver.ConflictException;
 import dev.gatun.driver.Endpoint;
 import dev.gatun.driver.EndpointSpec;
@@ -88,11 +89,12 @@ public final class DockerPlugin {
             return new Reply(200, JSON.writeValueAsString(reply));
         } catch (UnknownMethod e) {
             return error(404, "gatun does not implement " + method);
-        } catch (ConflictException e) {
-            return error(409, e.getMessage());
-        } catch (InvalidInputException e) {
-            return error(400, e.getMessage());
-        } catch (GatunException | JsonProcessingException e) {
+        } catch (InvalidInputException | ConflictException e) {
+            return error(ErrorStatus.of(e), e.getMessage());
+        } catch (GatunException e) {
+            log.accept(method + " failed: " + e.getMessage());
+            return error(ErrorStatus.of(e), e.getMessage());
+        } catch (JsonProcessingException e) {
             log.accept(method + " failed: " + e.getMessage());
             return error(500, e.getMessage());
         } catch (RuntimeException e) {

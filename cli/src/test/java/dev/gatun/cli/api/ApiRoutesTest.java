@@ -3,6 +3,7 @@ package dev.gatun.cli.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gatun.cli.GatunCommand;
+import dev.gatun.cli.http.ErrorStatus;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -136,6 +137,6 @@ class ApiRoutesTest {
 
     @Test
     void exitCodesMapToStatuses() {
-        assertThat(List.of(0, 1, 2, 3, 4).stream().map(LocalApi::status).toList()).containsExactly(200, 500, 400, 409, 503);
+        assertThat(List.of(0, 1, 2, 3, 4).stream().map(ErrorStatus::of).toList()).containsExactly(200, 500, 400, 409, 503);
     }
 }
