@@ -12,6 +12,7 @@ import dev.gatun.driver.NetworkSpec;
 import dev.gatun.driver.NotFoundException;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortSpec;
+import dev.gatun.driver.foreign.AcceptMark;
 import dev.gatun.driver.foreign.ForeignDrop;
 import dev.gatun.driver.foreign.ForeignFirewalls;
 import dev.gatun.internal.Rollback;
@@ -65,6 +66,8 @@ public final class BridgeDriver implements NetworkDriver {
     /** The driver on nftables: gatun's own table, changes as map elements in one transaction. */
     public static BridgeDriver nftables(NetworkNamespace host) {
         dev.gatun.internal.NativeLibraries.requireNftables();
+        // Checked here, where a bad GATUN_ACCEPT_MARK is one clear error, not a failed class initialisation.
+        AcceptMark.bits();
         return new BridgeDriver(host, new NftablesFirewall(host));
     }
 
