@@ -35,10 +35,11 @@ class PublisherTest {
             closed.close();
             return closed;
         })) {
-            publisher.publish(List.of(new Publisher.Wanted(Protocol.UDP, null, 5353, A, 53)), "app");
+            publisher.publish("n1", List.of(new Publisher.Wanted(Protocol.UDP, null, 5353, A, 53)), "app");
 
             // Moving the port flushes the old mapping's UDP entries, which fails here.
-            List<PortMapping> moved = publisher.publish(List.of(new Publisher.Wanted(Protocol.UDP, null, 5353, B, 53)), "app");
+            List<PortMapping> moved = publisher.publish("n1", List.of(new Publisher.Wanted(Protocol.UDP, null, 5353, B, 53)),
+                    "app");
 
             assertThat(moved).extracting(PortMapping::containerIp).containsExactly(B);
             assertThat(firewall.mappings()).extracting(PortMapping::containerIp).containsExactly(B);
@@ -68,12 +69,12 @@ class PublisherTest {
         });
         // The first publish holds the lock while it opens its sockets.
         FutureTask<List<PortMapping>> first = new FutureTask<>(() ->
-                publisher.publish(List.of(new Publisher.Wanted(Protocol.TCP, null, 8080, A, 80)), "first"));
+                publisher.publish("n1", List.of(new Publisher.Wanted(Protocol.TCP, null, 8080, A, 80)), "first"));
         Thread.ofPlatform().start(first);
         assertThat(opening.await(10, TimeUnit.SECONDS)).isTrue();
         // The second finds the lock taken, queues and parks.
         FutureTask<List<PortMapping>> second = new FutureTask<>(() ->
-                publisher.publish(List.of(new Publisher.Wanted(Protocol.TCP, null, 8081, B, 80)), "second"));
+                publisher.publish("n1", List.of(new Publisher.Wanted(Protocol.TCP, null, 8081, B, 80)), "second"));
         Thread secondThread = Thread.ofPlatform().start(second);
         awaitState(secondThread, Thread.State.TIMED_WAITING);
         // close() marks the driver closed, then waits for the lock.
