@@ -1,15 +1,16 @@
 package dev.gatun.driver;
 
+import dev.gatun.driver.foreign.ForeignDrop;
 import dev.gatun.netns.NetworkNamespace;
 
-import dev.gatun.driver.foreign.ForeignDrop;
-
+import java.net.InetAddress;
 import java.util.List;
 
 /**
  * The backend-driver contract an engine calls: container networks, their endpoints, and
  * published ports with Docker's {@code -p} semantics. Implementations keep all state in the
- * kernel, so a fresh instance (in any process) sees what another made.
+ * kernel, so a fresh instance (in any process) sees what another made; {@link SelfHealingDriver}
+ * also keeps in memory what it puts back after someone else removes it.
  *
  * <p>Errors: {@link dev.gatun.InvalidInputException} for bad input (nothing is sent), its
  * subclass {@link NotFoundException} for a network or endpoint that does not exist,
@@ -55,13 +56,19 @@ public interface NetworkDriver extends AutoCloseable {
      * owner is a {@link ConflictException} naming the holder, and nothing changes; publishing
      * the same mapping again by its owner changes nothing. Returns the mappings now in place.
      */
-    List<PortMapping> publish(String network, java.net.InetAddress containerIp, List<PortSpec> ports, String owner);
+    List<PortMapping> publish(String network, InetAddress containerIp, List<PortSpec> ports, String owner);
 
     /**
      * Removes {@code owner}'s mappings to {@code containerIp}: those of {@code ports}, or all of
      * them when {@code ports} is empty. A listed port held by another owner is refused.
      */
-    List<PortMapping> unpublish(String network, java.net.InetAddress containerIp, List<PortSpec> ports, String owner);
+    List<PortMapping> unpublish(String network, InetAddress containerIp, List<PortSpec> ports, String owner);
+
+    /**
+     * Tells {@code listener} of every publish and unpublish this driver commits from now on
+     * (null: nobody), replacing the listener before.
+     */
+    void listen(PortListener listener);
 
     /** The published ports of one network, or of all when {@code network} is null. */
     List<PortMapping> published(String network);

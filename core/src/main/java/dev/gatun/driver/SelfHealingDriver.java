@@ -13,17 +13,23 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * A driver for a long-running process: it keeps the mappings published through it in memory
  * (starting from what the kernel holds) and puts back whatever someone else removes of its
  * packet-filter state, such as an {@code nft flush ruleset} or a firewall reload. The kernel's
  * nftables notifications wake it, so a repair follows a removal within milliseconds; a check
- * every few seconds backs them up. Changes through this driver and repairs take one lock, so a
- * repair never mistakes this process's own unpublish for damage. Mappings that other processes
- * add or remove while it runs are theirs: change them through this driver instead.
+ * every few seconds backs them up. Concurrent publishes and unpublishes reach the inner driver
+ * together (it commits them in shared transactions); repairs and changes to networks and
+ * endpoints run alone. Mappings that other processes add or remove while it runs are theirs:
+ * change them through this driver instead.
  */
 public final class SelfHealingDriver implements NetworkDriver {
 
@@ -34,8 +40,18 @@ public final class SelfHealingDriver implements NetworkDriver {
 
     private final NetworkDriver inner;
     private final Consumer<String> log;
-    private final ReentrantLock lock = new ReentrantLock();
+    /**
+     * Read: publish and unpublish. Write: repairs and topology. A repair never mistakes this
+     * process's own unpublish for damage: holding the write lock, it runs while no publish or
+     * unpublish is under way, and each of those recorded its commit in {@code wanted} (see
+     * {@link Recorder}) before its caller got the result and let go of the read lock. So
+     * {@code wanted} is what this process's commits left in the kernel, and whatever of it is
+     * missing someone else removed.
+     */
+    private final ReadWriteLock lock = new ReentrantReadWriteLock();
+    /** Guarded by itself: written by whichever thread commits, read by the repair and {@link #wanted()}. */
     private final Map<PortMapping.HostKey, PortMapping> wanted = new LinkedHashMap<>();
+    private volatile PortListener listener;
     private final ReentrantLock wakeLock = new ReentrantLock();
     private final Condition woken = wakeLock.newCondition();
     private boolean damageSuspected;
@@ -48,6 +64,7 @@ public final class SelfHealingDriver implements NetworkDriver {
     private SelfHealingDriver(NetworkDriver inner, Consumer<String> log) {
         this.inner = inner;
         this.log = log;
+        inner.listen(new Recorder());
         inner.published(null).forEach(m -> wanted.put(m.hostKey(), m));
         this.monitor = RulesetMonitor.start(inner.host(), this::onEvent);
         this.healer = Thread.ofPlatform().daemon().name("gatun-healer").start(this::heal);
@@ -121,9 +138,9 @@ public final class SelfHealingDriver implements NetworkDriver {
      * wake. Other firewalls are read only when {@code foreign}: that costs a few processes.
      */
     private void repairNow(boolean foreign) {
-        locked(() -> {
+        alone(() -> {
             try {
-                List<PortMapping> keep = List.copyOf(wanted.values());
+                List<PortMapping> keep = wanted();
                 for (String line : foreign ? inner.repair(keep) : inner.repairOwnRuleset(keep)) {
                     log.accept("repaired " + line);
                 }
@@ -135,7 +152,38 @@ public final class SelfHealingDriver implements NetworkDriver {
 
     /** The mappings this driver keeps in place. */
     public List<PortMapping> wanted() {
-        return locked(() -> List.copyOf(wanted.values()));
+        synchronized (wanted) {
+            return List.copyOf(wanted.values());
+        }
+    }
+
+    /**
+     * Keeps {@code wanted} as this process's commits leave the kernel. Told on the committing
+     * thread in commit order, so of two racing calls on one host key the one the kernel took
+     * last is the one kept; updating it after each call returned could keep the other.
+     */
+    private final class Recorder implements PortListener {
+        @Override
+        public void published(List<PortMapping> mappings) {
+            synchronized (wanted) {
+                mappings.forEach(m -> wanted.put(m.hostKey(), m));
+            }
+            PortListener l = listener;
+            if (l != null) {
+                l.published(mappings);
+            }
+        }
+
+        @Override
+        public void unpublished(List<PortMapping> mappings) {
+            synchronized (wanted) {
+                mappings.forEach(m -> wanted.remove(m.hostKey()));
+            }
+            PortListener l = listener;
+            if (l != null) {
+                l.unpublished(mappings);
+            }
+        }
     }
 
     @Override
@@ -145,15 +193,16 @@ public final class SelfHealingDriver implements NetworkDriver {
 
     @Override
     public Network createNetwork(NetworkSpec spec) {
-        return locked(() -> inner.createNetwork(spec));
+        return alone(() -> inner.createNetwork(spec));
     }
 
     @Override
     public void deleteNetwork(String name, boolean force) {
-        locked(() -> {
+        alone(() -> {
             Network n = inner.network(name);
             inner.deleteNetwork(name, force);
-            wanted.values().removeIf(m -> n.subnets().stream().anyMatch(p -> p.contains(m.containerIp())));
+            // The listener heard of the mappings removed; these go too if a flush took them first.
+            forget(m -> n.subnets().stream().anyMatch(p -> p.contains(m.containerIp())));
         });
     }
 
@@ -169,12 +218,12 @@ public final class SelfHealingDriver implements NetworkDriver {
 
     @Override
     public Endpoint attach(EndpointSpec spec) {
-        return locked(() -> inner.attach(spec));
+        return alone(() -> inner.attach(spec));
     }
 
     @Override
     public void detach(String network, NetworkNamespace container, String ifname) {
-        locked(() -> {
+        alone(() -> {
             List<Endpoint> before = inner.endpoints(network);
             inner.detach(network, container, ifname);
             forgetEndpointsGone(network, before);
@@ -183,7 +232,7 @@ public final class SelfHealingDriver implements NetworkDriver {
 
     @Override
     public void detachOwner(String network, String owner) {
-        locked(() -> {
+        alone(() -> {
             List<Endpoint> before = inner.endpoints(network);
             inner.detachOwner(network, owner);
             forgetEndpointsGone(network, before);
@@ -197,20 +246,18 @@ public final class SelfHealingDriver implements NetworkDriver {
 
     @Override
     public List<PortMapping> publish(String network, InetAddress containerIp, List<PortSpec> ports, String owner) {
-        return locked(() -> {
-            List<PortMapping> made = inner.publish(network, containerIp, ports, owner);
-            made.forEach(m -> wanted.put(m.hostKey(), m));
-            return made;
-        });
+        return together(() -> inner.publish(network, containerIp, ports, owner));
     }
 
     @Override
     public List<PortMapping> unpublish(String network, InetAddress containerIp, List<PortSpec> ports, String owner) {
-        return locked(() -> {
-            List<PortMapping> removed = inner.unpublish(network, containerIp, ports, owner);
-            removed.forEach(m -> wanted.remove(m.hostKey()));
-            return removed;
-        });
+        return together(() -> inner.unpublish(network, containerIp, ports, owner));
+    }
+
+    /** Tells {@code listener} of what this driver commits, after it recorded it. */
+    @Override
+    public void listen(PortListener listener) {
+        this.listener = listener;
     }
 
     @Override
@@ -225,10 +272,13 @@ public final class SelfHealingDriver implements NetworkDriver {
 
     @Override
     public List<String> repair(List<PortMapping> mappings) {
-        return locked(() -> inner.repair(mappings));
+        return alone(() -> inner.repair(mappings));
     }
 
-    /** After a detach: the driver removed the ports published to the endpoints that are gone, so they are no longer wanted. */
+    /**
+     * After a detach: the driver removed the ports published to the endpoints that are gone, so
+     * they are no longer wanted, also those a flush removed before (the listener heard of none).
+     */
     private void forgetEndpointsGone(String network, List<Endpoint> before) {
         Set<String> still = new HashSet<>();
         inner.endpoints(network).forEach(e -> still.add(e.hostIfname()));
@@ -241,23 +291,37 @@ public final class SelfHealingDriver implements NetworkDriver {
                 }
             }
         }
-        wanted.values().removeIf(m -> gone.contains(m.containerIp()));
+        forget(m -> gone.contains(m.containerIp()));
     }
 
-    private <T> T locked(java.util.function.Supplier<T> work) {
-        lock.lock();
-        try {
-            return work.get();
-        } finally {
-            lock.unlock();
+    private void forget(Predicate<PortMapping> which) {
+        synchronized (wanted) {
+            wanted.values().removeIf(which);
         }
     }
 
-    private void locked(Runnable work) {
-        locked(() -> {
+    private <T> T together(Supplier<T> work) {
+        return under(lock.readLock(), work);
+    }
+
+    private <T> T alone(Supplier<T> work) {
+        return under(lock.writeLock(), work);
+    }
+
+    private void alone(Runnable work) {
+        alone(() -> {
             work.run();
             return null;
         });
+    }
+
+    private static <T> T under(Lock held, Supplier<T> work) {
+        held.lock();
+        try {
+            return work.get();
+        } finally {
+            held.unlock();
+        }
     }
 
     @Override

@@ -10,6 +10,7 @@ import dev.gatun.driver.Network;
 import dev.gatun.driver.NetworkDriver;
 import dev.gatun.driver.NetworkSpec;
 import dev.gatun.driver.NotFoundException;
+import dev.gatun.driver.PortListener;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortSpec;
 import dev.gatun.driver.foreign.AcceptMark;
@@ -186,7 +187,7 @@ public final class BridgeDriver implements NetworkDriver {
             for (Endpoint e : attached) {
                 detachEndpoint(e);
             }
-            publisher.unpublish(new Publisher.Selection(null, null, null,
+            publisher.unpublish(n.name(), new Publisher.Selection(null, null, null,
                     m -> n.subnets().stream().anyMatch(p -> p.contains(m.containerIp()))));
             Prefix v4 = n.subnets().stream().filter(p -> !p.isIpv6()).findFirst().orElse(null);
             Prefix v6 = n.subnets().stream().filter(Prefix::isIpv6).findFirst().orElse(null);
@@ -358,7 +359,7 @@ public final class BridgeDriver implements NetworkDriver {
         if (e.ip6() != null) {
             ips.add(e.ip6());
         }
-        publisher.unpublish(new Publisher.Selection(null, null, null, m -> ips.contains(m.containerIp())));
+        publisher.unpublish(e.network(), new Publisher.Selection(null, null, null, m -> ips.contains(m.containerIp())));
         try (Rtnetlink rt = Rtnetlink.open(host)) {
             if (rt.find(e.hostIfname()).isPresent()) {
                 rt.delete(e.hostIfname());
@@ -408,7 +409,7 @@ public final class BridgeDriver implements NetworkDriver {
             throw new InvalidInputException("publish to " + InetText.of(containerIp) + ": no ports given");
         }
         List<Publisher.Wanted> wanted = wanted(containerIp, ports);
-        return named(n.name(), publisher.publish(wanted, who));
+        return publisher.publish(n.name(), wanted, who);
     }
 
     @Override
@@ -420,7 +421,7 @@ public final class BridgeDriver implements NetworkDriver {
                 ? new Publisher.Selection(containerIp, null, who,
                         m -> m.containerIp().equals(containerIp) && m.owner().equals(who))
                 : new Publisher.Selection(containerIp, wanted(containerIp, ports), who, null);
-        return named(n.name(), publisher.unpublish(s));
+        return publisher.unpublish(n.name(), s);
     }
 
     @Override
@@ -469,13 +470,18 @@ public final class BridgeDriver implements NetworkDriver {
     }
 
     @Override
+    public void listen(PortListener listener) {
+        publisher.listen(listener);
+    }
+
+    @Override
     public List<PortMapping> published(String network) {
         List<Network> networks = network == null ? networks() : List.of(network(network));
         List<PortMapping> out = new ArrayList<>();
         for (PortMapping m : firewall.mappings()) {
             for (Network n : networks) {
                 if (n.subnets().stream().anyMatch(p -> p.contains(m.containerIp()))) {
-                    out.add(withNetwork(n.name(), m));
+                    out.add(Publisher.named(n.name(), m));
                 }
             }
         }
@@ -499,19 +505,6 @@ public final class BridgeDriver implements NetworkDriver {
             }
         }
         return out;
-    }
-
-    private static List<PortMapping> named(String network, List<PortMapping> mappings) {
-        // Loops, not streams, on the publish path: each stream pipeline is more code to bring back into a cold cache.
-        List<PortMapping> out = new ArrayList<>(mappings.size());
-        for (PortMapping m : mappings) {
-            out.add(withNetwork(network, m));
-        }
-        return List.copyOf(out);
-    }
-
-    private static PortMapping withNetwork(String network, PortMapping m) {
-        return new PortMapping(network, m.protocol(), m.hostIp(), m.hostPort(), m.containerIp(), m.containerPort(), m.owner());
     }
 
     // ------------------------------------------------------------------ checks

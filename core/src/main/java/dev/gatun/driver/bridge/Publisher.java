@@ -6,6 +6,7 @@ import dev.gatun.InvalidInputException;
 import dev.gatun.conntrack.Conntrack;
 import dev.gatun.driver.ConflictException;
 import dev.gatun.driver.NotFoundException;
+import dev.gatun.driver.PortListener;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.Protocol;
 import dev.gatun.netns.NetworkNamespace;
@@ -31,7 +32,8 @@ import java.util.function.Supplier;
  * queue up, and whichever caller holds the lock turns everything waiting into one commit,
  * guarded by what it read (the generation id, for nftables). Each request gets its own
  * result; one request's conflict never fails another's. The store is used by one thread at a
- * time, so libnftnl objects are never shared.
+ * time, so libnftnl objects are never shared. A {@link PortListener} is told of each commit
+ * under the same lock, so in commit order.
  */
 final class Publisher implements AutoCloseable {
 
@@ -42,15 +44,19 @@ final class Publisher implements AutoCloseable {
     record Selection(InetAddress containerIp, List<Wanted> keys, String owner, Predicate<PortMapping> all) {}
 
     private sealed interface Request permits Publish, Unpublish {
+        /** The network whose name the request's mappings carry. */
+        String network();
+
         Outcome result();
 
         /** The thread waiting for the result: woken when it is in, or to lead what a leader left. */
         Thread caller();
     }
 
-    private record Publish(List<Wanted> mappings, String owner, Outcome result, Thread caller) implements Request {}
+    private record Publish(String network, List<Wanted> mappings, String owner, Outcome result, Thread caller)
+            implements Request {}
 
-    private record Unpublish(Selection selection, Outcome result, Thread caller) implements Request {}
+    private record Unpublish(String network, Selection selection, Outcome result, Thread caller) implements Request {}
 
     /**
      * Where the leader leaves a request's result (its mappings, or the exception to throw) and
@@ -105,6 +111,7 @@ final class Publisher implements AutoCloseable {
     private MappingStore store;
     private Conntrack conntrack;
     private volatile boolean closed;
+    private volatile PortListener listener;
 
     /** The host's addresses, which a publish on every address must not overlap on one of them. */
     private final Supplier<List<InetAddress>> hostAddresses;
@@ -129,12 +136,19 @@ final class Publisher implements AutoCloseable {
         this.openConntrack = openConntrack;
     }
 
-    List<PortMapping> publish(List<Wanted> mappings, String owner) {
-        return await(new Publish(List.copyOf(mappings), owner, new Outcome(), Thread.currentThread()));
+    /** Publishes to a container of {@code network}, whose name the returned mappings carry. */
+    List<PortMapping> publish(String network, List<Wanted> mappings, String owner) {
+        return await(new Publish(network, List.copyOf(mappings), owner, new Outcome(), Thread.currentThread()));
     }
 
-    List<PortMapping> unpublish(Selection selection) {
-        return await(new Unpublish(selection, new Outcome(), Thread.currentThread()));
+    /** Unpublishes mappings of {@code network}, whose name the returned mappings carry. */
+    List<PortMapping> unpublish(String network, Selection selection) {
+        return await(new Unpublish(network, selection, new Outcome(), Thread.currentThread()));
+    }
+
+    /** Tells {@code l} of every commit from now on (null: nobody). */
+    void listen(PortListener l) {
+        listener = l;
     }
 
     /**
@@ -315,6 +329,7 @@ final class Publisher implements AutoCloseable {
                 }
                 return;
             }
+            nameAndTell(batch, outcomes);
             // UDP only: a UDP client keeps its source port, so its old entry would keep it on the
             // old container, while a new TCP connection gets a new entry anyway. Finding entries
             // walks the host's whole conntrack table (milliseconds, over 1000x a publish), so it
@@ -347,6 +362,52 @@ final class Publisher implements AutoCloseable {
             }
             return;
         }
+    }
+
+    /**
+     * Names each answered request's mappings, and tells the listener what they did in the order
+     * the batch applied them, which is the kernel's order: the leader lock is held from the
+     * commit to here, so the next batch is committed and told after this one.
+     */
+    private void nameAndTell(List<Request> batch, Object[] outcomes) {
+        PortListener l = listener;
+        for (int i = 0; i < batch.size(); i++) {
+            if (outcomes[i] instanceof List<?> result) {
+                Request r = batch.get(i);
+                @SuppressWarnings("unchecked")
+                List<PortMapping> done = named(r.network(), (List<PortMapping>) result);
+                outcomes[i] = done;
+                if (l != null && !done.isEmpty()) {
+                    tell(l, r instanceof Publish, done);
+                }
+            }
+        }
+    }
+
+    private void tell(PortListener l, boolean published, List<PortMapping> done) {
+        try {
+            if (published) {
+                l.published(done);
+            } else {
+                l.unpublished(done);
+            }
+        } catch (RuntimeException e) {
+            // The commit is made: its callers get their results, not the listener's failure.
+            log().log(System.Logger.Level.WARNING, "a port listener failed in " + host.describe(), e);
+        }
+    }
+
+    static List<PortMapping> named(String network, List<PortMapping> mappings) {
+        // Loops, not streams, on the publish path: each stream pipeline is more code to bring back into a cold cache.
+        List<PortMapping> out = new ArrayList<>(mappings.size());
+        for (PortMapping m : mappings) {
+            out.add(named(network, m));
+        }
+        return List.copyOf(out);
+    }
+
+    static PortMapping named(String network, PortMapping m) {
+        return new PortMapping(network, m.protocol(), m.hostIp(), m.hostPort(), m.containerIp(), m.containerPort(), m.owner());
     }
 
     /** Whether a publish in the batch binds every host address (so the host's addresses are needed). */

@@ -1,6 +1,8 @@
 package dev.gatun.driver.bridge;
 
 import dev.gatun.conntrack.Conntrack;
+import dev.gatun.driver.ConflictException;
+import dev.gatun.driver.PortListener;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.Protocol;
 import dev.gatun.netns.NetworkNamespace;
@@ -9,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.net.InetAddress;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.FutureTask;
@@ -35,10 +38,11 @@ class PublisherTest {
             closed.close();
             return closed;
         })) {
-            publisher.publish(List.of(new Publisher.Wanted(Protocol.UDP, null, 5353, A, 53)), "app");
+            publisher.publish("n1", List.of(new Publisher.Wanted(Protocol.UDP, null, 5353, A, 53)), "app");
 
             // Moving the port flushes the old mapping's UDP entries, which fails here.
-            List<PortMapping> moved = publisher.publish(List.of(new Publisher.Wanted(Protocol.UDP, null, 5353, B, 53)), "app");
+            List<PortMapping> moved = publisher.publish("n1", List.of(new Publisher.Wanted(Protocol.UDP, null, 5353, B, 53)),
+                    "app");
 
             assertThat(moved).extracting(PortMapping::containerIp).containsExactly(B);
             assertThat(firewall.mappings()).extracting(PortMapping::containerIp).containsExactly(B);
@@ -68,12 +72,12 @@ class PublisherTest {
         });
         // The first publish holds the lock while it opens its sockets.
         FutureTask<List<PortMapping>> first = new FutureTask<>(() ->
-                publisher.publish(List.of(new Publisher.Wanted(Protocol.TCP, null, 8080, A, 80)), "first"));
+                publisher.publish("n1", List.of(new Publisher.Wanted(Protocol.TCP, null, 8080, A, 80)), "first"));
         Thread.ofPlatform().start(first);
         assertThat(opening.await(10, TimeUnit.SECONDS)).isTrue();
         // The second finds the lock taken, queues and parks.
         FutureTask<List<PortMapping>> second = new FutureTask<>(() ->
-                publisher.publish(List.of(new Publisher.Wanted(Protocol.TCP, null, 8081, B, 80)), "second"));
+                publisher.publish("n1", List.of(new Publisher.Wanted(Protocol.TCP, null, 8081, B, 80)), "second"));
         Thread secondThread = Thread.ofPlatform().start(second);
         awaitState(secondThread, Thread.State.TIMED_WAITING);
         // close() marks the driver closed, then waits for the lock.
@@ -89,6 +93,40 @@ class PublisherTest {
         closing.get(10, TimeUnit.SECONDS);
         assertThat(opened).hasValue(1);
         assertThat(firewall.mappings()).extracting(PortMapping::hostPort).containsExactly(8080);
+    }
+
+    /**
+     * The listener hears what was committed, named, and not a refused request; when it throws,
+     * the caller still gets the result of the commit that was made.
+     */
+    @Test
+    void theListenerHearsCommitsOnlyAndItsFailureFailsNoCaller(NetworkNamespace host) {
+        NftablesFirewall firewall = new NftablesFirewall(host);
+        firewall.ensure(List.of());
+        List<String> heard = new ArrayList<>();
+        try (Publisher publisher = new Publisher(host, firewall, List::of)) {
+            publisher.listen(new PortListener() {
+                @Override
+                public void published(List<PortMapping> mappings) {
+                    mappings.forEach(m -> heard.add("+" + m.network() + " " + m.hostPort() + " " + m.owner()));
+                }
+
+                @Override
+                public void unpublished(List<PortMapping> mappings) {
+                    mappings.forEach(m -> heard.add("-" + m.network() + " " + m.hostPort() + " " + m.owner()));
+                    throw new IllegalStateException("a listener that fails");
+                }
+            });
+            publisher.publish("n1", List.of(new Publisher.Wanted(Protocol.TCP, null, 8080, A, 80)), "app");
+            assertThatThrownBy(() -> publisher.publish("n1", List.of(new Publisher.Wanted(Protocol.TCP, null, 8080, B, 80)),
+                    "other")).isInstanceOf(ConflictException.class);
+
+            List<PortMapping> removed = publisher.unpublish("n1", new Publisher.Selection(A, null, "app", m -> true));
+
+            assertThat(removed).extracting(PortMapping::hostPort).containsExactly(8080);
+            assertThat(firewall.mappings()).isEmpty();
+            assertThat(heard).containsExactly("+n1 8080 app", "-n1 8080 app");
+        }
     }
 
     private static void awaitState(Thread t, Thread.State state) throws InterruptedException {

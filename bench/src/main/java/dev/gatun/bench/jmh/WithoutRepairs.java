@@ -1,0 +1,101 @@
+package dev.gatun.bench.jmh;
+
+import dev.gatun.driver.Endpoint;
+import dev.gatun.driver.EndpointSpec;
+import dev.gatun.driver.Network;
+import dev.gatun.driver.NetworkDriver;
+import dev.gatun.driver.NetworkSpec;
+import dev.gatun.driver.PortListener;
+import dev.gatun.driver.PortMapping;
+import dev.gatun.driver.PortSpec;
+import dev.gatun.netns.NetworkNamespace;
+
+import java.net.InetAddress;
+import java.util.List;
+
+/**
+ * A driver whose repairs do nothing: under {@link dev.gatun.driver.SelfHealingDriver} it
+ * measures serve without the repairs its healer makes after each of its own unpublishes.
+ */
+record WithoutRepairs(NetworkDriver inner) implements NetworkDriver {
+
+    @Override
+    public List<String> repair(List<PortMapping> mappings) {
+        return List.of();
+    }
+
+    @Override
+    public List<String> repairOwnRuleset(List<PortMapping> mappings) {
+        return List.of();
+    }
+
+    @Override
+    public NetworkNamespace host() {
+        return inner.host();
+    }
+
+    @Override
+    public Network createNetwork(NetworkSpec spec) {
+        return inner.createNetwork(spec);
+    }
+
+    @Override
+    public void deleteNetwork(String name, boolean force) {
+        inner.deleteNetwork(name, force);
+    }
+
+    @Override
+    public List<Network> networks() {
+        return inner.networks();
+    }
+
+    @Override
+    public Network network(String name) {
+        return inner.network(name);
+    }
+
+    @Override
+    public Endpoint attach(EndpointSpec spec) {
+        return inner.attach(spec);
+    }
+
+    @Override
+    public void detachOwner(String network, String owner) {
+        inner.detachOwner(network, owner);
+    }
+
+    @Override
+    public void detach(String network, NetworkNamespace container, String ifname) {
+        inner.detach(network, container, ifname);
+    }
+
+    @Override
+    public List<Endpoint> endpoints(String network) {
+        return inner.endpoints(network);
+    }
+
+    @Override
+    public List<PortMapping> publish(String network, InetAddress containerIp, List<PortSpec> ports, String owner) {
+        return inner.publish(network, containerIp, ports, owner);
+    }
+
+    @Override
+    public List<PortMapping> unpublish(String network, InetAddress containerIp, List<PortSpec> ports, String owner) {
+        return inner.unpublish(network, containerIp, ports, owner);
+    }
+
+    @Override
+    public void listen(PortListener listener) {
+        inner.listen(listener);
+    }
+
+    @Override
+    public List<PortMapping> published(String network) {
+        return inner.published(network);
+    }
+
+    @Override
+    public void close() {
+        inner.close();
+    }
+}
