@@ -46,7 +46,8 @@ public final class SelfHealingDriver implements NetworkDriver {
      * unpublish is under way, and each of those recorded its commit in {@code wanted} (see
      * {@link Recorder}) before its caller got the result and let go of the read lock. So
      * {@code wanted} is what this process's commits left in the kernel, and whatever of it is
-     * missing someone else removed.
+     * missing someone else removed. Its own commits do not even wake the healer: the kernel
+     * names the committing thread of each transaction ({@link RulesetEvent#byThisProcess}).
      */
     private final ReadWriteLock lock = new ReentrantReadWriteLock();
     /** Guarded by itself: written by whichever thread commits, read by the repair and {@link #wanted()}. */
@@ -82,6 +83,11 @@ public final class SelfHealingDriver implements NetworkDriver {
     }
 
     private void onEvent(RulesetEvent e) {
+        if (e.byThisProcess()) {
+            // Its own unpublish, network removal or repair: what it did on purpose is no damage,
+            // and a repair per unpublish would hold every publish up (a repair takes milliseconds).
+            return;
+        }
         boolean foreign = e.kind() == RulesetEvent.Kind.OVERRUN
                 || e.table() != null && !e.table().equals(OWN_TABLE) && e.kind() != RulesetEvent.Kind.NEW_GENERATION;
         if (e.isRemoval() || foreign) {

@@ -1,11 +1,32 @@
 package dev.gatun.nft;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+
 /**
- * A change to the ruleset that the kernel announced: what happened to which object. For
- * elements, {@code name} is the set. OVERRUN means notifications were lost: read the ruleset
- * again.
+ * A change to the ruleset that the kernel announced: what happened to which object, and which
+ * thread committed it (0 when not known). For elements, {@code name} is the set. OVERRUN means
+ * notifications were lost: read the ruleset again.
  */
-public record RulesetEvent(Kind kind, Family family, String table, String name) {
+public record RulesetEvent(Kind kind, Family family, String table, String name, int committer) {
+
+    /** An event whose committer is not known (an overrun, a change read on its own). */
+    public RulesetEvent(Kind kind, Family family, String table, String name) {
+        this(kind, family, table, name, 0);
+    }
+
+    /** The same event, committed by thread {@code committer} (as the kernel names it: a thread id). */
+    RulesetEvent by(int committer) {
+        return new RulesetEvent(kind, family, table, name, committer);
+    }
+
+    /**
+     * Whether a thread of this process made the change. The kernel names the committing thread
+     * in the transaction's NEWGEN notification; a thread of ours is one under /proc/self/task.
+     */
+    public boolean byThisProcess() {
+        return committer > 0 && Files.exists(Path.of("/proc/self/task/" + committer));
+    }
 
     public enum Kind {
         NEW_TABLE, DELETE_TABLE, NEW_CHAIN, DELETE_CHAIN, NEW_RULE, DELETE_RULE, NEW_SET, DELETE_SET,

@@ -1,6 +1,7 @@
 package dev.gatun.nft;
 
 import dev.gatun.bindings.internal.kernel_h;
+import dev.gatun.bindings.internal.nfgenmsg;
 import dev.gatun.netlink.NetlinkMessages;
 import dev.gatun.netlink.NetlinkProtocol;
 import dev.gatun.netlink.NetlinkSocket;
@@ -8,6 +9,8 @@ import dev.gatun.netns.NetworkNamespace;
 
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Consumer;
 
 import static dev.gatun.bindings.internal.libnftnl_h.*;
@@ -38,23 +41,43 @@ public final class RulesetMonitor implements AutoCloseable {
                 kernel_h.NFNLGRP_NFTABLES), listener);
     }
 
+    /**
+     * Hands each transaction's events over when its NEWGEN arrives, which ends every commit and
+     * names the committing thread: a listener can then tell its own changes from others'.
+     */
     private void read(Consumer<RulesetEvent> listener) {
+        List<RulesetEvent> pending = new ArrayList<>();
         while (running) {
             NetlinkSocket.Receipt r = socket.receiveNotifications(m -> {
-                RulesetEvent e;
-                try {
-                    e = decode(m);
-                } catch (RuntimeException unreadable) {
-                    // A notification we cannot read still says something changed: re-read, as after an overrun.
-                    e = new RulesetEvent(RulesetEvent.Kind.OVERRUN, null, null, null);
+                RulesetEvent e = decodeOrOverrun(m);
+                if (e == null) {
+                    return;
                 }
-                if (e != null) {
+                if (e.kind() == RulesetEvent.Kind.NEW_GENERATION) {
+                    pending.forEach(p -> listener.accept(p.by(e.committer())));
+                    pending.clear();
                     listener.accept(e);
+                } else {
+                    pending.add(e);
                 }
             });
             if (r == NetlinkSocket.Receipt.OVERRUN) {
                 listener.accept(new RulesetEvent(RulesetEvent.Kind.OVERRUN, null, null, null));
             }
+            if (r != NetlinkSocket.Receipt.MESSAGES && !pending.isEmpty()) {
+                // No NEWGEN came (lost, or the overrun took it): deliver them, committer unknown.
+                pending.forEach(listener);
+                pending.clear();
+            }
+        }
+    }
+
+    private static RulesetEvent decodeOrOverrun(MemorySegment m) {
+        try {
+            return decode(m);
+        } catch (RuntimeException unreadable) {
+            // A notification we cannot read still says something changed: re-read, as after an overrun.
+            return new RulesetEvent(RulesetEvent.Kind.OVERRUN, null, null, null);
         }
     }
 
@@ -85,9 +108,20 @@ public final class RulesetMonitor implements AutoCloseable {
             case kernel_h.NFT_MSG_DELSET -> setEvent(m, RulesetEvent.Kind.DELETE_SET, false);
             case kernel_h.NFT_MSG_NEWSETELEM -> setEvent(m, RulesetEvent.Kind.NEW_ELEMENTS, true);
             case kernel_h.NFT_MSG_DELSETELEM -> setEvent(m, RulesetEvent.Kind.DELETE_ELEMENTS, true);
-            case kernel_h.NFT_MSG_NEWGEN -> new RulesetEvent(RulesetEvent.Kind.NEW_GENERATION, null, null, null);
+            case kernel_h.NFT_MSG_NEWGEN -> new RulesetEvent(RulesetEvent.Kind.NEW_GENERATION, null, null, null, committer(m));
             default -> null;
         };
+    }
+
+    /** NFTA_GEN_PROC_PID of a NEWGEN notification: the committing thread's id, 0 if absent. */
+    private static int committer(MemorySegment m) {
+        int[] pid = {0};
+        NetlinkMessages.forEachAttribute(m, NetlinkMessages.HEADER_BYTES + nfgenmsg.sizeof(), (type, payload) -> {
+            if (type == kernel_h.NFTA_GEN_PROC_PID && payload.byteSize() == Integer.BYTES) {
+                pid[0] = payload.get(NetlinkMessages.NETWORK_INT, 0);
+            }
+        });
+        return pid[0];
     }
 
     private static RulesetEvent setEvent(MemorySegment m, RulesetEvent.Kind kind, boolean elements) {

@@ -31,7 +31,10 @@ class RulesetMonitorTest {
                     break;
                 }
             }
-            assertThat(deleted).isEqualTo(new RulesetEvent(RulesetEvent.Kind.DELETE_TABLE, Family.IP, "gatun", "gatun"));
+            assertThat(deleted).usingRecursiveComparison().ignoringFields("committer")
+                    .isEqualTo(new RulesetEvent(RulesetEvent.Kind.DELETE_TABLE, Family.IP, "gatun", "gatun"));
+            assertThat(deleted.committer()).as("the nft process's thread").isPositive();
+            assertThat(deleted.byThisProcess()).isFalse();
         }
     }
 
@@ -49,7 +52,31 @@ class RulesetMonitorTest {
             while (e != null && e.kind() != RulesetEvent.Kind.DELETE_ELEMENTS) {
                 e = events.poll(2, TimeUnit.SECONDS);
             }
-            assertThat(e).isEqualTo(new RulesetEvent(RulesetEvent.Kind.DELETE_ELEMENTS, Family.IP, "gatun", "bridges"));
+            assertThat(e).usingRecursiveComparison().ignoringFields("committer")
+                    .isEqualTo(new RulesetEvent(RulesetEvent.Kind.DELETE_ELEMENTS, Family.IP, "gatun", "bridges"));
+            assertThat(e.byThisProcess()).isFalse();
+        }
+    }
+
+    @Test
+    void aChangeThisProcessCommittedSaysSo(NetworkNamespace a) throws InterruptedException {
+        Table gatun = Table.of(Family.IP, "gatun");
+        NftSet set = NftSet.of(gatun, "bridges", DataType.IFNAME);
+        try (Nftables nft = Nftables.open(a)) {
+            nft.transaction().add(gatun).add(set).addElements(set, java.util.List.of(Element.of("gatun0"))).commit();
+        }
+        LinkedBlockingQueue<RulesetEvent> events = new LinkedBlockingQueue<>();
+        try (RulesetMonitor monitor = RulesetMonitor.start(a, events::add); Nftables nft = Nftables.open(a)) {
+            // Committed from another thread of this process: the kernel names that thread.
+            Thread t = Thread.ofPlatform().start(() ->
+                    nft.transaction().deleteElements(set, java.util.List.of(Element.of("gatun0"))).commit());
+            t.join();
+            RulesetEvent e = events.poll(10, TimeUnit.SECONDS);
+            while (e != null && e.kind() != RulesetEvent.Kind.DELETE_ELEMENTS) {
+                e = events.poll(2, TimeUnit.SECONDS);
+            }
+            assertThat(e).isNotNull();
+            assertThat(e.byThisProcess()).as("committed by thread %d", e.committer()).isTrue();
         }
     }
 }
