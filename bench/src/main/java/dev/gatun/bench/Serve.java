@@ -14,13 +14,11 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A {@code gatun serve} for one namespace, started through the launcher as its users start it
@@ -37,15 +35,20 @@ final class Serve implements AutoCloseable {
     final Path socket;
     private final Process process;
     private final CompletableFuture<String> ready = new CompletableFuture<>();
-    private final AtomicInteger ran = new AtomicInteger();
-    private final List<String> failed = new ArrayList<>();
-    private final List<String> log = new ArrayList<>();
+    /**
+     * Its stderr, the log: a file rather than a pipe, so that what it wrote is all there once it
+     * has exited (lines read from a pipe by a thread could still be on their way).
+     */
+    private final Path logFile;
+    /** Requests this harness sent the serve itself (the warm-up), each a command it ran. */
+    private int sent;
 
-    private Serve(Path launcher, NetworkNamespace ns) {
-        socket = Path.of("/run/gatun/netns-" + ns.inode() + ".sock");
-        List<String> cmd = List.of(launcher.toString(), "--netns", ns.name(), "serve", "--log-requests");
+    /** Runs {@code cmd}, a serve (or in a test, what stands in for one) that listens on {@code socket}. */
+    Serve(List<String> cmd, Path socket) {
+        this.socket = socket;
         try {
-            process = new ProcessBuilder(cmd).start();
+            logFile = Files.createTempFile("gatun-bench-serve-", ".log");
+            process = new ProcessBuilder(cmd).redirectError(logFile.toFile()).start();
         } catch (IOException e) {
             throw new IllegalStateException("cannot start " + String.join(" ", cmd) + ": " + e.getMessage(), e);
         }
@@ -59,12 +62,12 @@ final class Serve implements AutoCloseable {
                 ready.complete(line);
             }
         });
-        reader(process.getErrorStream(), "stderr", this::logged);
     }
 
     /** Starts a serve for {@code ns}; {@link #awaitReady} waits for it. */
     static Serve launch(Path launcher, NetworkNamespace ns) {
-        return new Serve(launcher, ns);
+        return new Serve(List.of(launcher.toString(), "--netns", ns.name(), "serve", "--log-requests"),
+                Path.of("/run/gatun/netns-" + ns.inode() + ".sock"));
     }
 
     /** Starts a serve for {@code ns} and waits until it prints its ready line. */
@@ -120,9 +123,6 @@ final class Serve implements AutoCloseable {
         return sent - before;
     }
 
-    /** Requests this harness sent the serve itself (the warm-up), each a command it ran. */
-    private int sent;
-
     int sent() {
         return sent;
     }
@@ -158,32 +158,30 @@ final class Serve implements AutoCloseable {
         return process.pid();
     }
 
-    private void logged(String line) {
-        synchronized (log) {
-            if (line.contains("gatun serve: ran gatun ")) {
-                if (line.endsWith(": exit 0")) {
-                    ran.incrementAndGet();
-                } else {
-                    failed.add(line);
-                }
-            } else {
-                log.add(line);
-            }
+    /** The lines of its log. */
+    private List<String> lines() {
+        try {
+            return Files.readAllLines(logFile, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read the serve's log " + logFile + ": " + e.getMessage(), e);
         }
+    }
+
+    private static boolean isCommand(String line) {
+        return line.contains("gatun serve: ran gatun ");
     }
 
     /** Commands the serve ran and that exited 0, by its request log. */
     int ran() {
-        return ran.get();
+        return (int) lines().stream().filter(l -> isCommand(l) && l.endsWith(": exit 0")).count();
     }
 
     /** Its log lines other than the commands it ran. */
     List<String> log() {
-        synchronized (log) {
-            return List.copyOf(log);
-        }
+        return lines().stream().filter(l -> !isCommand(l)).toList();
     }
 
+    /** Reads its stdout for the ready line. */
     private void reader(InputStream in, String what, java.util.function.Consumer<String> each) {
         Thread t = new Thread(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
@@ -296,8 +294,6 @@ final class Serve implements AutoCloseable {
                 throw new IllegalStateException("gatun serve did not stop within 30 s of SIGTERM");
             }
             status = process.exitValue();
-            // Its stderr reader may still hold the last lines.
-            Thread.sleep(50);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
@@ -309,31 +305,41 @@ final class Serve implements AutoCloseable {
         if (Files.exists(socket)) {
             throw new IllegalStateException("gatun serve exited but left " + socket);
         }
-        synchronized (log) {
-            if (!failed.isEmpty()) {
-                throw new IllegalStateException("commands failed in gatun serve:\n  " + String.join("\n  ", failed));
-            }
+        List<String> failed = lines().stream().filter(l -> isCommand(l) && !l.endsWith(": exit 0")).toList();
+        if (!failed.isEmpty()) {
+            throw new IllegalStateException("commands failed in gatun serve:\n  " + String.join("\n  ", failed));
         }
         return ran();
     }
 
-    /** Stops it if it still runs (a failed case): SIGTERM, then SIGKILL after ten seconds. */
+    /** Stops it if it still runs (a failed case): SIGTERM, then SIGKILL after ten seconds; removes its log. */
     @Override
     public void close() {
-        if (!process.isAlive()) {
-            return;
-        }
-        process.destroy();
         try {
-            if (!process.waitFor(10, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-                process.waitFor(10, TimeUnit.SECONDS);
+            stopIfRunning();
+        } finally {
+            try {
+                Files.deleteIfExists(logFile);
+            } catch (IOException e) {
+                System.err.println("bench: cannot remove " + logFile + ": " + e.getMessage());
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            process.destroyForcibly();
         }
-        // Killed, it could not remove its socket: a client would find it and fall back (stale).
+    }
+
+    private void stopIfRunning() {
+        if (process.isAlive()) {
+            process.destroy();
+            try {
+                if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                    process.waitFor(10, TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                process.destroyForcibly();
+            }
+        }
+        // Killed, or died, it could not remove its socket: nothing answers there any more.
         if (!process.isAlive()) {
             try {
                 Files.deleteIfExists(socket);

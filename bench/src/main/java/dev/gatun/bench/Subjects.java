@@ -297,6 +297,8 @@ final class Subjects {
             m.putAll(waits);
             m.put("ran_by_serve", ran);
             m.put("serve_exit", 0);
+            // What else it logged (a repair would show here), but for its last line.
+            m.put("serve_log", serve.log().stream().filter(l -> !l.contains("gatun serve: stopping")).limit(10).toList());
             return m;
         }
 
