@@ -28,7 +28,7 @@ final class Footprint {
      * quick run), and reports its memory at each step. Removes the namespace again.
      */
     static Map<String, Object> measure(Path launcher, Path timer, int mappings, boolean quick) {
-        int seconds = quick ? 2 : 5;
+        int seconds = quick ? 1 : 5;
         String name = "gatun-bench-" + ProcessHandle.current().pid() + "-footprint";
         NetworkNamespace ns = NamedNamespaces.create(name);
         Map<String, Object> m = new LinkedHashMap<>();
@@ -37,7 +37,7 @@ final class Footprint {
             try (Serve serve = Serve.start(launcher, ns)) {
                 // Idle: its start-up done (the JIT included), nothing asked of it.
                 if (quick) {
-                    serve.awaitIdle(3, 300, 10_000);
+                    serve.awaitIdle(2, 250, 10_000);
                 } else {
                     serve.awaitIdle(4, 500, 30_000);
                 }

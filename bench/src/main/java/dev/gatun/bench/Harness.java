@@ -162,14 +162,18 @@ public final class Harness implements Callable<Integer> {
                 () -> new Subjects.DockerIptables("iptables-legacy", timer), () -> new Subjects.DockerNftShape(timer));
     }
 
-    /** How long the served tool's serve may be warmed up before a case (Serve.warmUp): less in the quick run. */
+    /**
+     * How long the served tool's serve may be warmed up before a case (Serve.warmUp), as long as
+     * a worker's warm-up may take. The quick run (a smoke run, under two minutes) gives it half a
+     * second, a few dozen requests: its served figures are those of a serve that has barely started.
+     */
     private long serveWarmUpMs() {
-        return quick ? 1_500 : 20_000;
+        return quick ? 500 : 20_000;
     }
 
     /** How long to wait at most for the serve's JIT to be idle: as long as for the workers', less in the quick run. */
     private long serveIdleMs() {
-        return quick ? 2_000 : 10_000;
+        return quick ? 1_000 : 10_000;
     }
 
     /**
