@@ -124,7 +124,7 @@ public final class Harness implements Callable<Integer> {
         }
         Map<String, Object> ratios = ratios(existing);
         Map<String, Object> controls = controls();
-        Map<String, String> method = Method.describe(contention);
+        Map<String, String> method = Method.describe(contention, serveWarmUpMs());
         Files.createDirectories(out);
         Path svg = out.resolve("scale.svg");
         Files.writeString(svg, Svg.scaleCurve(results.stream().filter(r -> r.caseName.equals("publish")).toList()));

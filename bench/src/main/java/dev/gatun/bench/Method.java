@@ -8,7 +8,7 @@ final class Method {
 
     private Method() {}
 
-    static Map<String, String> describe(int contention) {
+    static Map<String, String> describe(int contention, long serveWarmUpMs) {
         Map<String, String> m = new LinkedHashMap<>();
         m.put("gatun, java-floor", "in a JVM of their own per case, warm (publishing until the JIT is idle), driven over a"
                 + " pipe; each publish timed inside that JVM");
@@ -24,7 +24,9 @@ final class Method {
                 + " running for the tool's namespace, so that the launcher's C client forwards it and no JVM starts. The"
                 + " serve starts after the mappings are in place and is brought to a long-running serve's steady state as"
                 + " gatun in-process is: the samples' command line (and its unpublish) sent on its socket as the client"
-                + " sends it, on other ports, until its JIT is idle or a time limit (served_checks: requests and waits);"
+                + " sends it, on other ports, until its JIT is idle or for at most " + serveWarmUpMs + " ms"
+                + (serveWarmUpMs < 5_000 ? " (the quick run's: a serve that has barely started, several ms slower per"
+                + " command than a warm one)" : "") + " (served_checks: requests and waits);"
                 + " then the unmeasured round, which warms the launcher and the client as it warms every process tool. It"
                 + " stops with SIGTERM after the case and must exit 0 and remove its socket, and every command must be in"
                 + " its request log, or the run fails: one that fell back to a JVM is never reported as served");
