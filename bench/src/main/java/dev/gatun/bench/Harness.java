@@ -42,6 +42,10 @@ public final class Harness implements Callable<Integer> {
     Path out;
 
     private final List<Result> results = new ArrayList<>();
+    /** What tools that must show how they ran reported after each case (the served one-shot: its serve's request count). */
+    private final List<Map<String, Object>> checks = new ArrayList<>();
+    /** The serve's memory, idle and holding many mappings. */
+    private Map<String, Object> footprint;
     /** run_timed, which runs the command-line tools inside their namespaces (InNamespace). */
     private Path timer;
     private int steps;
@@ -74,12 +78,14 @@ public final class Harness implements Callable<Integer> {
         int samples = quick ? 7 : 31;
         int contention = quick ? 10 : 100;
         int threadsOps = quick ? 100 : 200;
-        steps = existing.size() + 6;
+        int footprintMappings = quick ? 10_000 : 100_000;
+        steps = existing.size() + 7;
         try {
             for (int n : existing) {
                 progress("one publish with " + n + " mappings present");
                 List<Supplier<Subjects.Subject>> tools = new ArrayList<>(subjects(root, cRef));
                 tools.add(Subjects.InProcess::javaFloor);
+                tools.add(() -> Subjects.GatunServed.clientOnly(root, timer, serveWarmUpMs(), serveIdleMs()));
                 compare("publish", n, samples, 1, List.of(1), tools);
             }
             progress("the controls: a process that does nothing, bare, in nsenter, and as the method before ran each call");
@@ -103,8 +109,13 @@ public final class Harness implements Callable<Integer> {
             for (int i = 0; i < 32; i++) {
                 ports32.add(61000 + i);
             }
-            compare("publish-32-ports", 0, quick ? 3 : 10, 1, ports32, List.of(() -> new Subjects.GatunCli(root, timer),
-                    () -> new Subjects.DockerIptables("iptables-nft", timer), () -> new Subjects.InProcess("gatun", 32)));
+            // The served tool first: its serve starts while the others are set up.
+            compare("publish-32-ports", 0, quick ? 3 : 10, 1, ports32, List.of(
+                    () -> new Subjects.GatunServed(root, timer, 32, serveWarmUpMs(), serveIdleMs()),
+                    () -> new Subjects.GatunCli(root, timer), () -> new Subjects.DockerIptables("iptables-nft", timer),
+                    () -> new Subjects.InProcess("gatun", 32)));
+            progress("gatun serve's memory, idle and with " + footprintMappings + " mappings published through it");
+            footprint = Footprint.measure(root.resolve("gatun"), timer, footprintMappings, quick);
             progress("16 threads publishing single mappings");
             groupCommit(threadsOps, quick ? 3 : 9);
         } finally {
@@ -113,7 +124,7 @@ public final class Harness implements Callable<Integer> {
         }
         Map<String, Object> ratios = ratios(existing);
         Map<String, Object> controls = controls();
-        Map<String, String> method = Method.describe(contention);
+        Map<String, String> method = Method.describe(contention, serveWarmUpMs());
         Files.createDirectories(out);
         Path svg = out.resolve("scale.svg");
         Files.writeString(svg, Svg.scaleCurve(results.stream().filter(r -> r.caseName.equals("publish")).toList()));
@@ -134,18 +145,35 @@ public final class Harness implements Callable<Integer> {
             doc.put("results", rows);
             doc.put("ratios", ratios);
             doc.put("controls", controls);
+            doc.put("served_checks", checks);
+            doc.put("serve_footprint", footprint);
             doc.put("method", method);
             System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(doc));
         } else {
-            Report.table(results, ratios, controls, method, svg);
+            Report.table(results, ratios, controls, checks, footprint, method, svg);
         }
         return 0;
     }
 
     private List<Supplier<Subjects.Subject>> subjects(Path root, Path cRef) {
-        return List.of(Subjects.InProcess::gatun, () -> new Subjects.GatunCli(root, timer), () -> new Subjects.CReference(cRef),
+        return List.of(Subjects.InProcess::gatun, () -> new Subjects.GatunCli(root, timer),
+                () -> new Subjects.GatunServed(root, timer, 1, serveWarmUpMs(), serveIdleMs()), () -> new Subjects.CReference(cRef),
                 () -> new Subjects.NftBinary(timer), () -> new Subjects.DockerIptables("iptables-nft", timer),
                 () -> new Subjects.DockerIptables("iptables-legacy", timer), () -> new Subjects.DockerNftShape(timer));
+    }
+
+    /**
+     * How long the served tool's serve may be warmed up before a case (Serve.warmUp), as long as
+     * a worker's warm-up may take. The quick run (a smoke run, under two minutes) gives it half a
+     * second, a few dozen requests: its served figures are those of a serve that has barely started.
+     */
+    private long serveWarmUpMs() {
+        return quick ? 500 : 20_000;
+    }
+
+    /** How long to wait at most for the serve's JIT to be idle: as long as for the workers', less in the quick run. */
+    private long serveIdleMs() {
+        return quick ? 1_000 : 10_000;
     }
 
     /**
@@ -207,9 +235,25 @@ public final class Harness implements Callable<Integer> {
                     subjects.forEach(Subjects.Subject::settle);
                 }
             }
+            for (Subjects.Subject s : subjects) {
+                check(caseName, existing, s);
+            }
             times.forEach((s, t) -> results.add(new Result(caseName, s.tool, existing, t)));
         } finally {
             subjects.forEach(Subjects.Subject::close);
+        }
+    }
+
+    /** Keeps what a tool reports about how it ran (Subject.finish), which fails the run if it did not run as reported. */
+    private void check(String caseName, int existing, Subjects.Subject s) {
+        Map<String, Object> reported = s.finish();
+        if (reported != null) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("case", caseName);
+            m.put("existing", existing);
+            m.put("tool", s.tool);
+            m.putAll(reported);
+            checks.add(m);
         }
     }
 
@@ -224,7 +268,8 @@ public final class Harness implements Callable<Integer> {
 
     /**
      * Each tool makes {@code count} separate publishes of one port, in a row, while
-     * /run/xtables.lock is held for three seconds: the same work for every tool, none batched.
+     * /run/xtables.lock is held for three seconds (or until the row is done, if that is sooner:
+     * nothing is measured after it): the same work for every tool, none batched.
      * Before the lock is taken each gets one unmeasured publish, as the unmeasured round of the
      * other cases. The result is the sum of the publishes as each tool times them: the wall time
      * of the row would also hold the pipe and a worker's request code running for the first time
@@ -241,7 +286,9 @@ public final class Harness implements Callable<Integer> {
                 s.publish(List.of(59999));
                 Process holder = XtablesLock.hold(3);
                 long us = s.publishInARow(ports).stream().mapToLong(Long::longValue).sum();
-                holder.waitFor();
+                // Held through every publish of the row (or for the three seconds): no need to wait out the rest.
+                XtablesLock.release(holder);
+                check("contention", 0, s);
                 results.add(new Result("contention", s.tool, 0, List.of(us)));
             }
         }
@@ -312,6 +359,14 @@ public final class Harness implements Callable<Integer> {
                 find("16-threads-group-commit", "gatun", 0)));
         r.put("cli_32port_iptables_nft_over_gatun", ratio(find("publish-32-ports", "iptables-nft", 0),
                 find("publish-32-ports", "gatun-cli", 0)));
+        // The one-shot command with a serve running (the C client, no JVM) against Docker-style
+        // iptables-nft, and the JVM path (no serve) over it.
+        r.put("iptables_nft_over_served", ratio(find("publish", "iptables-nft", 0), find("publish", "gatun-served", 0)));
+        r.put("served_32port_iptables_nft_over_served", ratio(find("publish-32-ports", "iptables-nft", 0),
+                find("publish-32-ports", "gatun-served", 0)));
+        r.put("cli_over_served", ratio(find("publish", "gatun-cli", 0), find("publish", "gatun-served", 0)));
+        r.put("cli_32port_over_served", ratio(find("publish-32-ports", "gatun-cli", 0),
+                find("publish-32-ports", "gatun-served", 0)));
         return r;
     }
 
@@ -329,6 +384,11 @@ public final class Harness implements Callable<Integer> {
         c.put("old_method_process_us", old);
         c.put("nsenter_adds_us_per_call", bare == null || wrapped == null ? null : wrapped - bare);
         c.put("old_method_added_us_per_call", bare == null || old == null ? null : old - bare);
+        // The served one-shot command split: the launcher (bash) before the C client, and the client with the serve.
+        Long served = find("publish", "gatun-served", 0);
+        Long client = find("publish", "gatun-client", 0);
+        c.put("served_client_only_us", client);
+        c.put("served_launcher_adds_us_per_call", served == null || client == null ? null : served - client);
         return c;
     }
 

@@ -8,18 +8,34 @@ final class Method {
 
     private Method() {}
 
-    static Map<String, String> describe(int contention) {
+    static Map<String, String> describe(int contention, long serveWarmUpMs) {
         Map<String, String> m = new LinkedHashMap<>();
         m.put("gatun, java-floor", "in a JVM of their own per case, warm (publishing until the JIT is idle), driven over a"
                 + " pipe; each publish timed inside that JVM");
         m.put("c", "the C floor, one process per case, driven over a pipe; each publish timed inside it");
-        m.put("nft, iptables-nft, iptables-legacy, docker-nft-shape, gatun-cli", "as their users run them, from a process"
+        m.put("nft, iptables-nft, iptables-legacy, docker-nft-shape, gatun-cli, gatun-served, gatun-client", "as their users run them, from a process"
                 + " already inside the namespace: run_timed (bench/src/main/c), started once per tool and case in the"
                 + " tool's namespace, looks each tool up on PATH before its clock starts, then spawns it directly"
                 + " (posix_spawn, as Go's os/exec under dockerd), writes its input, reads its output until it closes and"
                 + " reaps it; the interval is that and nothing else (no nsenter, no JVM process launcher). iptables"
                 + " Docker style: for each of a port's three rules -C then -A, each its own process, with -w;"
                 + " ./gatun publish without --netns, as a script on the host runs it");
+        m.put("gatun-served", "./gatun publish run exactly as gatun-cli, with ./gatun --netns NS serve --log-requests"
+                + " running for the tool's namespace, so that the launcher's C client forwards it and no JVM starts. The"
+                + " serve starts after the mappings are in place and is brought to a long-running serve's steady state as"
+                + " gatun in-process is: the samples' command line (and its unpublish) sent on its socket as the client"
+                + " sends it, on other ports, until its JIT is idle or for at most " + serveWarmUpMs + " ms"
+                + (serveWarmUpMs < 5_000 ? " (the quick run's: a serve that has barely started, several ms slower per"
+                + " command than a warm one)" : "") + " (served_checks: requests and waits);"
+                + " then the unmeasured round, which warms the launcher and the client as it warms every process tool. It"
+                + " stops with SIGTERM after the case and must exit 0 and remove its socket, and every command must be in"
+                + " its request log, or the run fails: one that fell back to a JVM is never reported as served");
+        m.put("gatun-client", "a control for gatun-served, run and checked the same way with a serve of its own: the C"
+                + " client alone (cli/target/gatun-client publish ..., what the launcher runs first), so that gatun-served"
+                + " splits into the launcher's bash and what the client and the serve cost; interleaved cases only");
+        m.put("serve footprint", "a serve in a fresh namespace with one network: VmRSS and VmHWM from /proc/PID/status"
+                + " once its CPU is idle, right after two ./gatun publish calls through it (a tcp and a udp range, half"
+                + " the mappings each), and some seconds later");
         m.put("control-process", "true run and timed the same way (the least any one-process call costs), the same"
                 + " through nsenter --net=NS, and as the earlier method ran every call of nft, iptables and the Docker"
                 + " nftables shape (nsenter --net=NS started and timed from the harness's JVM); controls: what each"

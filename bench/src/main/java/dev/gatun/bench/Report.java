@@ -10,7 +10,7 @@ final class Report {
     private Report() {}
 
     static void table(List<Harness.Result> results, Map<String, Object> ratios, Map<String, Object> controls,
-                      Map<String, String> method, Path svg) {
+                      List<Map<String, Object>> checks, Map<String, Object> footprint, Map<String, String> method, Path svg) {
         String last = "";
         for (Harness.Result r : results) {
             // A case measured with several numbers of mappings present says which one.
@@ -30,6 +30,18 @@ final class Report {
         ratios.forEach((k, v) -> System.out.printf("  %-38s %s%n", k, v == null ? "not measured in this run" : v));
         System.out.println();
         controls.forEach((k, v) -> System.out.printf("  %-38s %s%n", k, v == null ? "not measured in this run" : v));
+        System.out.println();
+        System.out.println("the served one-shot tool, by its serve's request log:");
+        for (Map<String, Object> c : checks) {
+            System.out.printf("  %-22s %7s mappings: %s%n", c.get("case"), c.get("existing"), c);
+        }
+        System.out.println();
+        System.out.println("gatun serve's memory:");
+        if (footprint == null) {
+            System.out.println("  not measured in this run");
+        } else {
+            footprint.forEach((k, v) -> System.out.printf("  %-38s %s%n", k, v == null ? "-" : v));
+        }
         System.out.println();
         System.out.println("how each tool ran:");
         method.forEach((k, v) -> System.out.printf("  %s: %s%n", k, v));

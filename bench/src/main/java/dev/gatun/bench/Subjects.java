@@ -17,7 +17,9 @@ import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
@@ -83,6 +85,15 @@ final class Subjects {
         /** Publishes host ports {@code ports} (each to the same container port); returns microseconds. */
         abstract long publish(List<Integer> ports);
 
+        /**
+         * After the case's samples, before they are kept: a tool that must show how it ran checks
+         * it here (and throws, failing the run, when it did not run as reported); returns what to
+         * report beside its samples, or null.
+         */
+        Map<String, Object> finish() {
+            return null;
+        }
+
         /** Publishes the ports one by one, in a row; returns each one's microseconds. */
         List<Long> publishInARow(List<Integer> ports) {
             List<Long> out = new ArrayList<>();
@@ -143,23 +154,160 @@ final class Subjects {
      * The one-shot command, a new JVM per publish, as a script on the host runs it: started by a
      * process already inside the namespace, like the other command-line tools, so it needs no --netns.
      */
-    static final class GatunCli extends OnGatunTable {
-        private final Path launcher;
+    static class GatunCli extends OnGatunTable {
+        /** The gatun command (./gatun). */
+        final Path launcher;
+        /** What each publish runs: the launcher, or for a control the C client it runs first. */
+        private final Path program;
+        /** How many times this tool ran the command. */
+        int calls;
 
         GatunCli(Path root, Path timer) {
-            super("gatun-cli");
+            this("gatun-cli", root, timer, root.resolve("gatun"));
+        }
+
+        GatunCli(String tool, Path root, Path timer, Path program) {
+            super(tool);
             launcher = root.resolve("gatun");
+            this.program = program;
             setUp(() -> runInside(timer));
         }
 
         @Override
         long publish(List<Integer> ports) {
-            List<String> cmd = new ArrayList<>(List.of(launcher.toString(), "publish", "n1", CONTAINER));
+            List<String> cmd = new ArrayList<>(List.of(program.toString(), "publish", "n1", CONTAINER));
             for (int p : ports) {
                 cmd.add("-p");
                 cmd.add(p + ":" + p);
             }
+            calls++;
             return inside().time(cmd, null);
+        }
+    }
+
+    /**
+     * The same one-shot command, run the same way, with a {@code gatun serve} running for the
+     * namespace: the launcher's C client sends it to the serve and no JVM starts. The serve starts
+     * (through the launcher, {@code --netns NS serve --log-requests}) after the mappings are in
+     * place, as on a host where it runs with them, is warmed up as a long-running serve is warm
+     * (see warmUp), and stops with SIGTERM after the case. Every command must show up in its
+     * request log: one that fell back to a JVM fails the run instead of being reported as served.
+     */
+    static final class GatunServed extends GatunCli {
+        /** The C client that the launcher runs first, built by the launcher. */
+        static Path client(Path root) {
+            return root.resolve("cli/target/gatun-client");
+        }
+
+        /** Ports for the serve's warm-up: none of the cases publishes there. */
+        private static final int WARM_UP_PORT = 62000;
+        private final int width;
+        private final long warmUpLimitMs;
+        private Serve serve;
+        private final long idleLimitMs;
+        private int warmUpRequests;
+        /** How long each wait before the samples took (the quick run's budget is tight). */
+        private final Map<String, Object> waits = new LinkedHashMap<>();
+
+        /**
+         * {@code width}: how many ports each publish of the case takes, so that the warm-up sends
+         * the same command line; {@code warmUpLimitMs}: at most this long warming the serve up;
+         * {@code idleLimitMs}: at most this long waiting for its JIT to be idle, after the warm-up
+         * and after the unmeasured round.
+         */
+        GatunServed(Path root, Path timer, int width, long warmUpLimitMs, long idleLimitMs) {
+            this("gatun-served", root, timer, root.resolve("gatun"), width, warmUpLimitMs, idleLimitMs);
+        }
+
+        /**
+         * The control: the C client alone ({@code cli/target/gatun-client publish ...}, what the
+         * launcher runs first) with a serve running, so the served tool splits into the launcher's
+         * bash and what the client and the serve cost.
+         */
+        static GatunServed clientOnly(Path root, Path timer, long warmUpLimitMs, long idleLimitMs) {
+            return new GatunServed("gatun-client", root, timer, client(root), 1, warmUpLimitMs, idleLimitMs);
+        }
+
+        private GatunServed(String tool, Path root, Path timer, Path program, int width, long warmUpLimitMs,
+                            long idleLimitMs) {
+            super(tool, root, timer, program);
+            this.width = width;
+            this.warmUpLimitMs = warmUpLimitMs;
+            this.idleLimitMs = idleLimitMs;
+        }
+
+        /** The mappings first, then the serve, which reads them at start: it starts while the other tools are set up. */
+        @Override
+        void populate(int existing) {
+            super.populate(existing);
+            serve = Serve.launch(launcher, ns);
+        }
+
+        /**
+         * Brings the serve to a long-running serve's steady state, as the in-process tools are
+         * brought to theirs: the samples' command line on other ports, undone again, sent until its
+         * JIT is idle. The launcher and the client are new processes in every sample, as every other
+         * command-line tool's, warmed by the unmeasured round as theirs are.
+         */
+        @Override
+        void warmUp() {
+            if (serve == null) {
+                serve = Serve.launch(launcher, ns);
+            }
+            long t = System.nanoTime();
+            serve.awaitReady();
+            long ready = System.nanoTime();
+            warmUpRequests = serve.warmUp(command("publish"), command("unpublish"), warmUpLimitMs);
+            long warm = System.nanoTime();
+            serve.awaitIdleJit(idleLimitMs);
+            waits.put("ready_wait_ms", (ready - t) / 1_000_000);
+            waits.put("warm_up_ms", (warm - ready) / 1_000_000);
+            waits.put("jit_idle_wait_ms", (System.nanoTime() - warm) / 1_000_000);
+        }
+
+        /** The samples' command line, on the warm-up's ports. */
+        private List<String> command(String verb) {
+            List<String> cmd = new ArrayList<>(List.of(verb, "n1", CONTAINER));
+            for (int i = 0; i < width; i++) {
+                cmd.add("-p");
+                cmd.add((WARM_UP_PORT + i) + ":" + (WARM_UP_PORT + i));
+            }
+            return cmd;
+        }
+
+        @Override
+        void settle() {
+            long t = System.nanoTime();
+            serve.awaitIdleJit(idleLimitMs);
+            waits.put("settle_wait_ms", (System.nanoTime() - t) / 1_000_000);
+        }
+
+        @Override
+        Map<String, Object> finish() {
+            int ran = serve.stop();
+            int expected = calls + serve.sent();
+            if (ran != expected) {
+                throw new IllegalStateException("gatun serve ran " + ran + " commands, not the " + calls + " one-shot commands of "
+                        + tool + " and the " + serve.sent() + " of its warm-up: " + (expected - ran)
+                        + " fell back to a JVM, so they were not served");
+            }
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("commands", calls);
+            m.put("warm_up_requests", warmUpRequests);
+            m.putAll(waits);
+            m.put("ran_by_serve", ran);
+            m.put("serve_exit", 0);
+            // What else it logged (a repair would show here), but for its last line.
+            m.put("serve_log", serve.log().stream().filter(l -> !l.contains("gatun serve: stopping")).limit(10).toList());
+            return m;
+        }
+
+        @Override
+        public void close() {
+            if (serve != null) {
+                serve.close();
+            }
+            super.close();
         }
     }
 

@@ -16,7 +16,17 @@ final class XtablesLock {
             }
             Thread.sleep(10);
         }
-        holder.destroy();
+        release(holder);
         throw new IllegalStateException("could not take /run/xtables.lock");
+    }
+
+    /**
+     * Ends the holder if it still holds the lock (a tool that finished its publishes before the
+     * time was up need not wait for it): flock and its sleep, which inherited the locked file.
+     */
+    static void release(Process holder) throws InterruptedException {
+        holder.descendants().forEach(ProcessHandle::destroy);
+        holder.destroy();
+        holder.waitFor();
     }
 }

@@ -1,0 +1,100 @@
+package dev.gatun.bench;
+
+import dev.gatun.netns.NamedNamespaces;
+import dev.gatun.netns.NetworkNamespace;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What a {@code gatun serve} holds in memory: its resident set (VmRSS) and peak (VmHWM) from
+ * /proc/PID/status, idle with one network, then right after and some seconds after many
+ * mappings were published through it, as one-shot commands of a script in its namespace send
+ * them (two calls, a tcp and a udp port range).
+ */
+final class Footprint {
+
+    /** The targets of the issue that asked for this measurement, in MiB. */
+    static final long IDLE_TARGET_MB = 64;
+    static final long LOADED_TARGET_MB = 128;
+
+    private Footprint() {}
+
+    /**
+     * Starts a serve in a fresh namespace with network n1, publishes {@code mappings} mappings
+     * through it (half tcp, half udp, host ports from 10000 on), waits some seconds (fewer in the
+     * quick run), and reports its memory at each step. Removes the namespace again.
+     */
+    static Map<String, Object> measure(Path launcher, Path timer, int mappings, boolean quick) {
+        int seconds = quick ? 1 : 5;
+        String name = "gatun-bench-" + ProcessHandle.current().pid() + "-footprint";
+        NetworkNamespace ns = NamedNamespaces.create(name);
+        Map<String, Object> m = new LinkedHashMap<>();
+        try (InNamespace inside = new InNamespace(timer, ns.path())) {
+            Subjects.OnGatunTable.createNetwork(ns);
+            try (Serve serve = Serve.start(launcher, ns)) {
+                // Idle: its start-up done (the JIT included), nothing asked of it.
+                if (quick) {
+                    serve.awaitIdle(2, 250, 10_000);
+                } else {
+                    serve.awaitIdle(4, 500, 30_000);
+                }
+                Serve.Memory idle = serve.memory();
+                int half = mappings / 2;
+                String range = 10_000 + "-" + (10_000 + half - 1);
+                long publishMicros = 0;
+                int published = 0;
+                for (String proto : List.of("tcp", "udp")) {
+                    InNamespace.Run r = inside.run(List.of(launcher.toString(), "publish", "n1", Subjects.CONTAINER,
+                            "-p", range + "/" + proto, "--owner", "footprint"), null);
+                    if (r.status() != 0) {
+                        throw new IllegalStateException("publishing " + range + "/" + proto + " through the serve exited "
+                                + r.status() + ": " + r.output().lines().limit(5).toList());
+                    }
+                    publishMicros += r.micros();
+                    published += (int) r.output().lines().filter(l -> l.startsWith("published ")).count();
+                }
+                if (published != 2 * half) {
+                    throw new IllegalStateException("the serve reported " + published + " mappings published, not " + 2 * half);
+                }
+                Serve.Memory after = serve.memory();
+                sleep(seconds);
+                Serve.Memory later = serve.memory();
+                int ran = serve.stop();
+                if (ran != 2) {
+                    throw new IllegalStateException("gatun serve ran " + ran + " of the 2 publish commands: the others"
+                            + " fell back to a JVM");
+                }
+                m.put("mappings", 2 * half);
+                m.put("idle_rss_kb", idle.rssKb());
+                m.put("idle_hwm_kb", idle.hwmKb());
+                m.put("idle_target_kb", IDLE_TARGET_MB * 1024);
+                m.put("idle_met", idle.rssKb() <= IDLE_TARGET_MB * 1024);
+                m.put("publish_ms", publishMicros / 1000);
+                m.put("rss_right_after_publish_kb", after.rssKb());
+                m.put("seconds_waited", seconds);
+                m.put("loaded_rss_kb", later.rssKb());
+                m.put("loaded_hwm_kb", later.hwmKb());
+                m.put("loaded_target_kb", LOADED_TARGET_MB * 1024);
+                // The target is for 100,000 mappings; a quick run publishes fewer.
+                m.put("loaded_met", 2 * half == 100_000 ? later.rssKb() <= LOADED_TARGET_MB * 1024 : null);
+                m.put("target_mappings", 100_000);
+                m.put("commands_ran_by_serve", ran);
+            }
+        } finally {
+            NamedNamespaces.delete(name);
+        }
+        return m;
+    }
+
+    private static void sleep(int seconds) {
+        try {
+            Thread.sleep(seconds * 1000L);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}
