@@ -22,7 +22,8 @@ public record RulesetEvent(Kind kind, Family family, String table, String name, 
 
     /**
      * Whether a thread of this process made the change. The kernel names the committing thread
-     * in the transaction's NEWGEN notification; a thread of ours is one under /proc/self/task.
+     * in the transaction's NEWGEN notification; a thread of ours is one under /proc/self/task,
+     * so a thread that has ended by the time the event is read is not recognised.
      */
     public boolean byThisProcess() {
         return committer > 0 && Files.exists(Path.of("/proc/self/task/" + committer));

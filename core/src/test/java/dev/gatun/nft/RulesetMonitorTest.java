@@ -6,6 +6,7 @@ import dev.gatun.testing.Oracle;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -67,16 +68,29 @@ class RulesetMonitorTest {
         }
         LinkedBlockingQueue<RulesetEvent> events = new LinkedBlockingQueue<>();
         try (RulesetMonitor monitor = RulesetMonitor.start(a, events::add); Nftables nft = Nftables.open(a)) {
-            // Committed from another thread of this process: the kernel names that thread.
-            Thread t = Thread.ofPlatform().start(() ->
-                    nft.transaction().deleteElements(set, java.util.List.of(Element.of("gatun0"))).commit());
-            t.join();
+            // Committed from another thread of this process, which lives on (as serve's request
+            // threads do): the kernel names that thread. A thread that has ended by the time the
+            // event is read is not recognised; its change then only wakes a repair that finds nothing.
+            CountDownLatch seen = new CountDownLatch(1);
+            Thread t = Thread.ofPlatform().start(() -> {
+                nft.transaction().deleteElements(set, java.util.List.of(Element.of("gatun0"))).commit();
+                try {
+                    seen.await(20, TimeUnit.SECONDS);
+                } catch (InterruptedException ignored) {
+                    // the test is over
+                }
+            });
             RulesetEvent e = events.poll(10, TimeUnit.SECONDS);
             while (e != null && e.kind() != RulesetEvent.Kind.DELETE_ELEMENTS) {
                 e = events.poll(2, TimeUnit.SECONDS);
             }
-            assertThat(e).isNotNull();
-            assertThat(e.byThisProcess()).as("committed by thread %d", e.committer()).isTrue();
+            try {
+                assertThat(e).isNotNull();
+                assertThat(e.byThisProcess()).as("committed by thread %d", e.committer()).isTrue();
+            } finally {
+                seen.countDown();
+                t.join();
+            }
         }
     }
 }
