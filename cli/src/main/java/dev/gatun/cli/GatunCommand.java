@@ -59,18 +59,7 @@ public final class GatunCommand {
         } else {
             SUBCOMMANDS.forEach((name, make) -> cli.addSubcommand(name, make.get()));
         }
-        giveSpecs(cli);
         return cli;
-    }
-
-    /** Hands each subcommand (nested ones too) its own model; see {@link Base#spec}. */
-    private static void giveSpecs(CommandLine line) {
-        for (CommandLine sub : line.getSubcommands().values()) {
-            if (sub.getCommand() instanceof Base b) {
-                b.spec = sub.getCommandSpec();
-            }
-            giveSpecs(sub);
-        }
     }
 
     /** The first argument that is neither a global option nor its value, if it names a subcommand. */
