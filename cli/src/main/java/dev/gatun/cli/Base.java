@@ -2,6 +2,7 @@ package dev.gatun.cli;
 
 import dev.gatun.driver.NetworkDriver;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
 import java.util.concurrent.Callable;
 import java.util.function.Function;
@@ -9,11 +10,7 @@ import java.util.function.Function;
 /** What every subcommand shares: the global options, output, and a driver for the host namespace. */
 abstract class Base implements Callable<Integer> {
 
-    /**
-     * This command's model, set by {@link GatunCommand#commandLine} rather than by picocli's
-     * {@code @Spec}: picocli reads annotations through generated proxy classes, and one more
-     * annotation type costs a one-shot command milliseconds.
-     */
+    @Spec
     CommandSpec spec;
 
     GatunCommand root() {

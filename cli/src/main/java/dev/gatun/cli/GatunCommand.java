@@ -23,8 +23,9 @@ public final class GatunCommand {
 
     /**
      * The subcommands, in the order help lists them, made only when needed: picocli reads a
-     * command's annotations when it is added, and reading all of them cost a one-shot run about
-     * 20 ms of its ~250. Each name is the one in the class's own @Command (a test checks).
+     * command's annotations when it is added, and reading all of them makes a one-shot publish
+     * on the JVM path about 1.13x as long (README). Each name is the one in the class's own
+     * @Command (a test checks).
      */
     static final Map<String, Supplier<Object>> SUBCOMMANDS = subcommands();
 
@@ -59,18 +60,7 @@ public final class GatunCommand {
         } else {
             SUBCOMMANDS.forEach((name, make) -> cli.addSubcommand(name, make.get()));
         }
-        giveSpecs(cli);
         return cli;
-    }
-
-    /** Hands each subcommand (nested ones too) its own model; see {@link Base#spec}. */
-    private static void giveSpecs(CommandLine line) {
-        for (CommandLine sub : line.getSubcommands().values()) {
-            if (sub.getCommand() instanceof Base b) {
-                b.spec = sub.getCommandSpec();
-            }
-            giveSpecs(sub);
-        }
     }
 
     /** The first argument that is neither a global option nor its value, if it names a subcommand. */

@@ -20,8 +20,6 @@ import java.util.function.Supplier;
 final class HostCache implements AutoCloseable {
 
     private static final long EMPTY = -1;
-    /** The version of a read made before the watch started: never current. */
-    private static final long UNWATCHED = -2;
 
     private final NetworkNamespace host;
     private final Supplier<List<Network>> readNetworks;
@@ -32,8 +30,6 @@ final class HostCache implements AutoCloseable {
     private long addressesVersion = EMPTY;
     /** The watch's version at its last look. */
     private long lastVersion = EMPTY;
-    private boolean networksRead;
-    private boolean addressesRead;
 
     HostCache(NetworkNamespace host, Supplier<List<Network>> readNetworks) {
         this.host = host;
@@ -42,8 +38,7 @@ final class HostCache implements AutoCloseable {
 
     /** The network of this name, or null if there is none. */
     synchronized Network network(String name) {
-        long now = version(networksRead);
-        networksRead = true;
+        long now = version();
         if (networksVersion != now) {
             Map<String, Network> read = new HashMap<>();
             readNetworks.get().forEach(n -> read.put(n.name(), n));
@@ -59,8 +54,7 @@ final class HostCache implements AutoCloseable {
      * a change made before the call started has been seen, without a second look per call.
      */
     synchronized List<InetAddress> localAddresses() {
-        long now = changes != null ? lastVersion : version(addressesRead);
-        addressesRead = true;
+        long now = changes != null ? lastVersion : version();
         if (addressesVersion != now) {
             try (Rtnetlink rt = Rtnetlink.open(host)) {
                 addresses = rt.addresses(null).stream().map(a -> a.prefix().address()).toList();
@@ -76,16 +70,9 @@ final class HostCache implements AutoCloseable {
         addressesVersion = EMPTY;
     }
 
-    /**
-     * The watch's version. It starts at the second read of one kind, not the first: a one-shot
-     * command reads each kind once and would pay for the watch's socket (and its first native
-     * calls, milliseconds in a new JVM) without ever using it. Reads before it are not kept.
-     */
-    private long version(boolean readBefore) {
+    /** The watch's version, the watch started at the first read. */
+    private long version() {
         if (changes == null) {
-            if (!readBefore) {
-                return UNWATCHED;
-            }
             changes = LinkChanges.watch(host);
         }
         lastVersion = changes.version();

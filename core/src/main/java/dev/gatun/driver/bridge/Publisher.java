@@ -119,10 +119,7 @@ final class Publisher implements AutoCloseable {
     /** Opens the conntrack socket of the namespace (replaceable so a test can hand in one that fails). */
     private final java.util.function.Function<NetworkNamespace, Conntrack> openConntrack;
 
-    /** Looked up when there is something to say: setting up the logging backend costs a one-shot command ms. */
-    private static System.Logger log() {
-        return System.getLogger("dev.gatun");
-    }
+    private static final System.Logger LOG = System.getLogger("dev.gatun");
 
     Publisher(NetworkNamespace host, Firewall firewall, Supplier<List<InetAddress>> hostAddresses) {
         this(host, firewall, hostAddresses, Conntrack::open);
@@ -347,7 +344,7 @@ final class Publisher implements AutoCloseable {
             } catch (RuntimeException e) {
                 // The maps changed: the callers get their results, not an error that would make
                 // them think nothing did (and retry into "already published").
-                log().log(System.Logger.Level.WARNING, "ports changed in " + host.describe() + ", but the old conntrack "
+                LOG.log(System.Logger.Level.WARNING, "ports changed in " + host.describe() + ", but the old conntrack "
                         + "entries of their UDP mappings could not be deleted (" + e.getMessage() + "): a UDP client "
                         + "may reach the old container until its entry expires");
             }
