@@ -390,7 +390,7 @@ final class Publisher implements AutoCloseable {
             }
         } catch (RuntimeException e) {
             // The commit is made: its callers get their results, not the listener's failure.
-            log().log(System.Logger.Level.WARNING, "a port listener failed in " + host.describe(), e);
+            LOG.log(System.Logger.Level.WARNING, "a port listener failed in " + host.describe(), e);
         }
     }
 
