@@ -2,12 +2,13 @@
  * gatun-client: runs a one-shot gatun command through the `gatun serve` of its network
  * namespace, so that the command costs a round trip on a unix socket instead of a JVM start.
  *
- * The launcher runs it first. It finds the serve with a stat (the socket is named after the
+ * The launcher execs it first. It finds the serve with a stat (the socket is named after the
  * namespace's inode), sends the command line to POST /v1/cli, prints what the command printed
  * (stdout, then stderr) and exits with the command's exit code. Whenever it cannot (no serve,
  * a stale socket, a command that runs where it is typed, anything it does not understand) it
- * exits FALLBACK before anything ran, and the launcher runs the command in a JVM instead, with
- * the same result. libc only: it must start in about a millisecond.
+ * falls back before anything ran: it execs the launcher named by GATUN_LAUNCHER again with
+ * GATUN_NO_CLIENT=1, which runs the command in a JVM with the same result; run on its own
+ * (no GATUN_LAUNCHER), it exits FALLBACK instead. libc only: it must start in about a millisecond.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,6 +24,8 @@
 
 /* Not one of gatun's exit codes (0-4): "run it yourself". */
 #define FALLBACK 125
+/* gatun's exit code for a broken environment. */
+#define ENVIRONMENT 4
 #define SOCKET_DIR "/run/gatun"
 
 /* The subcommands a serve runs; the others (demo, netns, serve, bench, help) run where typed. */
@@ -90,11 +93,28 @@ static long header(const char *head, const char *name) {
     return -1;
 }
 
+/* Hands the command to the JVM path: nothing ran and nothing was printed. */
+static int fall_back(char **argv) {
+    const char *launcher = getenv("GATUN_LAUNCHER");
+    if (launcher == NULL || launcher[0] == '\0') {
+        return FALLBACK;
+    }
+    char *again = strdup(launcher);
+    if (again == NULL || unsetenv("GATUN_LAUNCHER") != 0 || setenv("GATUN_NO_CLIENT", "1", 1) != 0) {
+        fprintf(stderr, "gatun: out of memory before running %s\n", launcher);
+        return ENVIRONMENT;
+    }
+    argv[0] = again;
+    execv(again, argv);
+    fprintf(stderr, "gatun: cannot run the launcher %s: %s\n", again, strerror(errno));
+    return ENVIRONMENT;
+}
+
 int main(int argc, char **argv) {
     int command = 0;
     const char *netns = global_options(argc, argv, &command);
     if (netns == NULL || !is_served(argv[command])) {
-        return FALLBACK;
+        return fall_back(argv);
     }
     /* The namespace, as the CLI resolves it: a name under /run/netns, a path, or our own. */
     char path[PATH_MAX];
@@ -102,21 +122,21 @@ int main(int argc, char **argv) {
         snprintf(path, sizeof path, "/proc/self/ns/net");
     } else if (strchr(netns, '/') != NULL) {
         if (netns[0] != '/' || strlen(netns) >= sizeof path) {
-            return FALLBACK; /* relative to a directory the serve does not share */
+            return fall_back(argv); /* relative to a directory the serve does not share */
         }
         snprintf(path, sizeof path, "%s", netns);
     } else if (snprintf(path, sizeof path, "/run/netns/%s", netns) >= (int) sizeof path) {
-        return FALLBACK;
+        return fall_back(argv);
     }
     struct stat ns;
     if (stat(path, &ns) != 0) {
-        return FALLBACK; /* the JVM path says what is wrong with it */
+        return fall_back(argv); /* the JVM path says what is wrong with it */
     }
     struct sockaddr_un addr = {.sun_family = AF_UNIX};
     snprintf(addr.sun_path, sizeof addr.sun_path, SOCKET_DIR "/netns-%llu.sock", (unsigned long long) ns.st_ino);
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0 || connect(fd, (struct sockaddr *) &addr, sizeof addr) != 0) {
-        return FALLBACK; /* no serve, or a stale socket of one that died */
+        return fall_back(argv); /* no serve, or a stale socket of one that died */
     }
 
     size_t body = 0;
@@ -129,7 +149,7 @@ int main(int argc, char **argv) {
                             "Content-Length: %zu\r\nConnection: close\r\n\r\n", body);
     char *request = malloc((size_t) head_len + body);
     if (request == NULL) {
-        return FALLBACK;
+        return fall_back(argv);
     }
     memcpy(request, head, (size_t) head_len);
     char *p = request + head_len;
@@ -139,7 +159,7 @@ int main(int argc, char **argv) {
         p += n;
     }
     if (write_all(fd, request, (size_t) head_len + body) != 0) {
-        return FALLBACK; /* the serve went away before it read the command */
+        return fall_back(argv); /* the serve went away before it read the command */
     }
     free(request);
 
@@ -175,7 +195,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     if (status != 200) {
-        return FALLBACK; /* refused before running: another namespace or driver, or not for a serve */
+        return fall_back(argv); /* refused before running: another namespace or driver, or not for a serve */
     }
     *end = '\0';
     long code = header(reply, "Gatun-Exit-Code");

@@ -384,7 +384,7 @@ public final class Harness implements Callable<Integer> {
         c.put("old_method_process_us", old);
         c.put("nsenter_adds_us_per_call", bare == null || wrapped == null ? null : wrapped - bare);
         c.put("old_method_added_us_per_call", bare == null || old == null ? null : old - bare);
-        // The served one-shot command split: the launcher (bash) before the C client, and the client with the serve.
+        // The served one-shot command split: the launcher (sh) before the C client, and the client with the serve.
         Long served = find("publish", "gatun-served", 0);
         Long client = find("publish", "gatun-client", 0);
         c.put("served_client_only_us", client);

@@ -32,7 +32,7 @@ final class Method {
                 + " its request log, or the run fails: one that fell back to a JVM is never reported as served");
         m.put("gatun-client", "a control for gatun-served, run and checked the same way with a serve of its own: the C"
                 + " client alone (cli/target/gatun-client publish ..., what the launcher runs first), so that gatun-served"
-                + " splits into the launcher's bash and what the client and the serve cost; interleaved cases only");
+                + " splits into the launcher's sh (up to its exec of the client) and what the client and the serve cost; interleaved cases only");
         m.put("serve footprint", "a serve in a fresh namespace with one network: VmRSS and VmHWM from /proc/PID/status"
                 + " once its CPU is idle, right after two ./gatun publish calls through it (a tcp and a udp range, half"
                 + " the mappings each), and some seconds later");

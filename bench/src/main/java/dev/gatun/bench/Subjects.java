@@ -221,8 +221,8 @@ final class Subjects {
 
         /**
          * The control: the C client alone ({@code cli/target/gatun-client publish ...}, what the
-         * launcher runs first) with a serve running, so the served tool splits into the launcher's
-         * bash and what the client and the serve cost.
+         * launcher execs first) with a serve running, so the served tool splits into the launcher's
+         * sh and what the client and the serve cost.
          */
         static GatunServed clientOnly(Path root, Path timer, long warmUpLimitMs, long idleLimitMs) {
             return new GatunServed("gatun-client", root, timer, client(root), 1, warmUpLimitMs, idleLimitMs);

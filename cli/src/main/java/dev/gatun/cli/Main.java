@@ -1,8 +1,10 @@
 package dev.gatun.cli;
 
+import dev.gatun.cli.api.ServeClient;
 import picocli.CommandLine;
 
 import java.io.PrintWriter;
+import java.util.OptionalInt;
 
 /** Runs the gatun command and turns every failure into one sentence and the documented exit code. */
 public final class Main {
@@ -10,6 +12,10 @@ public final class Main {
     private Main() {}
 
     public static void main(String[] args) {
+        OptionalInt served = ServeClient.forward(args, System.out, System.err);
+        if (served.isPresent()) {
+            System.exit(served.getAsInt());
+        }
         System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
     }
 

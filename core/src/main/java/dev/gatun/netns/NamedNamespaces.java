@@ -89,7 +89,7 @@ public final class NamedNamespaces {
     }
 
     /** The file for a name, after checking that the name is one file name the kernel accepts. */
-    static Path pathOf(String name) {
+    public static Path pathOf(String name) {
         validateName(name);
         return DIRECTORY.resolve(name);
     }

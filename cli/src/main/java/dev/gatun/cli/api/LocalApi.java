@@ -59,7 +59,12 @@ public final class LocalApi extends Handler.Abstract {
 
     /** The socket of the serve for {@code ns}: found by the namespace's inode, with a stat and no round trip. */
     public static Path socketOf(NetworkNamespace ns) {
-        return DIR.resolve("netns-" + ns.inode() + ".sock");
+        return socketOf(ns.inode());
+    }
+
+    /** The socket of the serve for the namespace with inode {@code inode}. */
+    static Path socketOf(long inode) {
+        return DIR.resolve("netns-" + inode + ".sock");
     }
 
     /** Serves the API for {@code served} on its namespace's socket; {@code requestLog} (or null) gets a line per request. */

@@ -20,6 +20,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -176,6 +177,35 @@ class LocalApiIT {
         assertThat(stale.out()).isEqualTo("published *:8080 -> 10.88.0.2:80/tcp (owner 10.88.0.2)\n");
         assertThat(stale.err()).isEmpty();
         Files.deleteIfExists(socketOf(a));
+    }
+
+    /**
+     * Without the C client (no gcc, or a command line it does not parse) the JVM path forwards
+     * to the serve itself: run beside the serve, an unpublish would be put back by its repair.
+     */
+    @Test
+    void withoutTheCClientTheJvmPathForwardsToTheServe(NetworkNamespace host) throws Exception {
+        GatunCli.ok("--netns", host.name(), "net", "create", "n1", "--subnet", "10.88.0.0/16");
+        Map<String, String> noClient = Map.of("GATUN_NO_CLIENT", "1");
+        try (GatunServe serve = GatunServe.start(host.name(), null, "--log-requests")) {
+            GatunCli.Run published = GatunCli.runWith(noClient, "--netns", host.name(), "publish", "n1", "10.88.0.2",
+                    "-p", "8080:80");
+            assertThat(published.code()).as(published.err()).isZero();
+            assertThat(published.out()).isEqualTo("published *:8080 -> 10.88.0.2:80/tcp (owner 10.88.0.2)\n");
+            // A relative --netns path is not one the client forwards; the JVM path makes it absolute.
+            String relative = GatunCli.ROOT.relativize(host.path().toAbsolutePath()).toString();
+            GatunCli.Run unpublished = GatunCli.runWith(noClient, "--netns", relative, "unpublish", "n1", "10.88.0.2");
+            assertThat(unpublished.code()).as(unpublished.err()).isZero();
+            assertThat(unpublished.out()).isEqualTo("unpublished *:8080 -> 10.88.0.2:80/tcp\n");
+
+            assertThat(serve.stderr()).as("the serve ran both")
+                    .contains("ran gatun --netns " + host.name() + " publish n1 10.88.0.2 -p 8080:80: exit 0")
+                    .contains("ran gatun --netns " + host.path().toAbsolutePath() + " unpublish n1 10.88.0.2: exit 0");
+            // The serve's repair answers within a second; the removal it was told of stays removed.
+            Thread.sleep(2_000);
+            assertThat(Oracle.in(host, "nft", "list", "table", "inet", "gatun")).as("nft lists gatun's table")
+                    .contains("table inet gatun").doesNotContain("8080");
+        }
     }
 
     @Test

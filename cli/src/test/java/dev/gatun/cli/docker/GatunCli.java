@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -20,7 +21,8 @@ import java.util.concurrent.TimeUnit;
 public final class GatunCli {
 
     static final ObjectMapper JSON = new ObjectMapper();
-    static final Path ROOT = findRoot();
+    /** The checkout: the directory of the launcher, where every command runs. */
+    public static final Path ROOT = findRoot();
 
     private GatunCli() {}
 
@@ -50,11 +52,18 @@ public final class GatunCli {
     }
 
     public static Run run(String... args) {
+        return runWith(Map.of(), args);
+    }
+
+    /** {@link #run} with {@code env} added to this process's environment. */
+    public static Run runWith(Map<String, String> env, String... args) {
         List<String> cmd = new ArrayList<>();
         cmd.add(launcher().toString());
         cmd.addAll(List.of(args));
         try {
-            Process p = new ProcessBuilder(cmd).directory(ROOT.toFile()).start();
+            ProcessBuilder builder = new ProcessBuilder(cmd).directory(ROOT.toFile());
+            builder.environment().putAll(env);
+            Process p = builder.start();
             p.getOutputStream().close();
             CompletableFuture<String> out = readAsync(p.getInputStream());
             CompletableFuture<String> err = readAsync(p.getErrorStream());
