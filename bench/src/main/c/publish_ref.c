@@ -18,7 +18,8 @@
  * With COUNT 0 it stays up and reads lines "PORT [N]" on stdin: it publishes host ports PORT
  * to PORT+N-1 (N = 1 if absent) in a row, each to the same container port, and answers each
  * with the microseconds it took on a line of its own: a warm process, like gatun's
- * in-process driver.
+ * in-process driver. A line "bulk FIRST N" instead sends N new mappings in one batch (see bulk)
+ * and answers with the microseconds of the whole batch.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -194,6 +195,74 @@ static void publish(struct mnl_socket *nl, struct mnl_socket *rt, struct mnl_soc
     (void) last;
 }
 
+/*
+ * The floor of a bulk publish or a repair: N new elements in ports4 in one batch, without the
+ * lookups before it. Element i maps tcp (even i) or udp (odd i) host port FIRST + i/2 to the
+ * container's same port, with the owner comment. The elements go in NEWSETELEM messages of at
+ * most 64 KiB each (the element list is an attribute with a 16-bit length), each acknowledged.
+ */
+static void bulk(struct mnl_socket *nl, int first, int n, uint32_t caddr, const char *owner) {
+    size_t cap = (size_t) n * 128 + (1 << 16);
+    char *batch = malloc(cap);
+    if (batch == NULL) die("malloc");
+    int sndbuf = (int) cap;
+    if (setsockopt(mnl_socket_get_fd(nl), SOL_SOCKET, SO_SNDBUFFORCE, &sndbuf, sizeof(sndbuf)) < 0) die("SO_SNDBUFFORCE");
+    struct nftnl_udata_buf *ud = nftnl_udata_buf_alloc(NFTNL_UDATA_COMMENT_MAXLEN + 2);
+    nftnl_udata_put_strz(ud, NFTNL_UDATA_SET_ELEM_COMMENT, owner);
+
+    struct mnl_nlmsg_batch *b = mnl_nlmsg_batch_start(batch, cap);
+    nftnl_batch_begin(mnl_nlmsg_batch_current(b), ++seq);
+    mnl_nlmsg_batch_next(b);
+    int messages = 0;
+    for (int i = 0; i < n;) {
+        struct nlmsghdr *nlh = nftnl_nlmsg_build_hdr(mnl_nlmsg_batch_current(b), NFT_MSG_NEWSETELEM, NFPROTO_INET,
+                                                     NLM_F_CREATE | NLM_F_ACK, ++seq);
+        mnl_attr_put_strz(nlh, NFTA_SET_ELEM_LIST_TABLE, "gatun");
+        mnl_attr_put_strz(nlh, NFTA_SET_ELEM_LIST_SET, "ports4");
+        struct nlattr *list = mnl_attr_nest_start(nlh, NFTA_SET_ELEM_LIST_ELEMENTS);
+        for (int k = 1; i < n && nlh->nlmsg_len < 65536 - 512; i++, k++) {
+            uint8_t key[8] = {0}, data[8] = {0};
+            key[0] = i % 2 == 0 ? IPPROTO_TCP : IPPROTO_UDP;
+            uint16_t p = htons((uint16_t) (first + i / 2));
+            memcpy(key + 4, &p, 2);
+            memcpy(data, &caddr, 4);
+            memcpy(data + 4, &p, 2);
+            struct nlattr *item = mnl_attr_nest_start(nlh, k);
+            struct nftnl_set_elem *e = nftnl_set_elem_alloc();
+            nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY, key, sizeof(key));
+            nftnl_set_elem_set(e, NFTNL_SET_ELEM_DATA, data, sizeof(data));
+            nftnl_set_elem_set(e, NFTNL_SET_ELEM_USERDATA, nftnl_udata_buf_data(ud), nftnl_udata_buf_len(ud));
+            nftnl_set_elem_nlmsg_build_payload(nlh, e);
+            nftnl_set_elem_free(e);
+            mnl_attr_nest_end(nlh, item);
+        }
+        mnl_attr_nest_end(nlh, list);
+        messages++;
+        mnl_nlmsg_batch_next(b);
+    }
+    nftnl_batch_end(mnl_nlmsg_batch_current(b), ++seq);
+    mnl_nlmsg_batch_next(b);
+    nftnl_udata_buf_free(ud);
+
+    if (mnl_socket_sendto(nl, mnl_nlmsg_batch_head(b), mnl_nlmsg_batch_size(b)) < 0) die("send bulk batch");
+    mnl_nlmsg_batch_stop(b);
+    free(batch);
+    for (int acked = 0; acked < messages;) {
+        int got = mnl_socket_recvfrom(nl, buf, sizeof(buf));
+        if (got < 0) die("recv bulk acks");
+        for (struct nlmsghdr *m = (struct nlmsghdr *)buf; mnl_nlmsg_ok(m, got); m = mnl_nlmsg_next(m, &got)) {
+            if (m->nlmsg_type == NLMSG_ERROR) {
+                struct nlmsgerr *err = mnl_nlmsg_get_payload(m);
+                if (err->error != 0) {
+                    errno = -err->error;
+                    die("bulk commit");
+                }
+                acked++;
+            }
+        }
+    }
+}
+
 static long long now_us(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -223,6 +292,17 @@ int main(int argc, char **argv) {
         char line[64];
         while (fgets(line, sizeof(line), stdin)) {
             int first, n = 1;
+            if (strncmp(line, "bulk ", 5) == 0) {
+                if (sscanf(line + 5, "%d %d", &first, &n) != 2 || first < 1 || n < 1 || first + (n - 1) / 2 > 65535) {
+                    fprintf(stderr, "bad bulk line: %s", line);
+                    return 2;
+                }
+                long long t0 = now_us();
+                bulk(nl, first, n, caddr, argv[4]);
+                printf("%lld\n", now_us() - t0);
+                fflush(stdout);
+                continue;
+            }
             if (sscanf(line, "%d %d", &first, &n) < 1 || n < 1) {
                 fprintf(stderr, "bad request line: %s", line);
                 return 2;

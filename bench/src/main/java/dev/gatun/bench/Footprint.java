@@ -12,7 +12,8 @@ import java.util.Map;
  * What a {@code gatun serve} holds in memory: its resident set (VmRSS) and peak (VmHWM) from
  * /proc/PID/status, idle with one network, then right after and some seconds after many
  * mappings were published through it, as one-shot commands of a script in its namespace send
- * them (two calls, a tcp and a udp port range).
+ * them (two calls, a tcp and a udp port range); and how long it takes to put them all back
+ * after {@code nft flush ruleset} ({@link Bulk#heal}).
  */
 final class Footprint {
 
@@ -62,6 +63,7 @@ final class Footprint {
                 Serve.Memory after = serve.memory();
                 sleep(seconds);
                 Serve.Memory later = serve.memory();
+                long healMillis = Bulk.heal(inside, 2 * half, 10_000);
                 int ran = serve.stop();
                 if (ran != 2) {
                     throw new IllegalStateException("gatun serve ran " + ran + " of the 2 publish commands: the others"
@@ -82,6 +84,9 @@ final class Footprint {
                 m.put("loaded_met", 2 * half == 100_000 ? later.rssKb() <= LOADED_TARGET_MB * 1024 : null);
                 m.put("target_mappings", 100_000);
                 m.put("commands_ran_by_serve", ran);
+                m.put("heal_after_flush_ms", healMillis);
+                m.put("heal_target_ms", Bulk.HEAL_TARGET_MS);
+                m.put("heal_met", 2 * half == 100_000 ? healMillis <= Bulk.HEAL_TARGET_MS : null);
             }
         } finally {
             NamedNamespaces.delete(name);

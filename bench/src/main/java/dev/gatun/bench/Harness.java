@@ -46,6 +46,7 @@ public final class Harness implements Callable<Integer> {
     private final List<Map<String, Object>> checks = new ArrayList<>();
     /** The serve's memory, idle and holding many mappings. */
     private Map<String, Object> footprint;
+    private Map<String, Object> bulk;
     /** run_timed, which runs the command-line tools inside their namespaces (InNamespace). */
     private Path timer;
     private int steps;
@@ -79,7 +80,7 @@ public final class Harness implements Callable<Integer> {
         int contention = quick ? 10 : 100;
         int threadsOps = quick ? 100 : 200;
         int footprintMappings = quick ? 10_000 : 100_000;
-        steps = existing.size() + 7;
+        steps = existing.size() + 8;
         try {
             for (int n : existing) {
                 progress("one publish with " + n + " mappings present");
@@ -114,7 +115,10 @@ public final class Harness implements Callable<Integer> {
                     () -> new Subjects.GatunServed(root, timer, 32, serveWarmUpMs(), serveIdleMs()),
                     () -> new Subjects.GatunCli(root, timer), () -> new Subjects.DockerIptables("iptables-nft", timer),
                     () -> new Subjects.InProcess("gatun", 32)));
-            progress("gatun serve's memory, idle and with " + footprintMappings + " mappings published through it");
+            progress("a bulk publish of " + footprintMappings + " mappings in one call, and the C floor's one batch of them");
+            bulk = Bulk.batch(cRef, timer, footprintMappings, quick ? 2 : 5);
+            progress("gatun serve's memory, idle and with " + footprintMappings + " mappings published through it, and"
+                    + " its repair of them after nft flush ruleset");
             footprint = Footprint.measure(root.resolve("gatun"), timer, footprintMappings, quick);
             progress("16 threads publishing single mappings");
             groupCommit(threadsOps, quick ? 3 : 9);
@@ -147,10 +151,11 @@ public final class Harness implements Callable<Integer> {
             doc.put("controls", controls);
             doc.put("served_checks", checks);
             doc.put("serve_footprint", footprint);
+            doc.put("bulk_publish", bulk);
             doc.put("method", method);
             System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(doc));
         } else {
-            Report.table(results, ratios, controls, checks, footprint, method, svg);
+            Report.table(results, ratios, controls, checks, footprint, bulk, method, svg);
         }
         return 0;
     }

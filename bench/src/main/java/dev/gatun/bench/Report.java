@@ -10,7 +10,8 @@ final class Report {
     private Report() {}
 
     static void table(List<Harness.Result> results, Map<String, Object> ratios, Map<String, Object> controls,
-                      List<Map<String, Object>> checks, Map<String, Object> footprint, Map<String, String> method, Path svg) {
+                      List<Map<String, Object>> checks, Map<String, Object> footprint, Map<String, Object> bulk,
+                      Map<String, String> method, Path svg) {
         String last = "";
         for (Harness.Result r : results) {
             // A case measured with several numbers of mappings present says which one.
@@ -35,18 +36,23 @@ final class Report {
         for (Map<String, Object> c : checks) {
             System.out.printf("  %-22s %7s mappings: %s%n", c.get("case"), c.get("existing"), c);
         }
-        System.out.println();
-        System.out.println("gatun serve's memory:");
-        if (footprint == null) {
-            System.out.println("  not measured in this run");
-        } else {
-            footprint.forEach((k, v) -> System.out.printf("  %-38s %s%n", k, v == null ? "-" : v));
-        }
+        section("gatun serve's memory, and its repair after nft flush ruleset:", footprint);
+        section("a bulk publish in one call, against the C floor's one batch:", bulk);
         System.out.println();
         System.out.println("how each tool ran:");
         method.forEach((k, v) -> System.out.printf("  %s: %s%n", k, v));
         System.out.println();
         System.out.println("scale curve: " + svg);
+    }
+
+    private static void section(String title, Map<String, Object> figures) {
+        System.out.println();
+        System.out.println(title);
+        if (figures == null) {
+            System.out.println("  not measured in this run");
+        } else {
+            figures.forEach((k, v) -> System.out.printf("  %-38s %s%n", k, v == null ? "-" : v));
+        }
     }
 
     private static Long median(List<Harness.Result> results, String caseName, String tool, int existing) {

@@ -7,6 +7,8 @@ import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.net.InetAddress;
 import java.util.ArrayList;
@@ -18,6 +20,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Concurrency and scale of the nftables driver: group commit under load, and O(1) publishing. */
 @ExtendWith(FreshNamespaces.class)
@@ -127,6 +130,47 @@ class NftablesScaleTest {
             assertThat(json).contains("\"comment\": \"newcomer\"").contains("60000");
             assertThat(gatun.published("n1")).hasSize(100_001);
         }
+    }
+
+    /**
+     * A publish of many ports reads the maps whole instead of key by key (over 1,024 keys: here
+     * 1,000 ports and the gateway address); the small one looks its keys up. Both find the same
+     * conflicts, a wildcard holder and an address-bound one, and change nothing when they do.
+     */
+    @ParameterizedTest(name = "{0} ports in one publish")
+    @ValueSource(ints = {100, 1000})
+    void aPublishOfManyPortsFindsTheConflictsThatAFewPortsFind(int count, NetworkNamespace host) {
+        try (NetworkDriver gatun = withNetwork(host)) {
+            int held = 30000 + count / 2;
+            int heldOnGateway = 30000 + count / 4;
+            gatun.publish("n1", InetAddress.ofLiteral("10.88.1.1"), ports(held + ":80"), "holder");
+            gatun.publish("n1", InetAddress.ofLiteral("10.88.1.1"), ports("10.88.0.1:" + heldOnGateway + ":80"), "holder");
+
+            assertThatThrownBy(() -> gatun.publish("n1", C1, range(30000, count, Set.of()), "bulk"))
+                    .isInstanceOf(ConflictException.class).hasMessageContaining("holder");
+            assertThatThrownBy(() -> gatun.publish("n1", C1, range(30000, count, Set.of(held)), "bulk"))
+                    .isInstanceOf(ConflictException.class).hasMessageContaining(Integer.toString(heldOnGateway))
+                    .hasMessageContaining("holder");
+            assertThat(gatun.published("n1")).as("nothing of a refused publish").hasSize(2);
+
+            List<PortMapping> made = gatun.publish("n1", C1, range(30000, count, Set.of(held, heldOnGateway)), "bulk");
+            assertThat(made).hasSize(count - 2);
+            assertThat(gatun.publish("n1", C1, range(30000, count, Set.of(held, heldOnGateway)), "bulk"))
+                    .as("the same publish again: already there").hasSize(count - 2);
+            String json = Oracle.in(host, "nft", "-j", "list", "map", "inet", "gatun", "ports4");
+            assertThat(json.split("\"comment\": \"bulk\"", -1).length - 1).isEqualTo(count - 2);
+        }
+    }
+
+    /** Ports {@code first} to {@code first + count - 1} to container port 80, but {@code without}. */
+    private static List<PortSpec> range(int first, int count, Set<Integer> without) {
+        List<PortSpec> out = new ArrayList<>();
+        for (int p = first; p < first + count; p++) {
+            if (!without.contains(p)) {
+                out.add(PortSpec.parse(p + ":80"));
+            }
+        }
+        return out;
     }
 
     private static int countRules(NetworkNamespace ns) {
