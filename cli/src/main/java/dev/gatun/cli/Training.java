@@ -1,5 +1,6 @@
 package dev.gatun.cli;
 
+import dev.gatun.cli.api.ServeClient;
 import picocli.CommandLine;
 
 import java.io.OutputStream;
@@ -10,13 +11,15 @@ import java.io.PrintWriter;
  * root, else the read-only doctor), the doctor's report as JSON (Jackson is set up only for a
  * JSON document, so nothing else would put its classes in the cache), then every subcommand's
  * model and help, so that the classes of each command are in the cache although a run makes
- * only the one it names.
+ * only the one it names; and the look for a running serve that every JVM-path command makes
+ * first (a read-only "ls", should one answer).
  */
 public final class Training {
 
     private Training() {}
 
     public static void main(String[] args) {
+        ServeClient.forward(new String[] {"ls"}, OutputStream.nullOutputStream(), OutputStream.nullOutputStream());
         PrintWriter discard = new PrintWriter(OutputStream.nullOutputStream(), true);
         int code = Main.run(args, discard, discard);
         Main.run(new String[] {"--json", "doctor"}, discard, discard);
