@@ -35,7 +35,13 @@ final class Method {
                 + " splits into the launcher's sh (up to its exec of the client) and what the client and the serve cost; interleaved cases only");
         m.put("serve footprint", "a serve in a fresh namespace with one network: VmRSS and VmHWM from /proc/PID/status"
                 + " once its CPU is idle, right after two ./gatun publish calls through it (a tcp and a udp range, half"
-                + " the mappings each), and some seconds later");
+                + " the mappings each), and some seconds later; then nft flush ruleset run in the namespace and the"
+                + " milliseconds until nft finds the first and last mapping of each protocol back (heal_after_flush_ms,"
+                + " polled with nft get element, a process per poll: a few ms of resolution)");
+        m.put("bulk publish", "in one namespace with gatun's table, in turn (the first alternating by round, one unmeasured"
+                + " round each): gatun's driver in the harness's JVM publishing all the mappings in one call (half tcp,"
+                + " half udp, ports from 1), and the C floor sending the same elements in one batch (publish_ref 'bulk':"
+                + " no lookups, NEWSETELEM messages of at most 64 KiB); nft flush map before each, unmeasured");
         m.put("control-process", "true run and timed the same way (the least any one-process call costs), the same"
                 + " through nsenter --net=NS, and as the earlier method ran every call of nft, iptables and the Docker"
                 + " nftables shape (nsenter --net=NS started and timed from the harness's JVM); controls: what each"
