@@ -75,7 +75,8 @@ public final class HostSockets implements AutoCloseable {
         return out;
     }
 
-    private List<BoundSocket> dump(int protocol, boolean ipv6, Collection<Integer> ports, int low, int high) {
+    /** One family's dump, filtered by the kernel alone (package-private so a test can see the kernel's filter work). */
+    List<BoundSocket> dump(int protocol, boolean ipv6, Collection<Integer> ports, int low, int high) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment nlh = request(arena, protocol, ipv6, ports, low, high);
             return socket.dump(nlh, nlmsghdr.nlmsg_len(nlh), "list the " + (protocol == libc_h.IPPROTO_TCP ? "TCP" : "UDP")

@@ -59,6 +59,14 @@ class HostSocketsTest {
             assertThat(onLoopback.holds(true, InetAddress.ofLiteral("10.0.0.1"))).isFalse();
             assertThat(onLoopback.holds(false, null)).isFalse();
 
+            // The kernel's filter, unaided: one port, several, a range.
+            assertThat(sockets.dump(TCP, true, List.of(8081), 8081, 8081)).extracting(BoundSocket::port).containsExactly(8081);
+            assertThat(sockets.dump(TCP, false, List.of(8079, 8080, 8082), 8079, 8082)).extracting(BoundSocket::port)
+                    .containsExactly(8080);
+            assertThat(sockets.dump(TCP, false, List.of(8079, 8082), 8079, 8082)).isEmpty();
+            assertThat(sockets.dump(TCP, true, null, 8082, 9000)).isEmpty();
+            assertThat(sockets.dump(TCP, true, null, 8081, 9000)).extracting(BoundSocket::port).containsExactly(8081);
+
             // Only IPv6 sockets when only IPv6 is asked about.
             assertThat(sockets.holding(TCP, List.of(8080, 8081), false)).extracting(BoundSocket::port).containsExactly(8081);
             // A UDP socket is found by the UDP query only, a listener by the TCP query only.
