@@ -2,6 +2,9 @@
  * The C floor for one publish: sends exactly the netlink messages that gatun's nftables driver
  * sends to publish one mapping "tcp HOST_PORT -> ADDR:PORT" on every host address, and waits
  * for the same replies:
+ *   0. two SOCK_DIAG_BY_FAMILY dumps (IPv4, then IPv6: its wildcard sockets may take IPv4 too)
+ *      of the TCP sockets listening on the host port, filtered by the port in the kernel: is
+ *      the port held by a socket of the host? (it is not here: the publish goes on)
  *   1. a non-blocking read of a socket subscribed to rtnetlink's link and address groups; only
  *      when it shows a change (or at the first publish), an RTM_GETADDR dump (the host's
  *      addresses, for the address-bound overlap check), as gatun's cache does
@@ -26,6 +29,9 @@
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <linux/inet_diag.h>
+#include <netinet/tcp.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,8 +140,35 @@ static uint32_t lookups(struct mnl_socket *nl, char *start, char *end, int count
     return gen;
 }
 
-static void publish(struct mnl_socket *nl, struct mnl_socket *rt, struct mnl_socket *watch, uint16_t hport, uint32_t caddr, uint16_t cport,
-                    const char *owner) {
+static int count_cb(const struct nlmsghdr *nlh, void *data) {
+    if (nlh->nlmsg_type == SOCK_DIAG_BY_FAMILY) (*(int *) data)++;
+    return MNL_CB_OK;
+}
+
+/* Whether a TCP socket of the host listens on the port, as gatun asks before it publishes. */
+static int port_held(struct mnl_socket *diag, uint16_t port) {
+    int found = 0;
+    for (int f = 0; f < 2; f++) {
+        struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+        nlh->nlmsg_type = SOCK_DIAG_BY_FAMILY;
+        nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+        nlh->nlmsg_seq = ++seq;
+        struct inet_diag_req_v2 *r = mnl_nlmsg_put_extra_header(nlh, sizeof(*r));
+        r->sdiag_family = f == 0 ? AF_INET : AF_INET6;
+        r->sdiag_protocol = IPPROTO_TCP;
+        r->idiag_states = 1 << TCP_LISTEN;
+        r->id.idiag_cookie[0] = r->id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
+        /* sport == port: accept (the end), else jump past the end: refuse. */
+        struct inet_diag_bc_op code[2] = {{INET_DIAG_BC_S_EQ, sizeof(code), sizeof(code) + 4}, {0, 0, port}};
+        mnl_attr_put(nlh, INET_DIAG_REQ_BYTECODE, sizeof(code), code);
+        if (mnl_socket_sendto(diag, nlh, nlh->nlmsg_len) < 0) die("send sock_diag");
+        if (talk(diag, count_cb, &found, seq) < 0) die("sock_diag");
+    }
+    return found;
+}
+
+static void publish(struct mnl_socket *nl, struct mnl_socket *rt, struct mnl_socket *watch, struct mnl_socket *diag,
+                    uint16_t hport, uint32_t caddr, uint16_t cport, const char *owner) {
     uint8_t key[8] = {0}, data[8] = {0};
     key[0] = IPPROTO_TCP;
     uint16_t p = htons(hport);
@@ -144,6 +177,10 @@ static void publish(struct mnl_socket *nl, struct mnl_socket *rt, struct mnl_soc
     p = htons(cport);
     memcpy(data + 4, &p, 2);
 
+    if (port_held(diag, hport)) {
+        fprintf(stderr, "host port %d is in use on the host\n", hport);
+        exit(3);
+    }
     if (host_changed(watch)) dump_addresses(rt);
     static char requests[1 << 15];
     char *at = requests;
@@ -214,7 +251,9 @@ int main(int argc, char **argv) {
     struct mnl_socket *nl = mnl_socket_open(NETLINK_NETFILTER);
     struct mnl_socket *rt = mnl_socket_open(NETLINK_ROUTE);
     struct mnl_socket *watch = mnl_socket_open(NETLINK_ROUTE);
-    if (!nl || !rt || !watch || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0
+    struct mnl_socket *diag = mnl_socket_open(NETLINK_SOCK_DIAG);
+    if (!nl || !rt || !watch || !diag || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0
+        || mnl_socket_bind(diag, 0, MNL_SOCKET_AUTOPID) < 0
         || mnl_socket_bind(rt, 0, MNL_SOCKET_AUTOPID) < 0
         || mnl_socket_bind(watch, RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR, MNL_SOCKET_AUTOPID) < 0)
         die("socket");
@@ -229,7 +268,7 @@ int main(int argc, char **argv) {
             }
             for (int p = first; p < first + n; p++) {
                 long long t0 = now_us();
-                publish(nl, rt, watch, p, caddr, p, argv[4]);
+                publish(nl, rt, watch, diag, p, caddr, p, argv[4]);
                 printf("%lld\n", now_us() - t0);
             }
             fflush(stdout);
@@ -237,11 +276,12 @@ int main(int argc, char **argv) {
     }
     for (int i = 0; i < count; i++) {
         long long t0 = now_us();
-        publish(nl, rt, watch, hport + i, caddr, cport, argv[4]);
+        publish(nl, rt, watch, diag, hport + i, caddr, cport, argv[4]);
         printf("%lld\n", now_us() - t0);
     }
     mnl_socket_close(nl);
     mnl_socket_close(rt);
     mnl_socket_close(watch);
+    mnl_socket_close(diag);
     return 0;
 }

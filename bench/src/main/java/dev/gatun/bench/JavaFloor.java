@@ -2,6 +2,9 @@ package dev.gatun.bench;
 
 import dev.gatun.bindings.internal.CallState;
 import dev.gatun.bindings.internal.ifaddrmsg;
+import dev.gatun.bindings.internal.inet_diag_bc_op;
+import dev.gatun.bindings.internal.inet_diag_req_v2;
+import dev.gatun.bindings.internal.inet_diag_sockid;
 import dev.gatun.bindings.internal.kernel_h;
 import dev.gatun.bindings.internal.libc_h;
 import dev.gatun.bindings.internal.libmnl_h;
@@ -50,15 +53,20 @@ final class JavaFloor implements Worker.Tool {
     private final MemorySegment nft;
     private final MemorySegment route;
     private final MemorySegment watch;
+    private final MemorySegment diag;
+    private final MemorySegment diagRequest = arena.allocate(256, 8);
+    private final MemorySegment diagCode = arena.allocate(2 * inet_diag_bc_op.sizeof(), 4);
 
     JavaFloor(NetworkNamespace ns) {
         container = java.nio.ByteBuffer.wrap(InetAddress.ofLiteral(Subjects.CONTAINER).getAddress()).getInt();
         MemorySegment[] sockets = ns.call(() -> new MemorySegment[] {
                 open(kernel_h.NETLINK_NETFILTER, 0), open(kernel_h.NETLINK_ROUTE, 0),
-                open(kernel_h.NETLINK_ROUTE, kernel_h.RTMGRP_LINK | kernel_h.RTMGRP_IPV4_IFADDR | kernel_h.RTMGRP_IPV6_IFADDR)});
+                open(kernel_h.NETLINK_ROUTE, kernel_h.RTMGRP_LINK | kernel_h.RTMGRP_IPV4_IFADDR | kernel_h.RTMGRP_IPV6_IFADDR),
+                open(kernel_h.NETLINK_SOCK_DIAG, 0)});
         nft = sockets[0];
         route = sockets[1];
         watch = sockets[2];
+        diag = sockets[3];
     }
 
     private MemorySegment open(int protocol, int groups) {
@@ -95,6 +103,9 @@ final class JavaFloor implements Worker.Tool {
         data.set(NETWORK_INT, 0, container);
         data.set(NETWORK_SHORT, 4, (short) port);
 
+        if (portHeld(port)) {
+            throw new IllegalStateException("java-floor: host port " + port + " is in use on the host");
+        }
         if (hostChanged()) {
             dumpAddresses();
         }
@@ -139,6 +150,59 @@ final class JavaFloor implements Worker.Tool {
         send(nft, libmnl_h.mnl_nlmsg_batch_head(b), libmnl_h.mnl_nlmsg_batch_size(b), "the batch");
         libmnl_h.mnl_nlmsg_batch_stop(b);
         awaitAck();
+    }
+
+    /**
+     * Whether a TCP socket of the host listens on the port: a SOCK_DIAG_BY_FAMILY dump per
+     * family (IPv4, then IPv6), filtered by the port in the kernel, as gatun asks before it publishes.
+     */
+    private boolean portHeld(int port) {
+        int found = 0;
+        int opBytes = (int) inet_diag_bc_op.sizeof();
+        for (int family : new int[] {libc_h.AF_INET, libc_h.AF_INET6}) {
+            MemorySegment nlh = libmnl_h.mnl_nlmsg_put_header(diagRequest).reinterpret(diagRequest.byteSize());
+            nlmsghdr.nlmsg_type(nlh, (short) kernel_h.SOCK_DIAG_BY_FAMILY);
+            nlmsghdr.nlmsg_flags(nlh, (short) (kernel_h.NLM_F_REQUEST | kernel_h.NLM_F_DUMP));
+            nlmsghdr.nlmsg_seq(nlh, ++seq);
+            MemorySegment r = libmnl_h.mnl_nlmsg_put_extra_header(nlh, inet_diag_req_v2.sizeof())
+                    .reinterpret(inet_diag_req_v2.sizeof());
+            inet_diag_req_v2.sdiag_family(r, (byte) family);
+            inet_diag_req_v2.sdiag_protocol(r, (byte) libc_h.IPPROTO_TCP);
+            inet_diag_req_v2.idiag_states(r, 1 << libc_h.TCP_LISTEN);
+            r.set(ValueLayout.JAVA_INT, inet_diag_req_v2.id$OFFSET + inet_diag_sockid.idiag_cookie$OFFSET, kernel_h.INET_DIAG_NOCOOKIE);
+            r.set(ValueLayout.JAVA_INT, inet_diag_req_v2.id$OFFSET + inet_diag_sockid.idiag_cookie$OFFSET + 4,
+                    kernel_h.INET_DIAG_NOCOOKIE);
+            MemorySegment code = diagCode;
+            inet_diag_bc_op.code(code, (byte) kernel_h.INET_DIAG_BC_S_EQ);
+            inet_diag_bc_op.yes(code, (byte) (2 * opBytes));
+            inet_diag_bc_op.no(code, (short) (3 * opBytes));
+            inet_diag_bc_op.no(code.asSlice(opBytes), (short) port);
+            libmnl_h.mnl_attr_put(nlh, (short) kernel_h.INET_DIAG_REQ_BYTECODE, code.byteSize(), code);
+            send(diag, nlh, nlmsghdr.nlmsg_len(nlh), "the sock_diag dump");
+            found += dumpCount(diag);
+        }
+        return found > 0;
+    }
+
+    /** Reads a dump to its end; the number of messages it held. */
+    private int dumpCount(MemorySegment socket) {
+        int count = 0;
+        for (;;) {
+            long n = receive(socket);
+            for (long at = 0; at + nlmsghdr.sizeof() <= n; ) {
+                int length = buffer.get(ValueLayout.JAVA_INT, at);
+                short type = buffer.get(ValueLayout.JAVA_SHORT, at + 4);
+                if (type == kernel_h.NLMSG_DONE) {
+                    return count;
+                }
+                if (type == kernel_h.NLMSG_ERROR) {
+                    throw new IllegalStateException("java-floor: the sock_diag dump failed: "
+                            + buffer.get(ValueLayout.JAVA_INT, at + nlmsghdr.sizeof()));
+                }
+                count++;
+                at += align(length);
+            }
+        }
     }
 
     /** Whether links or addresses changed since the last look: drains the subscribed socket without waiting. */
@@ -271,6 +335,7 @@ final class JavaFloor implements Worker.Tool {
         libmnl_h.mnl_socket_close(callState, nft);
         libmnl_h.mnl_socket_close(callState, route);
         libmnl_h.mnl_socket_close(callState, watch);
+        libmnl_h.mnl_socket_close(callState, diag);
         arena.close();
     }
 }
