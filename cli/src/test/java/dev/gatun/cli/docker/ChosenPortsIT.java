@@ -27,7 +27,8 @@ import java.util.stream.IntStream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Host ports the Docker plugin chooses itself ({@code -p 80}: HostPort 0), through the plugin's
+ * Host ports the Docker plugin chooses itself ({@code -p 80}: HostPort 0), and a given one a
+ * socket of the host holds, through the plugin's
  * own request handling in this process (no dockerd: Docker's calls are what it would send), on a
  * driver of a fresh namespace whose ip_local_port_range, ip_local_reserved_ports and sockets the
  * test sets.
@@ -83,6 +84,15 @@ class ChosenPortsIT {
             // The lowest free ones: 42011-42099 and 42101-42211.
             assertThat(ports).containsExactlyInAnyOrderElementsOf(IntStream.rangeClosed(42011, 42211)
                     .filter(p -> p != 42100).boxed().toList());
+
+            // A given host port that a socket holds: Docker's error names the port and the process.
+            DockerPlugin.Reply given = plugin.handle("NetworkDriver.ProgramExternalConnectivity",
+                    chosenPort(endpoint(ENDPOINTS)).replace("\"HostPort\":0,\"HostPortEnd\":0",
+                            "\"HostPort\":42010,\"HostPortEnd\":42010"));
+            assertThat(given.status()).isEqualTo(409);
+            assertThat(JSON.readTree(given.json()).get("Err").asText()).contains("*:42010/tcp")
+                    .contains("java (pid " + ProcessHandle.current().pid() + ") listens on [::]:42010/tcp");
+            assertThat(driver.published(null)).hasSize(ENDPOINTS);
 
             // A range narrowed to five ports, one of them held by a listener: four fit, the fifth is a clear error.
             Oracle.in(host, "sh", "-c", "echo '42300 42304' > /proc/sys/net/ipv4/ip_local_port_range");
