@@ -2,12 +2,12 @@
  * The C floor for one publish: sends exactly the netlink messages that gatun's nftables driver
  * sends to publish one mapping "tcp HOST_PORT -> ADDR:PORT" on every host address, and waits
  * for the same replies:
- *   0. two SOCK_DIAG_BY_FAMILY dumps (IPv4, then IPv6: its wildcard sockets may take IPv4 too)
- *      of the TCP sockets listening on the host port, filtered by the port in the kernel: is
- *      the port held by a socket of the host? (it is not here: the publish goes on)
  *   1. a non-blocking read of a socket subscribed to rtnetlink's link and address groups; only
  *      when it shows a change (or at the first publish), an RTM_GETADDR dump (the host's
- *      addresses, for the address-bound overlap check), as gatun's cache does
+ *      addresses, for the address-bound overlap check and the next step), as gatun's cache does
+ *   1b. in one datagram, a SOCK_DIAG_BY_FAMILY lookup (exact, not a dump) of the TCP socket that
+ *      would take a connection to the host port on 0.0.0.0 and on each local IPv4 address: is
+ *      the port held by a socket of the host? (it is not here: the publish goes on)
  *   2. in one datagram: NFT_MSG_GETGEN (the generation the commit is guarded with), then
  *      NFT_MSG_GETSETELEM on ports4 for the key (is the port held?) and on hostip4 for each
  *      local IPv4 address (is it held on one address?)
@@ -140,29 +140,43 @@ static uint32_t lookups(struct mnl_socket *nl, char *start, char *end, int count
     return gen;
 }
 
-static int count_cb(const struct nlmsghdr *nlh, void *data) {
-    if (nlh->nlmsg_type == SOCK_DIAG_BY_FAMILY) (*(int *) data)++;
-    return MNL_CB_OK;
-}
-
-/* Whether a TCP socket of the host listens on the port, as gatun asks before it publishes. */
+/* Whether a TCP socket of the host would take a connection to the port on the wildcard or a
+ * local address, as gatun asks before it publishes: one exact inet_diag lookup each, all in one
+ * datagram; each answers with the socket and an ACK, or with ENOENT. */
 static int port_held(struct mnl_socket *diag, uint16_t port) {
-    int found = 0;
-    for (int f = 0; f < 2; f++) {
-        struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+    static char requests[1 << 15];
+    char *at = requests;
+    uint32_t first = seq + 1;
+    for (int i = -1; i < naddrs; i++) {
+        struct nlmsghdr *nlh = mnl_nlmsg_put_header(at);
         nlh->nlmsg_type = SOCK_DIAG_BY_FAMILY;
-        nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+        nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
         nlh->nlmsg_seq = ++seq;
         struct inet_diag_req_v2 *r = mnl_nlmsg_put_extra_header(nlh, sizeof(*r));
-        r->sdiag_family = f == 0 ? AF_INET : AF_INET6;
+        r->sdiag_family = AF_INET;
         r->sdiag_protocol = IPPROTO_TCP;
         r->idiag_states = 1 << TCP_LISTEN;
         r->id.idiag_cookie[0] = r->id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
-        /* sport == port: accept (the end), else jump past the end: refuse. */
-        struct inet_diag_bc_op code[2] = {{INET_DIAG_BC_S_EQ, sizeof(code), sizeof(code) + 4}, {0, 0, port}};
-        mnl_attr_put(nlh, INET_DIAG_REQ_BYTECODE, sizeof(code), code);
-        if (mnl_socket_sendto(diag, nlh, nlh->nlmsg_len) < 0) die("send sock_diag");
-        if (talk(diag, count_cb, &found, seq) < 0) die("sock_diag");
+        /* TCP looks the socket up by its source fields as the local end. */
+        r->id.idiag_src[0] = i < 0 ? htonl(INADDR_ANY) : addrs[i];
+        r->id.idiag_sport = htons(port);
+        at += MNL_ALIGN(nlh->nlmsg_len);
+    }
+    if (mnl_socket_sendto(diag, requests, at - requests) < 0) die("send sock_diag");
+    int found = 0;
+    for (int answered = 0; answered < naddrs + 1; ) {
+        int n = mnl_socket_recvfrom(diag, buf, sizeof(buf));
+        if (n < 0) die("recv sock_diag");
+        for (struct nlmsghdr *m = (struct nlmsghdr *) buf; mnl_nlmsg_ok(m, n); m = mnl_nlmsg_next(m, &n)) {
+            if (m->nlmsg_seq < first || m->nlmsg_seq > seq) continue;
+            if (m->nlmsg_type == NLMSG_ERROR) {
+                int error = ((struct nlmsgerr *) mnl_nlmsg_get_payload(m))->error;
+                if (error != 0 && error != -ENOENT) { errno = -error; die("sock_diag lookup"); }
+                answered++;
+            } else if (m->nlmsg_type == SOCK_DIAG_BY_FAMILY) {
+                found++;
+            }
+        }
     }
     return found;
 }
@@ -177,11 +191,11 @@ static void publish(struct mnl_socket *nl, struct mnl_socket *rt, struct mnl_soc
     p = htons(cport);
     memcpy(data + 4, &p, 2);
 
+    if (host_changed(watch)) dump_addresses(rt);
     if (port_held(diag, hport)) {
         fprintf(stderr, "host port %d is in use on the host\n", hport);
         exit(3);
     }
-    if (host_changed(watch)) dump_addresses(rt);
     static char requests[1 << 15];
     char *at = requests;
     struct nlmsghdr *getgen = nftnl_nlmsg_build_hdr(at, NFT_MSG_GETGEN, AF_UNSPEC, NLM_F_ACK, ++seq);

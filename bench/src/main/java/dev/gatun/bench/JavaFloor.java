@@ -2,7 +2,6 @@ package dev.gatun.bench;
 
 import dev.gatun.bindings.internal.CallState;
 import dev.gatun.bindings.internal.ifaddrmsg;
-import dev.gatun.bindings.internal.inet_diag_bc_op;
 import dev.gatun.bindings.internal.inet_diag_req_v2;
 import dev.gatun.bindings.internal.inet_diag_sockid;
 import dev.gatun.bindings.internal.kernel_h;
@@ -54,8 +53,7 @@ final class JavaFloor implements Worker.Tool {
     private final MemorySegment route;
     private final MemorySegment watch;
     private final MemorySegment diag;
-    private final MemorySegment diagRequest = arena.allocate(256, 8);
-    private final MemorySegment diagCode = arena.allocate(2 * inet_diag_bc_op.sizeof(), 4);
+    private final MemorySegment diagRequest = arena.allocate((MAX_ADDRESSES + 1) * (nlmsghdr.sizeof() + inet_diag_req_v2.sizeof()), 8);
 
     JavaFloor(NetworkNamespace ns) {
         container = java.nio.ByteBuffer.wrap(InetAddress.ofLiteral(Subjects.CONTAINER).getAddress()).getInt();
@@ -103,11 +101,11 @@ final class JavaFloor implements Worker.Tool {
         data.set(NETWORK_INT, 0, container);
         data.set(NETWORK_SHORT, 4, (short) port);
 
-        if (portHeld(port)) {
-            throw new IllegalStateException("java-floor: host port " + port + " is in use on the host");
-        }
         if (hostChanged()) {
             dumpAddresses();
+        }
+        if (portHeld(port)) {
+            throw new IllegalStateException("java-floor: host port " + port + " is in use on the host");
         }
         MemorySegment getGen = libnftnl_h.nftnl_nlmsg_build_hdr(requests, (short) kernel_h.NFT_MSG_GETGEN,
                 (short) libc_h.AF_UNSPEC, (short) kernel_h.NLM_F_ACK, ++seq).reinterpret(nlmsghdr.sizeof());
@@ -153,56 +151,54 @@ final class JavaFloor implements Worker.Tool {
     }
 
     /**
-     * Whether a TCP socket of the host listens on the port: a SOCK_DIAG_BY_FAMILY dump per
-     * family (IPv4, then IPv6), filtered by the port in the kernel, as gatun asks before it publishes.
+     * Whether a TCP socket of the host would take a connection to the port on 0.0.0.0 or a local
+     * address: one exact SOCK_DIAG_BY_FAMILY lookup each, all in one datagram, as gatun asks
+     * before it publishes. Each answers with the socket and an ACK, or with ENOENT.
      */
     private boolean portHeld(int port) {
-        int found = 0;
-        int opBytes = (int) inet_diag_bc_op.sizeof();
-        for (int family : new int[] {libc_h.AF_INET, libc_h.AF_INET6}) {
-            MemorySegment nlh = libmnl_h.mnl_nlmsg_put_header(diagRequest).reinterpret(diagRequest.byteSize());
+        int per = (int) (nlmsghdr.sizeof() + inet_diag_req_v2.sizeof());
+        int first = seq + 1;
+        diagRequest.fill((byte) 0);
+        for (int i = -1; i < addressCount; i++) {
+            MemorySegment nlh = diagRequest.asSlice((long) (i + 1) * per, per);
+            nlmsghdr.nlmsg_len(nlh, per);
             nlmsghdr.nlmsg_type(nlh, (short) kernel_h.SOCK_DIAG_BY_FAMILY);
-            nlmsghdr.nlmsg_flags(nlh, (short) (kernel_h.NLM_F_REQUEST | kernel_h.NLM_F_DUMP));
+            nlmsghdr.nlmsg_flags(nlh, (short) (kernel_h.NLM_F_REQUEST | kernel_h.NLM_F_ACK));
             nlmsghdr.nlmsg_seq(nlh, ++seq);
-            MemorySegment r = libmnl_h.mnl_nlmsg_put_extra_header(nlh, inet_diag_req_v2.sizeof())
-                    .reinterpret(inet_diag_req_v2.sizeof());
-            inet_diag_req_v2.sdiag_family(r, (byte) family);
+            MemorySegment r = nlh.asSlice(nlmsghdr.sizeof());
+            inet_diag_req_v2.sdiag_family(r, (byte) libc_h.AF_INET);
             inet_diag_req_v2.sdiag_protocol(r, (byte) libc_h.IPPROTO_TCP);
             inet_diag_req_v2.idiag_states(r, 1 << libc_h.TCP_LISTEN);
-            r.set(ValueLayout.JAVA_INT, inet_diag_req_v2.id$OFFSET + inet_diag_sockid.idiag_cookie$OFFSET, kernel_h.INET_DIAG_NOCOOKIE);
-            r.set(ValueLayout.JAVA_INT, inet_diag_req_v2.id$OFFSET + inet_diag_sockid.idiag_cookie$OFFSET + 4,
-                    kernel_h.INET_DIAG_NOCOOKIE);
-            MemorySegment code = diagCode;
-            inet_diag_bc_op.code(code, (byte) kernel_h.INET_DIAG_BC_S_EQ);
-            inet_diag_bc_op.yes(code, (byte) (2 * opBytes));
-            inet_diag_bc_op.no(code, (short) (3 * opBytes));
-            inet_diag_bc_op.no(code.asSlice(opBytes), (short) port);
-            libmnl_h.mnl_attr_put(nlh, (short) kernel_h.INET_DIAG_REQ_BYTECODE, code.byteSize(), code);
-            send(diag, nlh, nlmsghdr.nlmsg_len(nlh), "the sock_diag dump");
-            found += dumpCount(diag);
+            MemorySegment id = r.asSlice(inet_diag_req_v2.id$OFFSET, inet_diag_sockid.sizeof());
+            id.set(ValueLayout.JAVA_INT, inet_diag_sockid.idiag_cookie$OFFSET, kernel_h.INET_DIAG_NOCOOKIE);
+            id.set(ValueLayout.JAVA_INT, inet_diag_sockid.idiag_cookie$OFFSET + 4, kernel_h.INET_DIAG_NOCOOKIE);
+            // TCP looks the socket up by its source fields as the local end.
+            id.set(NETWORK_INT, inet_diag_sockid.idiag_src$OFFSET, i < 0 ? 0 : addresses[i]);
+            id.set(NETWORK_SHORT, inet_diag_sockid.idiag_sport$OFFSET, (short) port);
         }
-        return found > 0;
-    }
-
-    /** Reads a dump to its end; the number of messages it held. */
-    private int dumpCount(MemorySegment socket) {
-        int count = 0;
-        for (;;) {
-            long n = receive(socket);
+        send(diag, diagRequest, (long) (addressCount + 1) * per, "the sock_diag lookups");
+        int found = 0;
+        for (int answered = 0; answered < addressCount + 1; ) {
+            long n = receive(diag);
             for (long at = 0; at + nlmsghdr.sizeof() <= n; ) {
                 int length = buffer.get(ValueLayout.JAVA_INT, at);
                 short type = buffer.get(ValueLayout.JAVA_SHORT, at + 4);
-                if (type == kernel_h.NLMSG_DONE) {
-                    return count;
+                int sequence = buffer.get(ValueLayout.JAVA_INT, at + 8);
+                if (sequence >= first && sequence <= seq) {
+                    if (type == kernel_h.NLMSG_ERROR) {
+                        int error = buffer.get(ValueLayout.JAVA_INT, at + nlmsghdr.sizeof());
+                        if (error != 0 && error != -libc_h.ENOENT) {
+                            throw new IllegalStateException("java-floor: a sock_diag lookup failed: errno " + -error);
+                        }
+                        answered++;
+                    } else if (type == kernel_h.SOCK_DIAG_BY_FAMILY) {
+                        found++;
+                    }
                 }
-                if (type == kernel_h.NLMSG_ERROR) {
-                    throw new IllegalStateException("java-floor: the sock_diag dump failed: "
-                            + buffer.get(ValueLayout.JAVA_INT, at + nlmsghdr.sizeof()));
-                }
-                count++;
                 at += align(length);
             }
         }
+        return found > 0;
     }
 
     /** Whether links or addresses changed since the last look: drains the subscribed socket without waiting. */

@@ -11,11 +11,14 @@ import dev.gatun.bindings.internal.nlmsghdr;
 import dev.gatun.netlink.NetlinkMessages;
 import dev.gatun.netlink.NetlinkProtocol;
 import dev.gatun.netlink.NetlinkSocket;
+import dev.gatun.netlink.Operations;
 import dev.gatun.netns.NetworkNamespace;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.net.Inet6Address;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -27,11 +30,18 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 /**
  * Which sockets of a namespace hold local ports, asked of the kernel over sock_diag
  * (NETLINK_SOCK_DIAG, inet_diag_req_v2): TCP sockets that listen, UDP sockets bound to a port.
- * The socket is opened in the namespace, so it sees that namespace's sockets only. The kernel
- * filters by port itself (inet_diag bytecode), so a host with many sockets answers with the few
- * that matter. No privilege is needed.
+ * The socket is opened in the namespace, so it sees that namespace's sockets only. Two ways to
+ * ask: {@link #receiving} looks up, for each local address and port, the one socket the kernel
+ * would hand a packet to (exact requests, all in one datagram: no table walk, for the publish
+ * path); {@link #holding} and {@link #holdingRange} dump every socket on some ports (the kernel
+ * filters by port itself with inet_diag bytecode, but walks its whole table of listeners for
+ * each dump), for reports and for choosing a free port. No privilege is needed.
  */
 public final class HostSockets implements AutoCloseable {
+
+    /** Exact lookups per datagram: 72 bytes each. */
+    private static final int MAX_LOOKUPS = 512;
+    private static final int LOOKUP_BYTES = NetlinkMessages.HEADER_BYTES + (int) inet_diag_req_v2.sizeof();
 
     /** Above this many ports, the kernel filters by their range and the ports are picked out here. */
     private static final int MAX_PORTS_IN_FILTER = 256;
@@ -66,6 +76,69 @@ public final class HostSockets implements AutoCloseable {
             }
         }
         return out;
+    }
+
+    /**
+     * The socket that would take a TCP connection or a UDP datagram to each of {@code locals},
+     * as the kernel looks it up for a packet: one on that address, on the wildcard, or an IPv6
+     * wildcard socket that takes IPv4 too ({@code 0.0.0.0} finds wildcard sockets only). Sockets
+     * bound to a device (SO_BINDTODEVICE) are not found this way. One datagram per 512 lookups;
+     * a socket found by several lookups is listed once per lookup.
+     */
+    public List<BoundSocket> receiving(int protocol, List<InetSocketAddress> locals) {
+        List<BoundSocket> out = new ArrayList<>();
+        for (int from = 0; from < locals.size(); from += MAX_LOOKUPS) {
+            int count = Math.min(MAX_LOOKUPS, locals.size() - from);
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment requests = arena.allocate((long) LOOKUP_BYTES * count, 8);
+                int first = socket.reserveSequences(count);
+                for (int i = 0; i < count; i++) {
+                    MemorySegment nlh = lookup(requests.asSlice((long) i * LOOKUP_BYTES, LOOKUP_BYTES), protocol,
+                            locals.get(from + i));
+                    nlmsghdr.nlmsg_seq(nlh, first + i);
+                }
+                int base = from;
+                Operations ops = new Operations(count, i -> "look up the " + name(protocol) + " socket of "
+                        + locals.get(base + i) + " in " + socket.namespace().describe());
+                socket.pipeline(requests, (long) LOOKUP_BYTES * count, first, ops, (index, reply) -> {
+                    if (NetlinkMessages.type(reply) == kernel_h.SOCK_DIAG_BY_FAMILY && (protocol != libc_h.IPPROTO_TCP
+                            || Byte.toUnsignedInt(inet_diag_msg.idiag_state(reply.asSlice(NetlinkMessages.HEADER_BYTES)))
+                            == libc_h.TCP_LISTEN)) {
+                        out.add(decode(reply, protocol));
+                    }
+                }, libc_h.ENOENT);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * An exact SOCK_DIAG_BY_FAMILY request for the socket of {@code protocol} that takes packets
+     * to {@code local}, asking for an ACK: found, the socket then the ACK; not found, ENOENT.
+     */
+    static MemorySegment lookup(MemorySegment at, int protocol, InetSocketAddress local) {
+        MemorySegment nlh = NetlinkMessages.startRequest(at, kernel_h.SOCK_DIAG_BY_FAMILY, kernel_h.NLM_F_ACK);
+        MemorySegment r = NetlinkMessages.append(nlh, inet_diag_req_v2.sizeof());
+        InetAddress address = local.getAddress();
+        inet_diag_req_v2.sdiag_family(r, (byte) (address instanceof Inet6Address ? libc_h.AF_INET6 : libc_h.AF_INET));
+        inet_diag_req_v2.sdiag_protocol(r, (byte) protocol);
+        boolean tcp = protocol == libc_h.IPPROTO_TCP;
+        inet_diag_req_v2.idiag_states(r, tcp ? 1 << libc_h.TCP_LISTEN : -1);
+        MemorySegment id = r.asSlice(inet_diag_req_v2.id$OFFSET, inet_diag_sockid.sizeof());
+        id.set(NetlinkMessages.NETWORK_INT, inet_diag_sockid.idiag_cookie$OFFSET, kernel_h.INET_DIAG_NOCOOKIE);
+        id.set(NetlinkMessages.NETWORK_INT, inet_diag_sockid.idiag_cookie$OFFSET + 4, kernel_h.INET_DIAG_NOCOOKIE);
+        // The kernel looks a TCP socket up by the source fields as its local end, a UDP socket by
+        // the destination fields (tcp_diag and udp_diag each call their protocol's lookup so).
+        byte[] raw = address.getAddress();
+        MemorySegment.copy(raw, 0, id, JAVA_BYTE, tcp ? inet_diag_sockid.idiag_src$OFFSET : inet_diag_sockid.idiag_dst$OFFSET,
+                raw.length);
+        id.set(NetlinkMessages.NETWORK_SHORT, tcp ? inet_diag_sockid.idiag_sport$OFFSET : inet_diag_sockid.idiag_dport$OFFSET,
+                (short) local.getPort());
+        return nlh;
+    }
+
+    private static String name(int protocol) {
+        return protocol == libc_h.IPPROTO_TCP ? "TCP" : "UDP";
     }
 
     /** The sockets of {@code protocol}, both families, on a port from {@code low} to {@code high}. */

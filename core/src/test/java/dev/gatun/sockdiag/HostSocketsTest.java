@@ -78,10 +78,24 @@ class HostSocketsTest {
             assertThat(sockets.holding(TCP, IntStream.rangeClosed(1, 9000).boxed().toList(), true))
                     .extracting(BoundSocket::port).containsExactlyInAnyOrder(8080, 8081);
 
+            // Exact lookups: the socket the kernel would hand a packet to that address and port.
+            assertThat(sockets.receiving(TCP, List.of(at("127.0.0.1", 8080), at("0.0.0.0", 8080), at("127.0.0.1", 8081),
+                    at("0.0.0.0", 8081), at("::1", 8081), at("127.0.0.1", 9000), at("127.0.0.1", 5353))))
+                    .extracting(BoundSocket::endpoint)
+                    .containsExactly("127.0.0.1:8080", "[::]:8081", "[::]:8081", "[::]:8081");
+            assertThat(sockets.receiving(UDP, List.of(at("127.0.0.1", 5353), at("0.0.0.0", 5353), at("::1", 5353),
+                    at("127.0.0.1", 8080)))).extracting(BoundSocket::endpoint).containsExactly("0.0.0.0:5353", "0.0.0.0:5353");
+            assertThat(sockets.receiving(TCP, IntStream.rangeClosed(1, 1100).mapToObj(p -> at("127.0.0.1", 8000 + p)).toList()))
+                    .extracting(BoundSocket::port).containsExactly(8080, 8081);
+
             // This process holds them, and /proc says so.
             Map<Long, String> owners = SocketOwners.of(Set.of(onV6.inode()));
             assertThat(owners.get(onV6.inode())).endsWith("(pid " + ProcessHandle.current().pid() + ")");
         }
+    }
+
+    private static InetSocketAddress at(String address, int port) {
+        return new InetSocketAddress(InetAddress.ofLiteral(address), port);
     }
 
     @Test
@@ -91,6 +105,7 @@ class HostSocketsTest {
              HostSockets sockets = HostSockets.open(other)) {
             assertThat(listener.isOpen()).isTrue();
             assertThat(sockets.holding(TCP, List.of(8080), true)).isEmpty();
+            assertThat(sockets.receiving(TCP, List.of(at("0.0.0.0", 8080)))).isEmpty();
         }
     }
 
@@ -118,6 +133,8 @@ class HostSocketsTest {
             assertThat(found).hasSize(1);
             BoundSocket s = found.getFirst();
             assertThat(s.v6only()).isTrue();
+            assertThat(sockets.receiving(TCP, List.of(at("0.0.0.0", 8082)))).isEmpty();
+            assertThat(sockets.receiving(TCP, List.of(at("::", 8082)))).extracting(BoundSocket::inode).containsExactly(s.inode());
             assertThat(s.holds(true, null)).isFalse();
             assertThat(s.holds(false, null)).isTrue();
             assertThat(SocketOwners.of(Set.of(s.inode())).get(s.inode())).isEqualTo("busybox (pid " + nc.pid() + ")");

@@ -17,10 +17,12 @@ import dev.gatun.sockdiag.SocketOwners;
 
 import java.net.Inet4Address;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -281,10 +283,12 @@ final class Publisher implements AutoCloseable {
 
     /** Plans every request against the maps as they are, commits them together, and retries on a race. */
     private void process(MappingStore store, Conntrack conntrack, List<Request> batch) {
+        List<InetAddress> addressesFirst = anyWildcard(batch) ? hostAddresses.get() : List.of();
         // Asked once: a retry after a stale nftables read is about gatun's maps, not the host's sockets.
-        List<BoundSocket> held = heldSockets(batch);
+        List<BoundSocket> held = heldSockets(batch, addressesFirst);
         for (int attempt = 1; ; attempt++) {
-            List<InetAddress> localAddresses = anyWildcard(batch) ? hostAddresses.get() : List.of();
+            List<InetAddress> localAddresses = attempt == 1 ? addressesFirst
+                    : anyWildcard(batch) ? hostAddresses.get() : List.of();
             Prefetched read = prefetched(store.begin(), batch, localAddresses);
             // A lone request's plan is the batch's: nothing to merge, no keys claimed by others.
             boolean alone = batch.size() == 1;
@@ -555,24 +559,32 @@ final class Publisher implements AutoCloseable {
     }
 
     /**
-     * The host's sockets on the ports that the batch's checking publishes want, read once for
-     * the batch: one filtered sock_diag dump per protocol and address family (IPv6 always: its
-     * wildcard sockets may receive IPv4). SCTP is not asked.
+     * The host's sockets that would take the traffic of the ports the batch's checking publishes
+     * want, read once for the batch in one datagram per protocol: for a port on one address, the
+     * socket the kernel would hand a packet to that address and port; for a port on every address,
+     * the one for the wildcard and for each local address of the family (an IPv6 wildcard socket
+     * without IPV6_V6ONLY is found for IPv4 too). SCTP is not asked.
      */
-    private List<BoundSocket> heldSockets(List<Request> batch) {
-        Set<Integer> tcp = new HashSet<>();
-        Set<Integer> udp = new HashSet<>();
-        boolean[] ipv4 = {false, false};
+    private List<BoundSocket> heldSockets(List<Request> batch, List<InetAddress> localAddresses) {
+        Set<InetSocketAddress> tcp = new LinkedHashSet<>();
+        Set<InetSocketAddress> udp = new LinkedHashSet<>();
         for (Request r : batch) {
             if (r instanceof Publish p && p.checkHost) {
                 for (Wanted w : p.mappings) {
+                    Set<InetSocketAddress> to = w.protocol() == Protocol.TCP ? tcp : w.protocol() == Protocol.UDP ? udp : null;
+                    if (to == null) {
+                        continue;
+                    }
+                    if (w.hostIp() != null) {
+                        to.add(new InetSocketAddress(w.hostIp(), w.hostPort()));
+                        continue;
+                    }
                     boolean v4 = w.containerIp() instanceof Inet4Address;
-                    if (w.protocol() == Protocol.TCP) {
-                        tcp.add(w.hostPort());
-                        ipv4[0] |= v4;
-                    } else if (w.protocol() == Protocol.UDP) {
-                        udp.add(w.hostPort());
-                        ipv4[1] |= v4;
+                    to.add(new InetSocketAddress(v4 ? WILDCARD4 : WILDCARD6, w.hostPort()));
+                    for (InetAddress a : localAddresses) {
+                        if ((a instanceof Inet4Address) == v4) {
+                            to.add(new InetSocketAddress(a, w.hostPort()));
+                        }
                     }
                 }
             }
@@ -583,10 +595,13 @@ final class Publisher implements AutoCloseable {
         if (sockets == null) {
             sockets = HostSockets.open(host);
         }
-        List<BoundSocket> held = new ArrayList<>(sockets.holding(Protocol.TCP.number(), tcp, ipv4[0]));
-        held.addAll(sockets.holding(Protocol.UDP.number(), udp, ipv4[1]));
+        List<BoundSocket> held = new ArrayList<>(sockets.receiving(Protocol.TCP.number(), List.copyOf(tcp)));
+        held.addAll(sockets.receiving(Protocol.UDP.number(), List.copyOf(udp)));
         return held;
     }
+
+    private static final InetAddress WILDCARD4 = InetAddress.ofLiteral("0.0.0.0");
+    private static final InetAddress WILDCARD6 = InetAddress.ofLiteral("::");
 
     /** Refuses a host port that a socket of the host holds, naming it and its process. */
     private void checkHostSockets(PortMapping m, List<BoundSocket> held) {
