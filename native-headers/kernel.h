@@ -24,4 +24,6 @@
 #include <linux/netdevice.h>
 #include <linux/veth.h>
 #include <linux/if_bridge.h>
+#include <linux/sock_diag.h>
+#include <linux/inet_diag.h>
 #endif

@@ -4,7 +4,10 @@
  * for the same replies:
  *   1. a non-blocking read of a socket subscribed to rtnetlink's link and address groups; only
  *      when it shows a change (or at the first publish), an RTM_GETADDR dump (the host's
- *      addresses, for the address-bound overlap check), as gatun's cache does
+ *      addresses, for the address-bound overlap check and the next step), as gatun's cache does
+ *   1b. in one datagram, a SOCK_DIAG_BY_FAMILY lookup (exact, not a dump) of the TCP socket that
+ *      would take a connection to the host port on 0.0.0.0 and on each local IPv4 address: is
+ *      the port held by a socket of the host? (it is not here: the publish goes on)
  *   2. in one datagram: NFT_MSG_GETGEN (the generation the commit is guarded with), then
  *      NFT_MSG_GETSETELEM on ports4 for the key (is the port held?) and on hostip4 for each
  *      local IPv4 address (is it held on one address?)
@@ -27,6 +30,9 @@
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <linux/inet_diag.h>
+#include <netinet/tcp.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,8 +141,49 @@ static uint32_t lookups(struct mnl_socket *nl, char *start, char *end, int count
     return gen;
 }
 
-static void publish(struct mnl_socket *nl, struct mnl_socket *rt, struct mnl_socket *watch, uint16_t hport, uint32_t caddr, uint16_t cport,
-                    const char *owner) {
+/* Whether a TCP socket of the host would take a connection to the port on the wildcard or a
+ * local address, as gatun asks before it publishes: one exact inet_diag lookup each, all in one
+ * datagram; each answers with the socket and an ACK, or with ENOENT. */
+static int port_held(struct mnl_socket *diag, uint16_t port) {
+    static char requests[1 << 15];
+    char *at = requests;
+    uint32_t first = seq + 1;
+    for (int i = -1; i < naddrs; i++) {
+        struct nlmsghdr *nlh = mnl_nlmsg_put_header(at);
+        nlh->nlmsg_type = SOCK_DIAG_BY_FAMILY;
+        nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+        nlh->nlmsg_seq = ++seq;
+        struct inet_diag_req_v2 *r = mnl_nlmsg_put_extra_header(nlh, sizeof(*r));
+        r->sdiag_family = AF_INET;
+        r->sdiag_protocol = IPPROTO_TCP;
+        r->idiag_states = 1 << TCP_LISTEN;
+        r->id.idiag_cookie[0] = r->id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
+        /* TCP looks the socket up by its source fields as the local end. */
+        r->id.idiag_src[0] = i < 0 ? htonl(INADDR_ANY) : addrs[i];
+        r->id.idiag_sport = htons(port);
+        at += MNL_ALIGN(nlh->nlmsg_len);
+    }
+    if (mnl_socket_sendto(diag, requests, at - requests) < 0) die("send sock_diag");
+    int found = 0;
+    for (int answered = 0; answered < naddrs + 1; ) {
+        int n = mnl_socket_recvfrom(diag, buf, sizeof(buf));
+        if (n < 0) die("recv sock_diag");
+        for (struct nlmsghdr *m = (struct nlmsghdr *) buf; mnl_nlmsg_ok(m, n); m = mnl_nlmsg_next(m, &n)) {
+            if (m->nlmsg_seq < first || m->nlmsg_seq > seq) continue;
+            if (m->nlmsg_type == NLMSG_ERROR) {
+                int error = ((struct nlmsgerr *) mnl_nlmsg_get_payload(m))->error;
+                if (error != 0 && error != -ENOENT) { errno = -error; die("sock_diag lookup"); }
+                answered++;
+            } else if (m->nlmsg_type == SOCK_DIAG_BY_FAMILY) {
+                found++;
+            }
+        }
+    }
+    return found;
+}
+
+static void publish(struct mnl_socket *nl, struct mnl_socket *rt, struct mnl_socket *watch, struct mnl_socket *diag,
+                    uint16_t hport, uint32_t caddr, uint16_t cport, const char *owner) {
     uint8_t key[8] = {0}, data[8] = {0};
     key[0] = IPPROTO_TCP;
     uint16_t p = htons(hport);
@@ -146,6 +193,10 @@ static void publish(struct mnl_socket *nl, struct mnl_socket *rt, struct mnl_soc
     memcpy(data + 4, &p, 2);
 
     if (host_changed(watch)) dump_addresses(rt);
+    if (port_held(diag, hport)) {
+        fprintf(stderr, "host port %d is in use on the host\n", hport);
+        exit(3);
+    }
     static char requests[1 << 15];
     char *at = requests;
     struct nlmsghdr *getgen = nftnl_nlmsg_build_hdr(at, NFT_MSG_GETGEN, AF_UNSPEC, NLM_F_ACK, ++seq);
@@ -283,7 +334,9 @@ int main(int argc, char **argv) {
     struct mnl_socket *nl = mnl_socket_open(NETLINK_NETFILTER);
     struct mnl_socket *rt = mnl_socket_open(NETLINK_ROUTE);
     struct mnl_socket *watch = mnl_socket_open(NETLINK_ROUTE);
-    if (!nl || !rt || !watch || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0
+    struct mnl_socket *diag = mnl_socket_open(NETLINK_SOCK_DIAG);
+    if (!nl || !rt || !watch || !diag || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0
+        || mnl_socket_bind(diag, 0, MNL_SOCKET_AUTOPID) < 0
         || mnl_socket_bind(rt, 0, MNL_SOCKET_AUTOPID) < 0
         || mnl_socket_bind(watch, RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR, MNL_SOCKET_AUTOPID) < 0)
         die("socket");
@@ -309,7 +362,7 @@ int main(int argc, char **argv) {
             }
             for (int p = first; p < first + n; p++) {
                 long long t0 = now_us();
-                publish(nl, rt, watch, p, caddr, p, argv[4]);
+                publish(nl, rt, watch, diag, p, caddr, p, argv[4]);
                 printf("%lld\n", now_us() - t0);
             }
             fflush(stdout);
@@ -317,11 +370,12 @@ int main(int argc, char **argv) {
     }
     for (int i = 0; i < count; i++) {
         long long t0 = now_us();
-        publish(nl, rt, watch, hport + i, caddr, cport, argv[4]);
+        publish(nl, rt, watch, diag, hport + i, caddr, cport, argv[4]);
         printf("%lld\n", now_us() - t0);
     }
     mnl_socket_close(nl);
     mnl_socket_close(rt);
     mnl_socket_close(watch);
+    mnl_socket_close(diag);
     return 0;
 }

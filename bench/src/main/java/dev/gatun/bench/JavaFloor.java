@@ -2,6 +2,8 @@ package dev.gatun.bench;
 
 import dev.gatun.bindings.internal.CallState;
 import dev.gatun.bindings.internal.ifaddrmsg;
+import dev.gatun.bindings.internal.inet_diag_req_v2;
+import dev.gatun.bindings.internal.inet_diag_sockid;
 import dev.gatun.bindings.internal.kernel_h;
 import dev.gatun.bindings.internal.libc_h;
 import dev.gatun.bindings.internal.libmnl_h;
@@ -50,15 +52,19 @@ final class JavaFloor implements Worker.Tool {
     private final MemorySegment nft;
     private final MemorySegment route;
     private final MemorySegment watch;
+    private final MemorySegment diag;
+    private final MemorySegment diagRequest = arena.allocate((MAX_ADDRESSES + 1) * (nlmsghdr.sizeof() + inet_diag_req_v2.sizeof()), 8);
 
     JavaFloor(NetworkNamespace ns) {
         container = java.nio.ByteBuffer.wrap(InetAddress.ofLiteral(Subjects.CONTAINER).getAddress()).getInt();
         MemorySegment[] sockets = ns.call(() -> new MemorySegment[] {
                 open(kernel_h.NETLINK_NETFILTER, 0), open(kernel_h.NETLINK_ROUTE, 0),
-                open(kernel_h.NETLINK_ROUTE, kernel_h.RTMGRP_LINK | kernel_h.RTMGRP_IPV4_IFADDR | kernel_h.RTMGRP_IPV6_IFADDR)});
+                open(kernel_h.NETLINK_ROUTE, kernel_h.RTMGRP_LINK | kernel_h.RTMGRP_IPV4_IFADDR | kernel_h.RTMGRP_IPV6_IFADDR),
+                open(kernel_h.NETLINK_SOCK_DIAG, 0)});
         nft = sockets[0];
         route = sockets[1];
         watch = sockets[2];
+        diag = sockets[3];
     }
 
     private MemorySegment open(int protocol, int groups) {
@@ -97,6 +103,9 @@ final class JavaFloor implements Worker.Tool {
 
         if (hostChanged()) {
             dumpAddresses();
+        }
+        if (portHeld(port)) {
+            throw new IllegalStateException("java-floor: host port " + port + " is in use on the host");
         }
         MemorySegment getGen = libnftnl_h.nftnl_nlmsg_build_hdr(requests, (short) kernel_h.NFT_MSG_GETGEN,
                 (short) libc_h.AF_UNSPEC, (short) kernel_h.NLM_F_ACK, ++seq).reinterpret(nlmsghdr.sizeof());
@@ -139,6 +148,57 @@ final class JavaFloor implements Worker.Tool {
         send(nft, libmnl_h.mnl_nlmsg_batch_head(b), libmnl_h.mnl_nlmsg_batch_size(b), "the batch");
         libmnl_h.mnl_nlmsg_batch_stop(b);
         awaitAck();
+    }
+
+    /**
+     * Whether a TCP socket of the host would take a connection to the port on 0.0.0.0 or a local
+     * address: one exact SOCK_DIAG_BY_FAMILY lookup each, all in one datagram, as gatun asks
+     * before it publishes. Each answers with the socket and an ACK, or with ENOENT.
+     */
+    private boolean portHeld(int port) {
+        int per = (int) (nlmsghdr.sizeof() + inet_diag_req_v2.sizeof());
+        int first = seq + 1;
+        diagRequest.fill((byte) 0);
+        for (int i = -1; i < addressCount; i++) {
+            MemorySegment nlh = diagRequest.asSlice((long) (i + 1) * per, per);
+            nlmsghdr.nlmsg_len(nlh, per);
+            nlmsghdr.nlmsg_type(nlh, (short) kernel_h.SOCK_DIAG_BY_FAMILY);
+            nlmsghdr.nlmsg_flags(nlh, (short) (kernel_h.NLM_F_REQUEST | kernel_h.NLM_F_ACK));
+            nlmsghdr.nlmsg_seq(nlh, ++seq);
+            MemorySegment r = nlh.asSlice(nlmsghdr.sizeof());
+            inet_diag_req_v2.sdiag_family(r, (byte) libc_h.AF_INET);
+            inet_diag_req_v2.sdiag_protocol(r, (byte) libc_h.IPPROTO_TCP);
+            inet_diag_req_v2.idiag_states(r, 1 << libc_h.TCP_LISTEN);
+            MemorySegment id = r.asSlice(inet_diag_req_v2.id$OFFSET, inet_diag_sockid.sizeof());
+            id.set(ValueLayout.JAVA_INT, inet_diag_sockid.idiag_cookie$OFFSET, kernel_h.INET_DIAG_NOCOOKIE);
+            id.set(ValueLayout.JAVA_INT, inet_diag_sockid.idiag_cookie$OFFSET + 4, kernel_h.INET_DIAG_NOCOOKIE);
+            // TCP looks the socket up by its source fields as the local end.
+            id.set(NETWORK_INT, inet_diag_sockid.idiag_src$OFFSET, i < 0 ? 0 : addresses[i]);
+            id.set(NETWORK_SHORT, inet_diag_sockid.idiag_sport$OFFSET, (short) port);
+        }
+        send(diag, diagRequest, (long) (addressCount + 1) * per, "the sock_diag lookups");
+        int found = 0;
+        for (int answered = 0; answered < addressCount + 1; ) {
+            long n = receive(diag);
+            for (long at = 0; at + nlmsghdr.sizeof() <= n; ) {
+                int length = buffer.get(ValueLayout.JAVA_INT, at);
+                short type = buffer.get(ValueLayout.JAVA_SHORT, at + 4);
+                int sequence = buffer.get(ValueLayout.JAVA_INT, at + 8);
+                if (sequence >= first && sequence <= seq) {
+                    if (type == kernel_h.NLMSG_ERROR) {
+                        int error = buffer.get(ValueLayout.JAVA_INT, at + nlmsghdr.sizeof());
+                        if (error != 0 && error != -libc_h.ENOENT) {
+                            throw new IllegalStateException("java-floor: a sock_diag lookup failed: errno " + -error);
+                        }
+                        answered++;
+                    } else if (type == kernel_h.SOCK_DIAG_BY_FAMILY) {
+                        found++;
+                    }
+                }
+                at += align(length);
+            }
+        }
+        return found > 0;
     }
 
     /** Whether links or addresses changed since the last look: drains the subscribed socket without waiting. */
@@ -271,6 +331,7 @@ final class JavaFloor implements Worker.Tool {
         libmnl_h.mnl_socket_close(callState, nft);
         libmnl_h.mnl_socket_close(callState, route);
         libmnl_h.mnl_socket_close(callState, watch);
+        libmnl_h.mnl_socket_close(callState, diag);
         arena.close();
     }
 }

@@ -71,6 +71,7 @@ final class DoctorCommand extends Base {
         }
         if (privileged) {
             checks.addAll(foreignDrops());
+            checks.addAll(hostPortsInUse());
         }
         if (nftables && privileged) {
             checks.addAll(bridges(host));
@@ -163,6 +164,26 @@ final class DoctorCommand extends Base {
         } catch (RuntimeException e) {
             // A check that could not run is never reported as passed.
             out.add(new Check("other firewalls", false, "could not be checked: " + e.getMessage()));
+        }
+        return out;
+    }
+
+    /**
+     * Published ports that a socket of the host holds too: a service that started listening
+     * after the port was published (a publish refuses a port held already), whose traffic the
+     * published port takes.
+     */
+    private List<Check> hostPortsInUse() {
+        List<Check> out = new ArrayList<>();
+        try {
+            for (String line : withDriver(NetworkDriver::hostPortsInUse)) {
+                out.add(new Check("host port in use", false, line));
+            }
+            if (out.isEmpty()) {
+                out.add(new Check("host ports", true, "no socket of the host holds a published port"));
+            }
+        } catch (RuntimeException e) {
+            out.add(new Check("host ports", false, "could not be checked: " + e.getMessage()));
         }
         return out;
     }

@@ -1,5 +1,6 @@
 package dev.gatun.cli;
 
+import dev.gatun.driver.HostPortCheck;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortSpec;
 import dev.gatun.rtnl.Prefix;
@@ -15,7 +16,9 @@ import java.util.List;
         footer = {"", "SPEC: [HOST_IP:][HOST_PORT[-END]:]CONTAINER_PORT[-END][/tcp|udp|sctp]; IPv6 host addresses in",
                 "brackets ([::1]:8080:80). Without HOST_PORT the host port is the container port.",
                 "", "Examples:", "  gatun publish n1 10.88.0.2 -p 8080:80",
-                "  gatun publish n1 10.88.0.2 -p 127.0.0.1:5432:5432 -p 9000-9009:9000-9009/udp --owner db-1"})
+                "  gatun publish n1 10.88.0.2 -p 127.0.0.1:5432:5432 -p 9000-9009:9000-9009/udp --owner db-1",
+                "", "A host port that a socket of the host already listens on (TCP) or is bound to (UDP) is",
+                "refused with exit code 3, naming the process; nothing is changed."})
 final class PublishCommand extends Base {
     @Parameters(index = "0", paramLabel = "NET")
     String network;
@@ -29,6 +32,10 @@ final class PublishCommand extends Base {
     @Option(names = "--owner", paramLabel = "ID", description = "Owner of the mappings (default: CONTAINER_IP).")
     String owner;
 
+    @Option(names = "--skip-host-port-check", description = {"Publish without asking whether a socket of the host",
+            "holds the port: for a caller that reserves it itself (a CNI runtime)."})
+    boolean skipHostPortCheck;
+
     @Option(names = "--timing", description = "Also print how long the publish took, on stderr.")
     boolean timing;
 
@@ -37,7 +44,8 @@ final class PublishCommand extends Base {
         List<PortSpec> ports = specs.stream().map(PortSpec::parse).toList();
         var ip = Prefix.address(containerIp);
         long start = System.nanoTime();
-        List<PortMapping> made = withDriver(d -> d.publish(network, ip, ports, owner));
+        List<PortMapping> made = withDriver(d -> d.publish(network, ip, ports, owner,
+                skipHostPortCheck ? HostPortCheck.SKIP : HostPortCheck.CHECK));
         long micros = (System.nanoTime() - start) / 1000;
         Output o = out();
         if (o.json()) {

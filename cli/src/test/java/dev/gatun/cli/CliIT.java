@@ -108,6 +108,63 @@ class CliIT {
         assertThat(Oracle.in(host, "nft", "list", "ruleset")).isEqualTo(before);
     }
 
+    /**
+     * A port that a process of the host listens on (busybox's nc on [::], which takes IPv4 too):
+     * exit 3 naming the port and the process, nothing changed; --skip-host-port-check publishes
+     * anyway; and doctor reports a listener that came after its port was published.
+     */
+    @Test
+    void aPortAProcessOfTheHostListensOnIsAConflictNamingIt(NetworkNamespace host) throws Exception {
+        useHost(host);
+        String ns = host.name();
+        GatunCli.ok("--netns", ns, "net", "create", "n1", "--subnet", "10.88.0.0/16");
+        String before = Oracle.in(host, "nft", "list", "ruleset");
+        Process nc = listen(host, 8080);
+        try {
+            GatunCli.Run refused = GatunCli.run("--netns", ns, "publish", "n1", "10.88.0.2", "-p", "8080:80");
+            expectError(3, "*:8080/tcp", refused);
+            assertThat(refused.err()).contains("busybox (pid " + nc.pid() + ") listens on [::]:8080/tcp");
+            GatunCli.Run json = GatunCli.run("--netns", ns, "--json", "publish", "n1", "10.88.0.2", "-p", "8080:80");
+            assertThat(json.json().get("error").get("code").asInt()).isEqualTo(3);
+            assertThat(Oracle.in(host, "nft", "list", "ruleset")).isEqualTo(before);
+
+            GatunCli.ok("--netns", ns, "publish", "n1", "10.88.0.2", "-p", "8080:80", "--skip-host-port-check");
+            GatunCli.ok("--netns", ns, "publish", "n1", "10.88.0.2", "-p", "9090:90");
+        } finally {
+            nc.destroy();
+            nc.waitFor();
+        }
+        Process later = listen(host, 9090);
+        try {
+            JsonNode checks = GatunCli.ok("--netns", ns, "--json", "doctor").json();
+            List<String> inUse = new ArrayList<>();
+            for (JsonNode c : checks) {
+                if (c.get("check").asText().equals("host port in use")) {
+                    assertThat(c.get("ok").asBoolean()).isFalse();
+                    inUse.add(c.get("detail").asText());
+                }
+            }
+            assertThat(inUse).singleElement().asString().contains("*:9090/tcp").contains("busybox (pid " + later.pid() + ")");
+        } finally {
+            later.destroy();
+            later.waitFor();
+        }
+    }
+
+    /** busybox nc listening on [::]:port inside the namespace, once ss (the oracle) shows it listening. */
+    private static Process listen(NetworkNamespace ns, int port) throws Exception {
+        Process p = new ProcessBuilder("nsenter", "--net=" + ns.path(), "busybox", "nc", "-l", "-p", Integer.toString(port))
+                .redirectErrorStream(true).start();
+        for (int i = 0; i < 1000; i++) {
+            if (Oracle.in(ns, "ss", "-Htln", "sport = :" + port).contains(":" + port)) {
+                return p;
+            }
+            Thread.sleep(10);
+        }
+        p.destroy();
+        throw new AssertionError("nc never listened on port " + port);
+    }
+
     private static void expectError(int code, String named, GatunCli.Run r) {
         assertThat(r.code()).as("exit code; stderr: %s", r.err()).isEqualTo(code);
         assertThat(r.err()).startsWith("gatun: ").contains(named);

@@ -53,10 +53,17 @@ public interface NetworkDriver extends AutoCloseable {
 
     /**
      * Publishes ports to {@code containerIp} in one transaction. A host port held by another
-     * owner is a {@link ConflictException} naming the holder, and nothing changes; publishing
-     * the same mapping again by its owner changes nothing. Returns the mappings now in place.
+     * owner, or by a socket of the host ({@link HostPortCheck#CHECK}), is a
+     * {@link ConflictException} naming the holder, and nothing changes; publishing the same
+     * mapping again by its owner changes nothing. Returns the mappings now in place.
      */
-    List<PortMapping> publish(String network, InetAddress containerIp, List<PortSpec> ports, String owner);
+    default List<PortMapping> publish(String network, InetAddress containerIp, List<PortSpec> ports, String owner) {
+        return publish(network, containerIp, ports, owner, HostPortCheck.CHECK);
+    }
+
+    /** As {@link #publish(String, InetAddress, List, String)}, asking the host's sockets first only with CHECK. */
+    List<PortMapping> publish(String network, InetAddress containerIp, List<PortSpec> ports, String owner,
+                              HostPortCheck check);
 
     /**
      * Removes {@code owner}'s mappings to {@code containerIp}: those of {@code ports}, or all of
@@ -72,6 +79,14 @@ public interface NetworkDriver extends AutoCloseable {
 
     /** The published ports of one network, or of all when {@code network} is null. */
     List<PortMapping> published(String network);
+
+    /**
+     * For each published port that a socket of the host holds now (it came after the port was
+     * published: a publish checks first), one line naming the port, the socket and its process.
+     */
+    default List<String> hostPortsInUse() {
+        return List.of();
+    }
 
     /**
      * Puts back what someone else removed of this driver's packet-filter state (a flushed

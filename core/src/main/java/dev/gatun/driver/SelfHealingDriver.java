@@ -251,8 +251,9 @@ public final class SelfHealingDriver implements NetworkDriver {
     }
 
     @Override
-    public List<PortMapping> publish(String network, InetAddress containerIp, List<PortSpec> ports, String owner) {
-        return together(() -> inner.publish(network, containerIp, ports, owner));
+    public List<PortMapping> publish(String network, InetAddress containerIp, List<PortSpec> ports, String owner,
+                                     HostPortCheck check) {
+        return together(() -> inner.publish(network, containerIp, ports, owner, check));
     }
 
     @Override
@@ -269,6 +270,11 @@ public final class SelfHealingDriver implements NetworkDriver {
     @Override
     public List<PortMapping> published(String network) {
         return inner.published(network);
+    }
+
+    @Override
+    public List<String> hostPortsInUse() {
+        return inner.hostPortsInUse();
     }
 
     @Override

@@ -16,6 +16,8 @@ public final class NetlinkMessages {
     public static final int HEADER_BYTES = (int) nlmsghdr.sizeof();
     /** A 32-bit attribute value in network order, as netlink families other than rtnetlink carry them. */
     public static final ValueLayout.OfInt NETWORK_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    /** A 16-bit value in network order, such as a port. */
+    public static final ValueLayout.OfShort NETWORK_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final int ALIGN = kernel_h.NLMSG_ALIGNTO;
 
     private NetlinkMessages() {}

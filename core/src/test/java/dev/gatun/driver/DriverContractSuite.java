@@ -3,6 +3,7 @@ package dev.gatun.driver;
 import dev.gatun.InvalidInputException;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.rtnl.Prefix;
+import dev.gatun.rtnl.Rtnetlink;
 import dev.gatun.testing.Expect;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
@@ -10,6 +11,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
+import java.nio.channels.DatagramChannel;
+import java.nio.channels.ServerSocketChannel;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -63,6 +68,50 @@ abstract class DriverContractSuite {
 
             assertThat(gatun.unpublish("n1", C1, List.of(), "alice")).hasSize(1);
             assertThat(gatun.published("n1")).isEmpty();
+        }
+    }
+
+    /**
+     * A socket of the host on the port (a Java listener on [::], which takes IPv4 too; a UDP
+     * socket on 127.0.0.1) makes a publish a conflict naming the port and this process, and
+     * nothing changes; SKIP publishes anyway; a listener that comes later is reported.
+     */
+    @Test
+    void aHostPortHeldByASocketOfTheHostIsRefusedNamingTheProcess(NetworkNamespace host) throws Exception {
+        try (Rtnetlink rt = Rtnetlink.open(host)) {
+            rt.setUp("lo", true);
+        }
+        String me = "(pid " + ProcessHandle.current().pid() + ")";
+        try (NetworkDriver gatun = withNetwork(host)) {
+            String before = firewallState(host);
+            try (ServerSocketChannel tcp = host.call(() -> ServerSocketChannel.open(StandardProtocolFamily.INET6)
+                    .bind(new InetSocketAddress(InetAddress.ofLiteral("::"), 8080)));
+                 DatagramChannel udp = host.call(() -> DatagramChannel.open(StandardProtocolFamily.INET)
+                         .bind(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), 5353)))) {
+                ConflictException e = Expect.thrown(ConflictException.class,
+                        () -> gatun.publish("n1", C1, ports("8081:81", "8080:80"), "alice"));
+                assertThat(e.getMessage()).contains("*:8080/tcp").contains("java " + me).contains("[::]:8080");
+                ConflictException onAddress = Expect.thrown(ConflictException.class,
+                        () -> gatun.publish("n1", C1, ports("127.0.0.1:8080:80"), "alice"));
+                assertThat(onAddress.getMessage()).contains("127.0.0.1:8080/tcp");
+                ConflictException u = Expect.thrown(ConflictException.class,
+                        () -> gatun.publish("n1", C1, ports("5353:53/udp"), "alice"));
+                assertThat(u.getMessage()).contains("*:5353/udp").contains("127.0.0.1:5353/udp").contains(me);
+                assertThat(firewallState(host)).isEqualTo(before);
+                assertThat(gatun.published("n1")).isEmpty();
+
+                // Another port, or the same port of another protocol or family, is free.
+                gatun.publish("n1", C1, ports("8081:81", "8080:80/udp", "127.0.0.2:5353:53/udp"), "alice");
+                // SKIP: the caller reserved the port itself.
+                assertThat(gatun.publish("n1", C1, ports("8080:80"), "alice", HostPortCheck.SKIP)).hasSize(1);
+                // Published already: the same mapping again is no new claim.
+                gatun.publish("n1", C1, ports("8080:80"), "alice");
+                assertThat(gatun.hostPortsInUse()).singleElement().asString()
+                        .contains("*:8080/tcp").contains("alice").contains("java " + me);
+            }
+            assertThat(gatun.hostPortsInUse()).isEmpty();
+            assertThat(gatun.unpublish("n1", C1, List.of(), "alice")).hasSize(4);
+            gatun.publish("n1", C1, ports("5353:53/udp"), "alice");
         }
     }
 

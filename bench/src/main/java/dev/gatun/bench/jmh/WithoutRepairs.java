@@ -2,6 +2,7 @@ package dev.gatun.bench.jmh;
 
 import dev.gatun.driver.Endpoint;
 import dev.gatun.driver.EndpointSpec;
+import dev.gatun.driver.HostPortCheck;
 import dev.gatun.driver.Network;
 import dev.gatun.driver.NetworkDriver;
 import dev.gatun.driver.NetworkSpec;
@@ -75,8 +76,9 @@ record WithoutRepairs(NetworkDriver inner) implements NetworkDriver {
     }
 
     @Override
-    public List<PortMapping> publish(String network, InetAddress containerIp, List<PortSpec> ports, String owner) {
-        return inner.publish(network, containerIp, ports, owner);
+    public List<PortMapping> publish(String network, InetAddress containerIp, List<PortSpec> ports, String owner,
+                                     HostPortCheck check) {
+        return inner.publish(network, containerIp, ports, owner, check);
     }
 
     @Override

@@ -10,7 +10,7 @@ import java.lang.invoke.MethodHandle;
 
 import static java.lang.foreign.ValueLayout.*;
 
-/** Bindings for native-headers/libc.h: 14 functions, 90 constants. */
+/** Bindings for native-headers/libc.h: 14 functions, 91 constants. */
 public final class libc_h {
 
     private libc_h() {}
@@ -487,4 +487,5 @@ public final class libc_h {
     public static final int NS_GET_NSTYPE = 46851;
     public static final int CAP_NET_ADMIN = 12;
     public static final int CAP_SYS_ADMIN = 21;
+    public static final int TCP_LISTEN = 10;
 }

@@ -20,7 +20,7 @@ import java.util.Map;
  * DELETE /v1/networks/NET[?force=true]             net rm
  * POST   /v1/networks/NET/endpoints                attach       {containerNetns, ip, ip6, ifname, mac, owner}
  * DELETE /v1/networks/NET/endpoints/NETNS[?ifname=] detach
- * POST   /v1/networks/NET/ports                    publish      {containerIp, ports[], owner}
+ * POST   /v1/networks/NET/ports                    publish      {containerIp, ports[], owner, checkHostPorts}
  * DELETE /v1/networks/NET/ports                    unpublish    {containerIp, ports[], owner}
  * GET    /v1/ports[?network=NET]                   ls
  * GET    /v1/ruleset                               ruleset
@@ -104,7 +104,8 @@ final class ApiRoutes {
                 if (!publish && !method.equals("DELETE")) {
                     throw notAllowed(method, path, "POST, DELETE");
                 }
-                Fields f = new Fields(body, what, "containerIp", "ports", "owner");
+                Fields f = publish ? new Fields(body, what, "containerIp", "ports", "owner", "checkHostPorts")
+                        : new Fields(body, what, "containerIp", "ports", "owner");
                 List<String> ports = f.strings("ports");
                 if (publish && ports.isEmpty()) {
                     throw new Refused(400, what + ": \"ports\" must list at least one port, such as \"8080:80\"");
@@ -114,6 +115,9 @@ final class ApiRoutes {
                     w.option("-p", s);
                 }
                 w.option("--owner", f.string("owner"));
+                if (publish) {
+                    w.flag("--skip-host-port-check", Boolean.FALSE.equals(f.bool("checkHostPorts")));
+                }
                 w.positional(p[3]);
                 w.positional(f.required("containerIp"));
             }

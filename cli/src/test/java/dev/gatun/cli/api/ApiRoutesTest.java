@@ -51,6 +51,18 @@ class ApiRoutesTest {
     }
 
     @Test
+    void checkHostPortsFalseSkipsTheCheckAndOnlyFalseDoes() {
+        CommandLine.ParseResult skip = parse(ApiRoutes.args("POST", "/v1/networks/n1/ports", Map.of(),
+                json("{\"containerIp\": \"10.88.0.2\", \"ports\": [\"8080:80\"], \"checkHostPorts\": false}")));
+        assertThat(skip.hasMatchedOption("--skip-host-port-check")).isTrue();
+        for (String body : List.of("{\"containerIp\": \"10.88.0.2\", \"ports\": [\"8080:80\"], \"checkHostPorts\": true}",
+                "{\"containerIp\": \"10.88.0.2\", \"ports\": [\"8080:80\"]}")) {
+            assertThat(parse(ApiRoutes.args("POST", "/v1/networks/n1/ports", Map.of(), json(body)))
+                    .hasMatchedOption("--skip-host-port-check")).as(body).isFalse();
+        }
+    }
+
+    @Test
     void aValueThatLooksLikeAnOptionIsAValueOrRefusedButNeverObeyed() {
         CommandLine.ParseResult r = parse(ApiRoutes.args("DELETE", "/v1/networks/n1/ports", Map.of(),
                 json("{\"containerIp\": \"10.88.0.2\", \"ports\": [\"--force\"]}")));

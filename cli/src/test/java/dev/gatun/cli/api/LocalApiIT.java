@@ -11,9 +11,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -100,6 +103,39 @@ class LocalApiIT {
             assertThat(curl(host, "DELETE", "/v1/networks/n1/endpoints/" + c1.name(), null).status()).isEqualTo(200);
             assertThat(curl(host, "DELETE", "/v1/networks/n1", null).status()).isEqualTo(200);
             assertThat(curl(host, "GET", "/v1/networks", null).json()).isEmpty();
+        }
+    }
+
+    /**
+     * A host port that a socket of the host holds (a listener of this process on [::]:8080):
+     * 409 naming the port and the process; "checkHostPorts": false publishes anyway; doctor
+     * then reports it.
+     */
+    @Test
+    void aPortASocketOfTheHostHoldsIsAConflictUnlessTheCheckIsSkipped(NetworkNamespace host) throws Exception {
+        try (GatunServe serve = GatunServe.start(host.name());
+             ServerSocketChannel listener = host.call(() -> ServerSocketChannel.open(StandardProtocolFamily.INET6)
+                     .bind(new InetSocketAddress(InetAddress.ofLiteral("::"), 8080)))) {
+            assertThat(curl(host, "POST", "/v1/networks", "{\"name\": \"n1\", \"subnets\": [\"10.88.0.0/16\"]}").status())
+                    .isEqualTo(200);
+            Answer held = curl(host, "POST", "/v1/networks/n1/ports", "{\"containerIp\": \"10.88.0.2\", \"ports\": [\"8080:80\"]}");
+            assertThat(held.status()).isEqualTo(409);
+            assertThat(held.json().get("error").get("message").asText()).contains("*:8080/tcp")
+                    .contains("java (pid " + ProcessHandle.current().pid() + ") listens on [::]:8080/tcp");
+            assertThat(curl(host, "GET", "/v1/ports", null).json()).isEmpty();
+
+            Answer skipped = curl(host, "POST", "/v1/networks/n1/ports",
+                    "{\"containerIp\": \"10.88.0.2\", \"ports\": [\"8080:80\"], \"checkHostPorts\": false}");
+            assertThat(skipped.status()).isEqualTo(200);
+            boolean reported = false;
+            for (JsonNode c : curl(host, "GET", "/v1/doctor", null).json()) {
+                if (c.get("check").asText().equals("host port in use")) {
+                    assertThat(c.get("detail").asText()).contains("*:8080/tcp").contains("java (pid");
+                    reported = true;
+                }
+            }
+            assertThat(reported).as("doctor reports the listener on the published port").isTrue();
+            assertThat(listener.isOpen()).isTrue();
         }
     }
 

@@ -6,6 +6,7 @@ import dev.gatun.InvalidInputException;
 import dev.gatun.driver.ConflictException;
 import dev.gatun.driver.Endpoint;
 import dev.gatun.driver.EndpointSpec;
+import dev.gatun.driver.HostPortCheck;
 import dev.gatun.driver.Network;
 import dev.gatun.driver.NetworkDriver;
 import dev.gatun.driver.NetworkSpec;
@@ -13,11 +14,15 @@ import dev.gatun.driver.NotFoundException;
 import dev.gatun.driver.PortListener;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortSpec;
+import dev.gatun.driver.Protocol;
 import dev.gatun.driver.foreign.AcceptMark;
 import dev.gatun.driver.foreign.ForeignDrop;
 import dev.gatun.driver.foreign.ForeignFirewalls;
 import dev.gatun.internal.Rollback;
 import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.sockdiag.BoundSocket;
+import dev.gatun.sockdiag.HostSockets;
+import dev.gatun.sockdiag.SocketOwners;
 import dev.gatun.rtnl.ContainerInterface;
 import dev.gatun.rtnl.InterfaceNames;
 import dev.gatun.rtnl.Link;
@@ -401,7 +406,8 @@ public final class BridgeDriver implements NetworkDriver {
     // ------------------------------------------------------------------ published ports
 
     @Override
-    public List<PortMapping> publish(String network, InetAddress containerIp, List<PortSpec> ports, String owner) {
+    public List<PortMapping> publish(String network, InetAddress containerIp, List<PortSpec> ports, String owner,
+                                     HostPortCheck check) {
         Network n = network(network);
         checkContainer(n, containerIp);
         String who = checkOwner(owner == null ? InetText.of(containerIp) : owner);
@@ -409,7 +415,7 @@ public final class BridgeDriver implements NetworkDriver {
             throw new InvalidInputException("publish to " + InetText.of(containerIp) + ": no ports given");
         }
         List<Publisher.Wanted> wanted = wanted(containerIp, ports);
-        return publisher.publish(n.name(), wanted, who);
+        return publisher.publish(n.name(), wanted, who, check);
     }
 
     @Override
@@ -487,6 +493,39 @@ public final class BridgeDriver implements NetworkDriver {
         }
         out.sort(java.util.Comparator.comparing(PortMapping::network).thenComparing(m -> m.protocol().ordinal())
                 .thenComparingInt(PortMapping::hostPort));
+        return out;
+    }
+
+    @Override
+    public List<String> hostPortsInUse() {
+        List<PortMapping> mappings = published(null);
+        Map<Protocol, Set<Integer>> ports = new LinkedHashMap<>();
+        for (PortMapping m : mappings) {
+            if (m.protocol() != Protocol.SCTP) {
+                ports.computeIfAbsent(m.protocol(), p -> new HashSet<>()).add(m.hostPort());
+            }
+        }
+        if (ports.isEmpty()) {
+            return List.of();
+        }
+        List<BoundSocket> held = new ArrayList<>();
+        try (HostSockets sockets = HostSockets.open(host)) {
+            ports.forEach((protocol, p) -> held.addAll(sockets.holding(protocol.number(), p, true)));
+        }
+        Map<Long, String> processes = SocketOwners.of(held.stream().map(BoundSocket::inode)
+                .collect(java.util.stream.Collectors.toSet()));
+        List<String> out = new ArrayList<>();
+        for (PortMapping m : mappings) {
+            for (BoundSocket s : held) {
+                if (s.protocol() == m.protocol().number() && s.port() == m.hostPort()
+                        && s.holds(m.containerIp() instanceof Inet4Address, m.hostIp())) {
+                    out.add("host port " + m.describeHost() + " of network " + m.network() + " (to "
+                            + InetText.of(m.containerIp()) + ":" + m.containerPort() + ", owner " + m.owner()
+                            + ") is also held by " + s.describe(processes.get(s.inode()))
+                            + ", which gets none of its traffic while the port is published");
+                }
+            }
+        }
         return out;
     }
 

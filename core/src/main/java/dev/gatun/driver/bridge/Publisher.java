@@ -5,18 +5,24 @@ import dev.gatun.GatunException;
 import dev.gatun.InvalidInputException;
 import dev.gatun.conntrack.Conntrack;
 import dev.gatun.driver.ConflictException;
+import dev.gatun.driver.HostPortCheck;
 import dev.gatun.driver.NotFoundException;
 import dev.gatun.driver.PortListener;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.Protocol;
 import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.sockdiag.BoundSocket;
+import dev.gatun.sockdiag.HostSockets;
+import dev.gatun.sockdiag.SocketOwners;
 
 import java.net.Inet4Address;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -53,8 +59,9 @@ final class Publisher implements AutoCloseable {
         Thread caller();
     }
 
-    private record Publish(String network, List<Wanted> mappings, String owner, Outcome result, Thread caller)
-            implements Request {}
+    /** {@code checkHost}: whether the host's sockets are asked if they hold a port (see {@link HostPortCheck}). */
+    private record Publish(String network, List<Wanted> mappings, String owner, boolean checkHost, Outcome result,
+                           Thread caller) implements Request {}
 
     private record Unpublish(String network, Selection selection, Outcome result, Thread caller) implements Request {}
 
@@ -110,6 +117,8 @@ final class Publisher implements AutoCloseable {
     private final ReentrantLock leader = new ReentrantLock();
     private MappingStore store;
     private Conntrack conntrack;
+    /** The host's sock_diag socket, opened at the first publish that asks it. */
+    private HostSockets sockets;
     private volatile boolean closed;
     private volatile PortListener listener;
 
@@ -133,9 +142,15 @@ final class Publisher implements AutoCloseable {
         this.openConntrack = openConntrack;
     }
 
-    /** Publishes to a container of {@code network}, whose name the returned mappings carry. */
+    /** Publishes to a container of {@code network}, whose name the returned mappings carry, after asking the host's sockets. */
     List<PortMapping> publish(String network, List<Wanted> mappings, String owner) {
-        return await(new Publish(network, List.copyOf(mappings), owner, new Outcome(), Thread.currentThread()));
+        return publish(network, mappings, owner, HostPortCheck.CHECK);
+    }
+
+    /** Publishes to a container of {@code network}, whose name the returned mappings carry. */
+    List<PortMapping> publish(String network, List<Wanted> mappings, String owner, HostPortCheck check) {
+        return await(new Publish(network, List.copyOf(mappings), owner, check == HostPortCheck.CHECK, new Outcome(),
+                Thread.currentThread()));
     }
 
     /** Unpublishes mappings of {@code network}, whose name the returned mappings carry. */
@@ -268,8 +283,12 @@ final class Publisher implements AutoCloseable {
 
     /** Plans every request against the maps as they are, commits them together, and retries on a race. */
     private void process(MappingStore store, Conntrack conntrack, List<Request> batch) {
+        List<InetAddress> addressesFirst = anyWildcard(batch) ? hostAddresses.get() : List.of();
+        // Asked once: a retry after a stale nftables read is about gatun's maps, not the host's sockets.
+        List<BoundSocket> held = heldSockets(batch, addressesFirst);
         for (int attempt = 1; ; attempt++) {
-            List<InetAddress> localAddresses = anyWildcard(batch) ? hostAddresses.get() : List.of();
+            List<InetAddress> localAddresses = attempt == 1 ? addressesFirst
+                    : anyWildcard(batch) ? hostAddresses.get() : List.of();
             Prefetched read = prefetched(store.begin(), batch, localAddresses);
             // A lone request's plan is the batch's: nothing to merge, no keys claimed by others.
             boolean alone = batch.size() == 1;
@@ -284,7 +303,7 @@ final class Publisher implements AutoCloseable {
                 try {
                     Plan plan;
                     if (r instanceof Publish p) {
-                        plan = planPublish(read, p, claimed, localAddresses);
+                        plan = planPublish(read, p, claimed, localAddresses, held);
                     } else {
                         plan = planUnpublish(read, ((Unpublish) r).selection, claimed);
                     }
@@ -505,7 +524,8 @@ final class Publisher implements AutoCloseable {
         }
     }
 
-    private Plan planPublish(Prefetched view, Publish p, Map<Key, PortMapping> claimed, List<InetAddress> localAddresses) {
+    private Plan planPublish(Prefetched view, Publish p, Map<Key, PortMapping> claimed, List<InetAddress> localAddresses,
+                             List<BoundSocket> held) {
         Plan plan = new Plan();
         Set<Key> inRequest = new HashSet<>();
         for (Wanted w : p.mappings) {
@@ -527,12 +547,72 @@ final class Publisher implements AutoCloseable {
                 }
                 plan.delete.put(key, old);
                 plan.flush.add(old);
+            } else if (p.checkHost) {
+                // A port gatun publishes already is gatun's: only a new one can take a service's traffic.
+                checkHostSockets(m, held);
             }
             checkOverlaps(view, m, claimed, localAddresses);
             plan.add.put(key, m);
             plan.result.add(m);
         }
         return plan;
+    }
+
+    /**
+     * The host's sockets that would take the traffic of the ports the batch's checking publishes
+     * want, read once for the batch in one datagram per protocol: for a port on one address, the
+     * socket the kernel would hand a packet to that address and port; for a port on every address,
+     * the one for the wildcard and for each local address of the family (an IPv6 wildcard socket
+     * without IPV6_V6ONLY is found for IPv4 too). SCTP is not asked.
+     */
+    private List<BoundSocket> heldSockets(List<Request> batch, List<InetAddress> localAddresses) {
+        Set<InetSocketAddress> tcp = new LinkedHashSet<>();
+        Set<InetSocketAddress> udp = new LinkedHashSet<>();
+        for (Request r : batch) {
+            if (r instanceof Publish p && p.checkHost) {
+                for (Wanted w : p.mappings) {
+                    Set<InetSocketAddress> to = w.protocol() == Protocol.TCP ? tcp : w.protocol() == Protocol.UDP ? udp : null;
+                    if (to == null) {
+                        continue;
+                    }
+                    if (w.hostIp() != null) {
+                        to.add(new InetSocketAddress(w.hostIp(), w.hostPort()));
+                        continue;
+                    }
+                    boolean v4 = w.containerIp() instanceof Inet4Address;
+                    to.add(new InetSocketAddress(v4 ? WILDCARD4 : WILDCARD6, w.hostPort()));
+                    for (InetAddress a : localAddresses) {
+                        if ((a instanceof Inet4Address) == v4) {
+                            to.add(new InetSocketAddress(a, w.hostPort()));
+                        }
+                    }
+                }
+            }
+        }
+        if (tcp.isEmpty() && udp.isEmpty()) {
+            return List.of();
+        }
+        if (sockets == null) {
+            sockets = HostSockets.open(host);
+        }
+        List<BoundSocket> held = new ArrayList<>(sockets.receiving(Protocol.TCP.number(), List.copyOf(tcp)));
+        held.addAll(sockets.receiving(Protocol.UDP.number(), List.copyOf(udp)));
+        return held;
+    }
+
+    private static final InetAddress WILDCARD4 = InetAddress.ofLiteral("0.0.0.0");
+    private static final InetAddress WILDCARD6 = InetAddress.ofLiteral("::");
+
+    /** Refuses a host port that a socket of the host holds, naming it and its process. */
+    private void checkHostSockets(PortMapping m, List<BoundSocket> held) {
+        for (BoundSocket s : held) {
+            if (s.protocol() == m.protocol().number() && s.port() == m.hostPort()
+                    && s.holds(m.containerIp() instanceof Inet4Address, m.hostIp())) {
+                String process = SocketOwners.of(Set.of(s.inode())).get(s.inode());
+                throw new ConflictException("host port " + m.describeHost() + " is in use on the host in "
+                        + host.describe() + ": " + s.describe(process) + "; publishing it would take that traffic away");
+            }
+        }
     }
 
     /** A wildcard and an address-bound mapping of the same port must have the same owner. */
@@ -632,6 +712,10 @@ final class Publisher implements AutoCloseable {
             if (conntrack != null) {
                 conntrack.close();
                 conntrack = null;
+            }
+            if (sockets != null) {
+                sockets.close();
+                sockets = null;
             }
         } finally {
             leader.unlock();

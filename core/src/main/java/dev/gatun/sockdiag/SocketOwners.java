@@ -1,0 +1,90 @@
+package dev.gatun.sockdiag;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Which processes hold sockets, found as {@code ss -p} finds them: every /proc/PID/fd entry
+ * that links to {@code socket:[INODE]}, and that process's name from /proc/PID/comm. Socket
+ * inodes are unique across namespaces, so processes of any namespace are found. This reads
+ * every process's descriptors: meant for an error message or a report, not a hot path. A
+ * process that ends while it is read is skipped.
+ */
+public final class SocketOwners {
+
+    private static final Path PROC = Path.of("/proc");
+
+    private SocketOwners() {}
+
+    /** For each inode of {@code inodes} that a process holds: "NAME (pid PID)", the first such process found. */
+    public static Map<Long, String> of(Set<Long> inodes) {
+        Map<Long, String> found = new HashMap<>();
+        if (inodes.isEmpty()) {
+            return found;
+        }
+        try (DirectoryStream<Path> processes = Files.newDirectoryStream(PROC, p -> isPid(p.getFileName().toString()))) {
+            for (Path process : processes) {
+                scan(process, inodes, found);
+                if (found.size() == inodes.size()) {
+                    break;
+                }
+            }
+        } catch (IOException e) {
+            // /proc unreadable: the caller names the sockets by inode instead.
+        }
+        return found;
+    }
+
+    private static void scan(Path process, Set<Long> inodes, Map<Long, String> found) {
+        try (DirectoryStream<Path> fds = Files.newDirectoryStream(process.resolve("fd"))) {
+            for (Path fd : fds) {
+                long inode = socketInode(fd);
+                if (inode >= 0 && inodes.contains(inode) && !found.containsKey(inode)) {
+                    found.put(inode, name(process) + " (pid " + process.getFileName() + ")");
+                }
+            }
+        } catch (IOException | SecurityException e) {
+            // Gone meanwhile, or not ours to read.
+        }
+    }
+
+    private static long socketInode(Path fd) {
+        try {
+            String target = Files.readSymbolicLink(fd).toString();
+            if (target.startsWith("socket:[") && target.endsWith("]")) {
+                return Long.parseLong(target, 8, target.length() - 1, 10);
+            }
+        } catch (IOException | NumberFormatException e) {
+            // Closed meanwhile, or not a socket.
+        }
+        return -1;
+    }
+
+    private static String name(Path process) {
+        try {
+            // procfs reports a size of 0, so read to the end rather than by size.
+            try (java.io.InputStream in = Files.newInputStream(process.resolve("comm"))) {
+                return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip();
+            }
+        } catch (IOException e) {
+            return "a process";
+        }
+    }
+
+    private static boolean isPid(String name) {
+        if (name.isEmpty()) {
+            return false;
+        }
+        for (int i = 0; i < name.length(); i++) {
+            if (!Character.isDigit(name.charAt(i))) {
+                return false;
+            }
+        }
+        return true;
+    }
+}
