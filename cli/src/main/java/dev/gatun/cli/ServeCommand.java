@@ -70,7 +70,8 @@ final class ServeCommand extends Base {
             log.accept("driver " + driverName + ": running without self-healing, which needs the nftables driver");
         }
         try (driver; UnixHttpServer api = LocalApi.start(new Served(host, driverName, driver), logRequests ? log : null);
-             PluginServer server = socket == null ? null : PluginServer.start(new DockerPlugin(driver, log), socket)) {
+             PluginServer server = socket == null ? null : PluginServer.start(new DockerPlugin(driver, log), socket);
+             HeapKeeper heap = HeapKeeper.start()) {
             String what = "API on " + api.socket() + (server == null ? "" : ", docker plugin " + pluginName + " on "
                     + server.socket()) + ", watching " + host.describe();
             PrintWriter out = spec.commandLine().getOut();

@@ -47,6 +47,11 @@ public final class NftBatch implements AutoCloseable {
         buffer = arena.allocate(MESSAGE_HEADROOM * 2L, 8);
     }
 
+    /** The bytes its native buffer holds now: it doubles when a batch needs more. */
+    public long capacity() {
+        return buffer.byteSize();
+    }
+
     /** Empties the batch for reuse, keeping its buffer (allocating and zeroing one costs more than a small commit). */
     public void reset() {
         used = FIRST_MESSAGE;

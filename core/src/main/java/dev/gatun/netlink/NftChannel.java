@@ -28,13 +28,18 @@ public final class NftChannel implements AutoCloseable {
     private final Arena arena = Arena.ofShared();
     private final MemorySegment request;
     private NftBatch reusableBatch;
+    /** The largest batch buffer kept for the next commit (a new batch's is 256 KiB). */
+    private static final long KEPT_BATCH_BYTES = 1 << 20;
 
     private NftChannel(NetlinkSocket socket) {
         this.socket = socket;
         this.request = arena.allocate(REQUEST_BYTES, 8);
     }
 
-    /** An empty batch for the next commit; the same one each time, to keep its buffer. */
+    /**
+     * An empty batch for the next commit; the same one each time, to keep its buffer, unless a
+     * large commit made that grow (see {@link #commit(NftBatch, EchoListener)}).
+     */
     public NftBatch batch() {
         if (reusableBatch == null) {
             reusableBatch = new NftBatch();
@@ -83,6 +88,13 @@ public final class NftChannel implements AutoCloseable {
                 throw new GenerationConflictException(ops.get(0), e.errno(), batch.guard());
             }
             throw e;
+        } finally {
+            // Publishing 50,000 ports grows the buffer to megabytes, which a long-running process
+            // would keep for its lifetime: the next batch starts small again.
+            if (batch == reusableBatch && batch.capacity() > KEPT_BATCH_BYTES) {
+                reusableBatch.close();
+                reusableBatch = null;
+            }
         }
     }
 

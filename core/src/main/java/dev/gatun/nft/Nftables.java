@@ -1,5 +1,6 @@
 package dev.gatun.nft;
 
+import dev.gatun.InvalidInputException;
 import dev.gatun.bindings.internal.kernel_h;
 import dev.gatun.netlink.NftBatch;
 import dev.gatun.netlink.NftChannel;
@@ -12,6 +13,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 import static dev.gatun.bindings.internal.libnftnl_h.*;
 
@@ -46,15 +49,29 @@ public final class Nftables implements AutoCloseable {
 
     /** Reads every table of the namespace, with chains, sets, elements and rules. */
     public Ruleset list() {
-        return read(null);
+        return read(null, true);
     }
 
     /** Reads one table with everything in it; an empty ruleset if the table does not exist. */
     public Ruleset list(Table table) {
-        return read(table);
+        return read(table, true);
     }
 
-    private Ruleset read(Table only) {
+    /**
+     * Reads every table with its chains, sets and rules, but no set's elements: for a caller that
+     * looks at the ruleset's shape, which a map of 100,000 elements would make a hundred times
+     * dearer to read. {@link Ruleset#elementsOf} is empty for every set of the result.
+     */
+    public Ruleset listWithoutElements() {
+        return read(null, false);
+    }
+
+    /** {@link #listWithoutElements()} of one table; an empty ruleset if the table does not exist. */
+    public Ruleset listWithoutElements(Table table) {
+        return read(table, false);
+    }
+
+    private Ruleset read(Table only, boolean withElements) {
         int family = only == null ? kernel_h.NFPROTO_UNSPEC : only.family().nfproto();
         String where = only == null ? "" : " of " + only.describe();
         List<Table> tables = channel.dump("list tables", kernel_h.NFT_MSG_GETTABLE, family, null, TableCodec::read)
@@ -68,8 +85,10 @@ public final class Nftables implements AutoCloseable {
                 only == null ? null : setsOf(only),
                 m -> SetCodec.isAnonymous(m) ? null : SetCodec.read(m));
         Map<String, List<Element>> elements = new HashMap<>();
-        for (NftSet s : sets) {
-            elements.put(Ruleset.key(s), elements(s));
+        if (withElements) {
+            for (NftSet s : sets) {
+                elements.put(Ruleset.key(s), elements(s));
+            }
         }
         List<Rule> rules = channel.dump("list rules" + where, kernel_h.NFT_MSG_GETRULE, family,
                 only == null ? null : rulesOf(only), RuleCodec::read);
@@ -97,16 +116,48 @@ public final class Nftables implements AutoCloseable {
     }
 
     private List<ElementCodec.Encoded> dumpElements(NftSet set) {
-        for (int attempt = 1; ; attempt++) {
+        return consistently(set, () -> {
             List<ElementCodec.Encoded> stored = new ArrayList<>();
-            channel.dump("list elements of " + set.describe(), kernel_h.NFT_MSG_GETSETELEM, set.family().nfproto(),
-                    nlh -> ElementCodec.write(nlh, set, 0, List.of()), m -> stored.addAll(ElementCodec.read(m)));
-            if (ElementCodec.hasDistinctKeys(stored) || attempt == CONSISTENT_DUMP_ATTEMPTS) {
-                if (!ElementCodec.hasDistinctKeys(stored)) {
-                    throw new dev.gatun.GatunException("list elements of " + set.describe() + ": the kernel's dump repeated "
-                            + "elements " + CONSISTENT_DUMP_ATTEMPTS + " times in a row while the set was changing");
-                }
-                return stored;
+            dumpElements(set, stored::add);
+            return ElementCodec.hasDistinctKeys(stored) ? stored : null;
+        });
+    }
+
+    /**
+     * The keys of a set or map that is not an interval set, as the kernel keeps them, held in
+     * one {@link KeySet}: nothing is kept per element but its key's bytes. Read as consistently
+     * as {@link #elements(NftSet)}.
+     */
+    public KeySet storedKeys(NftSet set) {
+        if (set.flags().contains(SetFlag.INTERVAL)) {
+            throw new InvalidInputException(set.describe() + " is an interval set: read its elements in nft's words");
+        }
+        return consistently(set, () -> {
+            KeySet keys = new KeySet(set.keyLength());
+            boolean[] repeated = {false};
+            dumpElements(set, e -> repeated[0] |= !keys.add(e.key()));
+            return repeated[0] ? null : keys;
+        });
+    }
+
+    private void dumpElements(NftSet set, Consumer<ElementCodec.Encoded> each) {
+        channel.dump("list elements of " + set.describe(), kernel_h.NFT_MSG_GETSETELEM, set.family().nfproto(),
+                nlh -> ElementCodec.write(nlh, set, 0, List.of()), m -> {
+                    ElementCodec.read(m).forEach(each);
+                    return null;
+                });
+    }
+
+    /** Runs {@code dump} until it returns non-null, which it does unless the kernel's dump repeated a key. */
+    private static <T> T consistently(NftSet set, Supplier<T> dump) {
+        for (int attempt = 1; ; attempt++) {
+            T read = dump.get();
+            if (read != null) {
+                return read;
+            }
+            if (attempt == CONSISTENT_DUMP_ATTEMPTS) {
+                throw new dev.gatun.GatunException("list elements of " + set.describe() + ": the kernel's dump repeated "
+                        + "elements " + CONSISTENT_DUMP_ATTEMPTS + " times in a row while the set was changing");
             }
             try {
                 Thread.sleep(10L * attempt);

@@ -10,6 +10,7 @@ import dev.gatun.netlink.GenerationConflictException;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.nft.Concatenation;
 import dev.gatun.nft.Element;
+import dev.gatun.nft.KeySet;
 import dev.gatun.nft.StoredElement;
 import dev.gatun.nft.NftSet;
 import dev.gatun.nft.Nftables;
@@ -48,7 +49,7 @@ final class NftablesFirewall implements Firewall {
     @Override
     public void ensure(List<Network> existing) {
         try (Nftables nft = Nftables.open(host)) {
-            Ruleset now = nft.list(GatunRuleset.TABLE);
+            Ruleset now = nft.listWithoutElements(GatunRuleset.TABLE);
             if (now.tables().isEmpty()) {
                 GatunRuleset.create(nft);
                 return;
@@ -119,7 +120,9 @@ final class NftablesFirewall implements Firewall {
      * Reads the table and, in one transaction guarded by the generation it read, puts back what
      * is missing: the whole table when a part of its shape is gone (keeping the mappings that
      * survived), a network's entries when its bridge is not in the bridges set, and wanted
-     * mappings whose key is free. A key someone else holds now is left to them.
+     * mappings whose key is free. A key someone else holds now is left to them. A serve runs this
+     * every few seconds with every mapping it keeps: the maps are read as their keys' bytes only
+     * (see {@link KeySet}), and the mappings in them are read whole only to rebuild the table.
      */
     @Override
     public List<String> restore(List<Network> networks, List<PortMapping> wanted) {
@@ -129,26 +132,30 @@ final class NftablesFirewall implements Firewall {
         try (Nftables nft = Nftables.open(host)) {
             for (int attempt = 1; ; attempt++) {
                 int generation = nft.generation();
-                Ruleset now = nft.list(GatunRuleset.TABLE);
+                Ruleset now = nft.listWithoutElements(GatunRuleset.TABLE);
                 boolean intact = GatunRuleset.intact(now);
                 List<String> repaired = new ArrayList<>();
                 Transaction tx = nft.transaction().guardGeneration(generation);
                 Map<NftSet, List<Element>> adds = new LinkedHashMap<>();
                 Map<NftSet, List<StoredElement>> mappingAdds = new LinkedHashMap<>();
-                List<PortMapping> present = present(now);
+                // The keys each map holds; a map of another shape (an older gatun's) holds none of ours.
+                Map<NftSet, KeySet> held = new IdentityHashMap<>();
+                for (NftSet map : MAPS) {
+                    held.put(map, ours(now, map) ? nft.storedKeys(map) : new KeySet(map.keyLength()));
+                }
                 if (!intact) {
                     if (!now.tables().isEmpty()) {
                         tx.delete(GatunRuleset.TABLE);
                     }
                     GatunRuleset.build(tx.add(GatunRuleset.TABLE));
                     repaired.add(GatunRuleset.TABLE.describe() + " with its sets, chains and rules");
-                    for (PortMapping m : present) {
+                    for (PortMapping m : present(nft, now)) {
                         mappingAdds.computeIfAbsent(map(m), k -> new ArrayList<>()).add(element(m));
                     }
                 }
                 Set<String> bridges = new HashSet<>();
                 if (intact) {
-                    now.elementsOf(GatunRuleset.BRIDGES).forEach(e -> bridges.add(e.key().getFirst()));
+                    nft.elements(GatunRuleset.BRIDGES).forEach(e -> bridges.add(e.key().getFirst()));
                 }
                 for (Network n : networks) {
                     if (!bridges.contains(n.bridge())) {
@@ -158,11 +165,10 @@ final class NftablesFirewall implements Firewall {
                         repaired.add("the entries of network " + n.name());
                     }
                 }
-                Set<PortMapping.HostKey> held = new HashSet<>();
-                present.forEach(m -> held.add(m.hostKey()));
                 int ports = 0;
                 for (PortMapping m : wanted) {
-                    if (held.add(m.hostKey())) {
+                    // A mapping's key in its map stands for its host key: one wanted twice is added once.
+                    if (held.get(map(m)).add(key(m))) {
                         mappingAdds.computeIfAbsent(map(m), k -> new ArrayList<>()).add(element(m));
                         if (++ports <= PORTS_NAMED) {
                             repaired.add("port " + m.describeHost() + " -> " + InetText.of(m.containerIp()) + ":"
@@ -195,16 +201,20 @@ final class NftablesFirewall implements Firewall {
      * The mappings in the table as read: those of each map whose type is still gatun's (a map of
      * another shape, from an older gatun, cannot be carried over).
      */
-    private static List<PortMapping> present(Ruleset now) {
+    private static List<PortMapping> present(Nftables nft, Ruleset now) {
         List<PortMapping> out = new ArrayList<>();
         for (NftSet map : MAPS) {
-            boolean ours = now.sets().stream().anyMatch(s -> s.name().equals(map.name())
-                    && s.keyType().equals(map.keyType()) && s.dataType().equals(map.dataType()));
-            if (ours) {
-                now.storedElementsOf(map).forEach(e -> out.add(mapping(map, e)));
+            if (ours(now, map)) {
+                nft.storedElements(map).forEach(e -> out.add(mapping(map, e)));
             }
         }
         return out;
+    }
+
+    /** Whether the table as read has {@code map} with gatun's types. */
+    private static boolean ours(Ruleset now, NftSet map) {
+        return now.sets().stream().anyMatch(s -> s.name().equals(map.name())
+                && s.keyType().equals(map.keyType()) && s.dataType().equals(map.dataType()));
     }
 
     @Override
@@ -215,7 +225,7 @@ final class NftablesFirewall implements Firewall {
     @Override
     public List<PortMapping> mappings() {
         try (Nftables nft = Nftables.open(host)) {
-            if (nft.list(GatunRuleset.TABLE).tables().isEmpty()) {
+            if (nft.listWithoutElements(GatunRuleset.TABLE).tables().isEmpty()) {
                 return List.of();
             }
             return all(nft);

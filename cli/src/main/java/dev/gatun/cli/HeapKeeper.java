@@ -1,0 +1,97 @@
+package dev.gatun.cli;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Gives the serve's heap back after a burst. The serve runs with the serial collector, which
+ * returns heap to the system only at a full collection; a burst (publishing 50,000 mappings in
+ * one request, the repair of a flushed table) fills the old generation with what was alive for
+ * its few seconds, and a daemon that then only answers small requests may not run a full
+ * collection for hours. So every second this looks at the committed heap and the CPU time of
+ * the process's threads but the JIT's: once the heap grew by more than half (and 16 MiB) since
+ * the last full collection it ran, and those threads used under a tenth of that second (the
+ * burst is over), it runs one, which with -XX:-ShrinkHeapInSteps shrinks the heap to what is
+ * alive. Measured with 100,000 mappings: see bench/README.md, "The serve's memory".
+ */
+final class HeapKeeper implements AutoCloseable {
+
+    private static final long PERIOD_MILLIS = 1_000;
+    private static final long MIN_GROWTH_BYTES = 16L << 20;
+    /** Clock ticks of CPU in one period below which the serve counts as quiet: a tenth of it at 100 Hz. */
+    private static final long QUIET_TICKS = 10;
+    private static final Path TASKS = Path.of("/proc/self/task");
+
+    private final Thread thread;
+    private volatile boolean running = true;
+
+    private HeapKeeper() {
+        thread = Thread.ofPlatform().daemon().name("gatun-heap").start(this::run);
+    }
+
+    static HeapKeeper start() {
+        return new HeapKeeper();
+    }
+
+    private void run() {
+        Runtime rt = Runtime.getRuntime();
+        long settled = rt.totalMemory();
+        long ticks = cpuTicks();
+        while (running) {
+            try {
+                Thread.sleep(PERIOD_MILLIS);
+            } catch (InterruptedException e) {
+                return;
+            }
+            long now = rt.totalMemory();
+            long t = cpuTicks();
+            boolean quiet = t >= 0 && ticks >= 0 && t - ticks < QUIET_TICKS;
+            if (quiet && now > settled + Math.max(MIN_GROWTH_BYTES, settled / 2)) {
+                System.gc();
+                now = rt.totalMemory();
+                settled = now;
+                t = cpuTicks();
+            } else if (now < settled) {
+                // A full collection of the JVM's own shrank it further.
+                settled = now;
+            }
+            ticks = t;
+        }
+    }
+
+    /**
+     * User and system clock ticks so far of the process's threads other than the JIT compilers,
+     * which go on compiling for seconds after a burst; -1 when they cannot be read.
+     */
+    private static long cpuTicks() {
+        long sum = 0;
+        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(TASKS)) {
+            for (Path task : tasks) {
+                String stat;
+                try {
+                    stat = Files.readString(task.resolve("stat"));
+                } catch (IOException e) {
+                    continue; // the thread ended
+                }
+                String comm = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+                if (comm.startsWith("C1 Compiler") || comm.startsWith("C2 Compiler")) {
+                    continue;
+                }
+                // After "tid (comm) ", the fields from state on; utime and stime are the 12th and 13th.
+                String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                sum += Long.parseLong(f[11]) + Long.parseLong(f[12]);
+            }
+            return sum;
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        thread.interrupt();
+    }
+}
