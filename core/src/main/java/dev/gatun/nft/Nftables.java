@@ -1,6 +1,7 @@
 package dev.gatun.nft;
 
 import dev.gatun.bindings.internal.kernel_h;
+import dev.gatun.netlink.DumpInterruptedException;
 import dev.gatun.netlink.NftBatch;
 import dev.gatun.netlink.NftChannel;
 import dev.gatun.netns.NetworkNamespace;
@@ -103,8 +104,8 @@ public final class Nftables implements AutoCloseable {
                     nlh -> ElementCodec.write(nlh, set, 0, List.of()), m -> stored.addAll(ElementCodec.read(m)));
             if (ElementCodec.hasDistinctKeys(stored) || attempt == CONSISTENT_DUMP_ATTEMPTS) {
                 if (!ElementCodec.hasDistinctKeys(stored)) {
-                    throw new dev.gatun.GatunException("list elements of " + set.describe() + ": the kernel's dump repeated "
-                            + "elements " + CONSISTENT_DUMP_ATTEMPTS + " times in a row while the set was changing");
+                    throw new DumpInterruptedException("list elements of " + set.describe(), "the kernel's dump "
+                            + "repeated elements " + CONSISTENT_DUMP_ATTEMPTS + " times in a row while the set was changing");
                 }
                 return stored;
             }

@@ -1,6 +1,10 @@
 package dev.gatun.netlink;
 
+import dev.gatun.RetryableException;
 import dev.gatun.bindings.internal.kernel_h;
+import dev.gatun.bindings.internal.libc_h;
+import dev.gatun.bindings.internal.libnftnl_h;
+import dev.gatun.bindings.internal.nlmsghdr;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.Expect;
 import dev.gatun.testing.FreshNamespaces;
@@ -8,6 +12,10 @@ import dev.gatun.testing.Oracle;
 import dev.gatun.testing.TestTables;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -58,6 +66,9 @@ class NftTransportTest {
                         Expect.thrown(GenerationConflictException.class, () -> channel.commit(guarded));
                 assertThat(e.errnoName()).isEqualTo("ERESTART");
                 assertThat(e.expectedGeneration()).isEqualTo(before);
+                // Retrying from a fresh read cures it, unlike a refusal of the request itself.
+                assertThat(e).isInstanceOf(RetryableException.class).isNotInstanceOf(NetlinkException.class);
+                assertThat(e.mayHaveApplied()).isFalse();
             }
             assertThat(Oracle.in(a, "nft", "list", "tables")).doesNotContain("gatun_guarded");
 
@@ -68,6 +79,27 @@ class NftTransportTest {
                 channel.commit(current);
             }
             assertThat(Oracle.in(a, "nft", "list", "tables")).contains("table ip gatun_guarded");
+        }
+    }
+
+    /** A reply that never comes is a failure of its own type: retryable, and the request may have been applied. */
+    @Test
+    void aMissingReplyIsARetryableTimeout(NetworkNamespace a) {
+        try (NetlinkSocket socket = NetlinkSocket.open(NetlinkProtocol.NETFILTER, a); Arena arena = Arena.ofConfined()) {
+            socket.setReceiveTimeout(Duration.ofMillis(200));
+            MemorySegment buffer = arena.allocate(4096, 8);
+            int seq = socket.reserveSequences(1);
+            // GETGEN without NLM_F_ACK: the kernel answers with the generation, but never with the ACK waited for.
+            MemorySegment nlh = libnftnl_h.nftnl_nlmsg_build_hdr(buffer, (short) kernel_h.NFT_MSG_GETGEN,
+                    (short) libc_h.AF_UNSPEC, (short) 0, seq).reinterpret(4096);
+
+            ReplyTimeoutException e = Expect.thrown(ReplyTimeoutException.class, () -> socket.transact(nlh,
+                    NetlinkMessages.align(nlmsghdr.nlmsg_len(nlh)), seq, Operations.of("read the generation"),
+                    NetlinkSocket.AckedRange.only(0), m -> { }));
+
+            assertThat(e).isInstanceOf(RetryableException.class);
+            assertThat(e.mayHaveApplied()).isTrue();
+            assertThat(e.getMessage()).isEqualTo("no reply from the kernel to read the generation within 200 ms");
         }
     }
 

@@ -9,6 +9,7 @@ import dev.gatun.driver.NotFoundException;
 import dev.gatun.driver.PortListener;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.Protocol;
+import dev.gatun.netlink.GenerationConflictException;
 import dev.gatun.netns.NetworkNamespace;
 
 import java.net.Inet4Address;
@@ -310,9 +311,10 @@ final class Publisher implements AutoCloseable {
                     backOff(attempt);
                     continue;
                 }
-                GatunException gaveUp = new GatunException("gave up after " + MAX_ATTEMPTS
-                        + " attempts: other processes kept changing the ruleset between reading and committing",
-                        e.getCause());
+                GatunException gaveUp = e.getCause() instanceof GenerationConflictException c
+                        ? GenerationConflictException.gaveUp(describe(batch), MAX_ATTEMPTS, c)
+                        : new GatunException("gave up after " + MAX_ATTEMPTS + " attempts: other processes kept "
+                                + "changing the ruleset between reading and committing", e.getCause());
                 batch.forEach(r -> fail(r, gaveUp));
                 return;
             } catch (RuntimeException e) {
@@ -472,6 +474,14 @@ final class Publisher implements AutoCloseable {
             Optional<PortMapping> o = known.get(key);
             return o != null ? o : view.get(key.example);
         }
+    }
+
+    /** How an error names the work of {@code batch}. */
+    private String describe(List<Request> batch) {
+        String what = batch.size() > 1 ? batch.size() + " publishes and unpublishes"
+                : (batch.getFirst() instanceof Publish ? "publish to network " : "unpublish in network ")
+                        + batch.getFirst().network();
+        return what + " in " + host.describe();
     }
 
     private static void backOff(int attempt) {
