@@ -1,5 +1,6 @@
 package dev.gatun.driver;
 
+import dev.gatun.RetryableException;
 import dev.gatun.driver.foreign.ForeignDrop;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.nft.RulesetEvent;
@@ -36,6 +37,8 @@ public final class SelfHealingDriver implements NetworkDriver {
     /** A flush arrives as many notifications: wait this long for the rest, then repair once. */
     private static final long SETTLE_MILLIS = 20;
     private static final long BACKSTOP_MILLIS = 5_000;
+    /** The longest wait before a repair that failed retryably is tried again. */
+    private static final long MAX_RETRY_DELAY_MILLIS = 1_000;
     private static final String OWN_TABLE = "gatun";
 
     private final NetworkDriver inner;
@@ -62,6 +65,8 @@ public final class SelfHealingDriver implements NetworkDriver {
     private boolean wholeTable;
     /** Sets of gatun's own table that someone removed elements from. */
     private final Set<String> damagedSets = new HashSet<>();
+    /** How much longer than usual the healer waits before its next repair: grows while repairs fail retryably. */
+    private volatile long retryDelayMillis;
     private volatile boolean running = true;
     private final RulesetMonitor monitor;
     private final Thread healer;
@@ -140,7 +145,7 @@ public final class SelfHealingDriver implements NetworkDriver {
                 wakeLock.unlock();
             }
             try {
-                Thread.sleep(SETTLE_MILLIS);
+                Thread.sleep(SETTLE_MILLIS + retryDelayMillis);
             } catch (InterruptedException e) {
                 return;
             }
@@ -191,13 +196,24 @@ public final class SelfHealingDriver implements NetworkDriver {
                 for (String line : repaired) {
                     log.accept("repaired " + line);
                 }
+                retryDelayMillis = 0;
             } catch (RuntimeException e) {
                 log.accept("repair failed: " + e.getMessage());
-                // Tried again at the next wake, in full: what failed may not have been what was suspected.
+                // Tried again in full: what failed may not have been what was suspected. A failure
+                // that may go away (other processes kept committing, a reply was lost) is tried
+                // again soon, waiting longer each time; any other at the next wake.
+                boolean retry = e instanceof RetryableException;
+                if (retry) {
+                    retryDelayMillis = Math.min(MAX_RETRY_DELAY_MILLIS, Math.max(SETTLE_MILLIS, retryDelayMillis * 2));
+                }
                 wakeLock.lock();
                 try {
                     wholeTable = true;
                     foreignChanged |= foreign;
+                    if (retry) {
+                        damageSuspected = true;
+                        woken.signal();
+                    }
                 } finally {
                     wakeLock.unlock();
                 }

@@ -1,6 +1,8 @@
 package dev.gatun.driver;
 
+import dev.gatun.bindings.internal.libc_h;
 import dev.gatun.driver.bridge.BridgeDriver;
+import dev.gatun.netlink.GenerationConflictException;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.netns.ReplyServers;
 import dev.gatun.rtnl.Prefix;
@@ -192,6 +194,47 @@ class TamperingTest {
             assertThat(log).as("what the driver says it did").anyMatch(l -> l.startsWith("repaired "))
                     .noneMatch(l -> l.startsWith("repair failed"));
             return healerCalls;
+        }
+    }
+
+    /**
+     * A repair that fails in a way that may go away (here: other writers kept committing) is
+     * tried again at once, not at the check every five seconds: the damage is still put back
+     * within the second.
+     */
+    @Test
+    void aRepairThatFailedRetryablyIsTriedAgainSoon(NetworkNamespace host) throws Exception {
+        Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
+        List<String> log = new CopyOnWriteArrayList<>();
+        NetworkDriver inner = BridgeDriver.nftables(host);
+        NetworkDriver failingOnce = (NetworkDriver) Proxy.newProxyInstance(NetworkDriver.class.getClassLoader(),
+                new Class<?>[] {NetworkDriver.class}, (proxy, method, args) -> {
+                    if (method.getName().startsWith("repair")
+                            && calls.computeIfAbsent(method.getName(), k -> new AtomicInteger()).incrementAndGet() == 1
+                            && method.getName().equals("repairElements")) {
+                        throw GenerationConflictException.gaveUp("repair table inet gatun", 20,
+                                new GenerationConflictException("commit", libc_h.ERESTART, 1));
+                    }
+                    try {
+                        return method.invoke(inner, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        try (SelfHealingDriver gatun = SelfHealingDriver.start(failingOnce, log::add)) {
+            gatun.createNetwork(NetworkSpec.of("n1", Prefix.parse(SUBNET)));
+            awaitQuiet(host);
+            String before = Oracle.in(host, "nft", "list", "ruleset");
+
+            Oracle.in(host, "nft", "delete", "element", "inet", "gatun", "subnets4", "{ " + SUBNET + " }");
+            long deadline = System.nanoTime() + REPAIR_DEADLINE_NANOS;
+            String now = Oracle.in(host, "nft", "list", "ruleset");
+            while (!now.equals(before) && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+                now = Oracle.in(host, "nft", "list", "ruleset");
+            }
+            assertThat(now).as("the ruleset a second after the damage (log: " + log + ")").isEqualTo(before);
+            assertThat(log).anyMatch(l -> l.startsWith("repair failed: repair table inet gatun: gave up after 20"));
         }
     }
 
