@@ -38,9 +38,16 @@ final class NftablesFirewall implements Firewall {
     private static final int RESTORE_ATTEMPTS = 20;
 
     private final NetworkNamespace host;
+    /** Runs between a repair's read and its commit: a test makes another writer commit there. */
+    private final Runnable beforeRepairCommit;
 
     NftablesFirewall(NetworkNamespace host) {
+        this(host, () -> { });
+    }
+
+    NftablesFirewall(NetworkNamespace host, Runnable beforeRepairCommit) {
         this.host = host;
+        this.beforeRepairCommit = beforeRepairCommit;
     }
 
     @Override
@@ -157,6 +164,7 @@ final class NftablesFirewall implements Firewall {
                 }
                 adds.forEach(tx::addElements);
                 mappingAdds.forEach(tx::addStored);
+                beforeRepairCommit.run();
                 try {
                     tx.commit();
                     return repaired;
@@ -252,6 +260,7 @@ final class NftablesFirewall implements Firewall {
                 Transaction tx = nft.transaction().guardGeneration(generation);
                 adds.forEach(tx::addElements);
                 mappingAdds.forEach(tx::addStored);
+                beforeRepairCommit.run();
                 try {
                     tx.commit();
                     return repaired;
