@@ -2,6 +2,7 @@ package dev.gatun.driver.bridge;
 
 import dev.gatun.internal.InetText;
 import dev.gatun.GatunException;
+import dev.gatun.RetryableException;
 import dev.gatun.InvalidInputException;
 import dev.gatun.conntrack.Conntrack;
 import dev.gatun.driver.ConflictException;
@@ -100,6 +101,8 @@ final class Publisher implements AutoCloseable {
 
     private static final int MAX_BATCH = 512;
     private static final int MAX_ATTEMPTS = 200;
+    /** How often one batch is planned again after its commit lost its reply (each loss may take a reply timeout). */
+    private static final int MAX_LOST_REPLIES = 3;
     private static final int MAX_BATCHES_FOR_OTHERS = 4;
     /** How long a waiting caller parks before it looks again, should no wake-up come. */
     private static final long WAIT_NANOS = 1_000_000;
@@ -269,6 +272,10 @@ final class Publisher implements AutoCloseable {
 
     /** Plans every request against the maps as they are, commits them together, and retries on a race. */
     private void process(MappingStore store, Conntrack conntrack, List<Request> batch) {
+        // The outcomes and UDP flushes of an attempt whose commit lost its reply: it may have been applied.
+        Object[] lost = null;
+        List<PortMapping> lostFlushes = List.of();
+        int lostReplies = 0;
         for (int attempt = 1; ; attempt++) {
             List<InetAddress> localAddresses = anyWildcard(batch) ? hostAddresses.get() : List.of();
             Prefetched read = prefetched(store.begin(), batch, localAddresses);
@@ -298,9 +305,13 @@ final class Publisher implements AutoCloseable {
                     flushes.addAll(plan.flush);
                     outcomes[i] = plan.result;
                 } catch (InvalidInputException | ConflictException e) {
-                    outcomes[i] = e;
+                    // After a lost reply, an unpublish that finds its mappings gone is what made them go.
+                    boolean done = e instanceof NotFoundException && r instanceof Unpublish && lost != null
+                            && lost[i] instanceof List;
+                    outcomes[i] = done ? lost[i] : e;
                 }
             }
+            flushes.addAll(lostFlushes);
             try {
                 if (changes) {
                     read.view().commit(all.delete.values(), all.add.values());
@@ -318,6 +329,14 @@ final class Publisher implements AutoCloseable {
                 batch.forEach(r -> fail(r, gaveUp));
                 return;
             } catch (RuntimeException e) {
+                if (e instanceof RetryableException r && r.mayHaveApplied() && lostReplies < MAX_LOST_REPLIES) {
+                    // A lost reply is not a lost commit: plan again from what the kernel holds now.
+                    // A publish that was applied finds itself in place; an unpublish, its mappings gone.
+                    lostReplies++;
+                    lost = outcomes;
+                    lostFlushes = flushes;
+                    continue;
+                }
                 if (batch.size() > 1) {
                     // Something in the batch failed in the kernel: find whose by committing them one by one.
                     for (Request r : batch) {

@@ -4,10 +4,12 @@ import dev.gatun.RetryableException;
 import dev.gatun.driver.ConflictException;
 import dev.gatun.driver.Network;
 import dev.gatun.driver.NotFoundException;
+import dev.gatun.driver.PortListener;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.Protocol;
 import dev.gatun.driver.foreign.ForeignFirewalls;
 import dev.gatun.netlink.GenerationConflictException;
+import dev.gatun.netlink.ReplyTimeoutException;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.rtnl.Prefix;
 import dev.gatun.testing.Expect;
@@ -17,6 +19,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.net.InetAddress;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -107,6 +111,78 @@ class PublisherRaceTest {
         }
     }
 
+    /** A lost reply is not a lost commit: a publish applied whose ACK never came is read back and reported done. */
+    @Test
+    void aPublishWhoseReplyWasLostIsFoundInPlaceAndReportedDone(NetworkNamespace host) {
+        Racing firewall = new Racing(host, n -> false, n -> { });
+        firewall.loseReply = n -> n == 1;
+        List<String> heard = new ArrayList<>();
+        try (Publisher publisher = new Publisher(host, firewall, List::of)) {
+            publisher.listen(listener(heard));
+            List<PortMapping> made = publisher.publish("n1", List.of(tcp(8080, A)), "app");
+
+            assertThat(made).extracting(PortMapping::hostPort, PortMapping::owner).containsExactly(tuple(8080, "app"));
+            assertThat(firewall.reads).as("a fresh read after the lost reply").hasValue(2);
+            assertThat(firewall.commits).as("nothing committed twice").hasValue(1);
+            assertThat(heard).containsExactly("+8080 app");
+            assertThat(ports4(host)).containsOnlyOnce("tcp . 8080 ");
+        }
+    }
+
+    /** An unpublish applied whose ACK never came is reported done, not as "not published" from the fresh read. */
+    @Test
+    void anUnpublishWhoseReplyWasLostIsReportedDone(NetworkNamespace host) {
+        Racing firewall = new Racing(host, n -> false, n -> { });
+        firewall.loseReply = n -> n == 2;
+        List<String> heard = new ArrayList<>();
+        try (Publisher publisher = new Publisher(host, firewall, List::of)) {
+            publisher.listen(listener(heard));
+            publisher.publish("n1", List.of(tcp(8080, A), tcp(8081, A)), "app");
+
+            List<PortMapping> removed = publisher.unpublish("n1",
+                    new Publisher.Selection(A, List.of(tcp(8080, A)), "app", null));
+
+            assertThat(removed).extracting(PortMapping::hostPort).containsExactly(8080);
+            assertThat(firewall.commits).hasValue(2);
+            assertThat(heard).containsExactly("+8080 app", "+8081 app", "-8080 app");
+            assertThat(ports4(host)).doesNotContain("tcp . 8080 ").containsOnlyOnce("tcp . 8081 ");
+        }
+    }
+
+    /**
+     * No answer to any commit (and none applied): a bounded number of fresh reads and commits,
+     * then the caller is told, retryably, that the change may have been made.
+     */
+    @Test
+    void aKernelThatNeverAnswersEndsInARetryableFailureAfterBoundedAttempts(NetworkNamespace host) {
+        Racing firewall = new Racing(host, n -> false, n -> { });
+        firewall.loseReply = n -> true;
+        firewall.applyLostCommits = false;
+        try (Publisher publisher = new Publisher(host, firewall, List::of)) {
+            ReplyTimeoutException e = Expect.thrown(ReplyTimeoutException.class,
+                    () -> publisher.publish("n1", List.of(tcp(8080, A)), "app"));
+
+            assertThat(e.mayHaveApplied()).isTrue();
+            assertThat(firewall.commits).as("the first try and three more, each after a fresh read").hasValue(4);
+            assertThat(firewall.reads).hasValue(4);
+            assertThat(ports4(host)).doesNotContain("tcp . 8080 ");
+        }
+    }
+
+    private static PortListener listener(List<String> heard) {
+        return new PortListener() {
+            @Override
+            public void published(List<PortMapping> mappings) {
+                mappings.forEach(m -> heard.add("+" + m.hostPort() + " " + m.owner()));
+            }
+
+            @Override
+            public void unpublished(List<PortMapping> mappings) {
+                mappings.forEach(m -> heard.add("-" + m.hostPort() + " " + m.owner()));
+            }
+        };
+    }
+
     private static Publisher.Wanted tcp(int hostPort, InetAddress container) {
         return new Publisher.Wanted(Protocol.TCP, null, hostPort, container, 80);
     }
@@ -131,6 +207,10 @@ class PublisherRaceTest {
         final IntConsumer writer;
         final AtomicInteger reads = new AtomicInteger();
         final AtomicInteger commits = new AtomicInteger();
+        /** Which commits lose their reply: applied, but the caller hears a timeout. */
+        IntPredicate loseReply = n -> false;
+        /** Whether a commit whose reply is lost was applied first (a lost ACK) or not (a kernel that never answered). */
+        boolean applyLostCommits = true;
 
         Racing(NetworkNamespace host, IntPredicate when, IntConsumer writer) {
             this.real = new NftablesFirewall(host);
@@ -169,7 +249,12 @@ class PublisherRaceTest {
                             if (when.test(n)) {
                                 writer.accept(n);
                             }
-                            view.commit(deletes, adds);
+                            if (applyLostCommits || !loseReply.test(n)) {
+                                view.commit(deletes, adds);
+                            }
+                            if (loseReply.test(n)) {
+                                throw new ReplyTimeoutException("commit " + n, Duration.ofMillis(1));
+                            }
                         }
                     };
                 }
