@@ -6,6 +6,10 @@ import dev.gatun.bindings.internal.libc_h;
 import dev.gatun.bindings.internal.libnftnl_h;
 import dev.gatun.bindings.internal.nlmsghdr;
 import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.nft.Family;
+import dev.gatun.nft.Nftables;
+import dev.gatun.nft.Table;
+import dev.gatun.nft.Transaction;
 import dev.gatun.testing.Expect;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
@@ -16,6 +20,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -100,6 +105,48 @@ class NftTransportTest {
             assertThat(e).isInstanceOf(RetryableException.class);
             assertThat(e.mayHaveApplied()).isTrue();
             assertThat(e.getMessage()).isEqualTo("no reply from the kernel to read the generation within 200 ms");
+        }
+    }
+
+    /**
+     * A dump the ruleset changes under (a commit between two of its parts, made here from
+     * inside the reading of the first part) is read again; one that keeps changing is given up
+     * as a retryable failure of its own.
+     */
+    @Test
+    void aDumpInterruptedByCommitsIsReadAgainAndAtLastGivenUpRetryably(NetworkNamespace a) {
+        StringBuilder script = new StringBuilder();
+        for (int i = 0; i < 2000; i++) {
+            script.append("add table ip t").append(i).append('\n');
+        }
+        Oracle.Result made = Oracle.nftFile(a, script.toString());
+        assertThat(made.exitCode()).as(made.stderr()).isZero();
+        Table flip = Table.of(Family.IP, "flip");
+        try (NftChannel channel = NftChannel.open(a); Nftables other = Nftables.open(a)) {
+            boolean[] there = {false};
+            Runnable commit = () -> {
+                Transaction tx = other.transaction();
+                (there[0] ? tx.delete(flip) : tx.add(flip)).commit();
+                there[0] = !there[0];
+            };
+            int[] decoded = {0};
+            List<Boolean> read = channel.dump("list tables", kernel_h.NFT_MSG_GETTABLE, libc_h.AF_UNSPEC, m -> {
+                if (decoded[0]++ == 0) {
+                    commit.run();
+                }
+                return true;
+            });
+            assertThat(read).as("every table once, from the second, whole read").hasSize(2001);
+            assertThat(decoded[0]).as("the first read was cut short and read again").isGreaterThan(2001);
+
+            DumpInterruptedException e = Expect.thrown(DumpInterruptedException.class, () -> channel.dump("list tables",
+                    kernel_h.NFT_MSG_GETTABLE, libc_h.AF_UNSPEC, m -> {
+                        commit.run();
+                        return true;
+                    }));
+            assertThat(e).isInstanceOf(RetryableException.class);
+            assertThat(e.mayHaveApplied()).isFalse();
+            assertThat(e.getMessage()).contains("list tables").contains("interrupted the dump 10 times");
         }
     }
 
