@@ -108,6 +108,32 @@ class NftTransportTest {
         }
     }
 
+    /** Replies the receive buffer cannot hold are lost (ENOBUFS): a retryable failure, and the requests may have been applied. */
+    @Test
+    void repliesThatOverrunTheReceiveBufferAreARetryableFailure(NetworkNamespace a) {
+        try (NetlinkSocket socket = NetlinkSocket.open(NetlinkProtocol.NETFILTER, a); Arena arena = Arena.ofConfined()) {
+            socket.setReceiveBufferBytes(1024);
+            int count = 500;
+            MemorySegment buffer = arena.allocate(64 * 1024, 8);
+            int first = socket.reserveSequences(count);
+            long offset = 0;
+            // Many GETGENs in one datagram, each answered with the generation and an ACK: far more than 1 KiB back.
+            for (int i = 0; i < count; i++) {
+                MemorySegment nlh = libnftnl_h.nftnl_nlmsg_build_hdr(buffer.asSlice(offset), (short) kernel_h.NFT_MSG_GETGEN,
+                        (short) libc_h.AF_UNSPEC, (short) kernel_h.NLM_F_ACK, first + i).reinterpret(buffer.byteSize() - offset);
+                offset += NetlinkMessages.align(nlmsghdr.nlmsg_len(nlh));
+            }
+            long length = offset;
+
+            ReplyOverrunException e = Expect.thrown(ReplyOverrunException.class, () -> socket.pipeline(buffer, length, first,
+                    new Operations(count, i -> "read the generation"), (i, m) -> { }, 0));
+
+            assertThat(e).isInstanceOf(RetryableException.class);
+            assertThat(e.mayHaveApplied()).isTrue();
+            assertThat(e.errnoName()).isEqualTo("ENOBUFS");
+        }
+    }
+
     /**
      * A dump the ruleset changes under (a commit between two of its parts, made here from
      * inside the reading of the first part) is read again; one that keeps changing is given up
