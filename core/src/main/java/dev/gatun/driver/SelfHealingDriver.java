@@ -93,7 +93,7 @@ public final class SelfHealingDriver implements NetworkDriver {
 
     /**
      * Notes what an event may have damaged. In gatun's own table a removal of elements marks
-     * only their set; any other removal there, the whole table. In other tables only changes
+     * only their set; any other removal there, or a rule added, the whole table. In other tables only changes
      * to tables, chains, rules and sets matter (they are where gatun's jump and the drops it
      * opens live): elements another tool adds or removes in its own sets, perhaps thousands a
      * second, wake nothing.
@@ -110,7 +110,8 @@ public final class SelfHealingDriver implements NetworkDriver {
             case NEW_ELEMENTS, DELETE_ELEMENTS, NEW_GENERATION -> false;
             default -> true;
         };
-        boolean ownRemoval = own && e.isRemoval();
+        // A rule someone added to gatun's chains changes what they do as much as one removed.
+        boolean ownRemoval = own && (e.isRemoval() || e.kind() == RulesetEvent.Kind.NEW_RULE);
         if (!foreign && !ownRemoval) {
             return;
         }

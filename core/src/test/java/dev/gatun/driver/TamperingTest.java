@@ -126,6 +126,14 @@ class TamperingTest {
                 "accept"});
     }
 
+    /** A rule someone else adds to one of gatun's chains (here: a drop ahead of all) is damage too. */
+    @Test
+    void aRuleAddedToGatunsChainIsTakenOut(NetworkNamespace host, NetworkNamespace outside, NetworkNamespace c1)
+            throws Exception {
+        putBack(host, outside, c1, "inet gatun", ns -> new String[] {"insert", "rule", "inet", "gatun", "forward",
+                "tcp", "dport", "80", "drop"});
+    }
+
     @Test
     void aDeletedBaseChainIsPutBack(NetworkNamespace host, NetworkNamespace outside, NetworkNamespace c1) throws Exception {
         putBack(host, outside, c1, "inet gatun", ns -> new String[] {"delete", "chain", "inet", "gatun", "prerouting"});
