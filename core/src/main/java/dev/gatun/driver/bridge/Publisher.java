@@ -304,6 +304,10 @@ final class Publisher implements AutoCloseable {
                     changes |= plan.changes();
                     flushes.addAll(plan.flush);
                     outcomes[i] = plan.result;
+                    // After a lost reply, an unpublish of all that match that finds none removed them.
+                    if (r instanceof Unpublish && plan.result.isEmpty() && lost != null && lost[i] instanceof List) {
+                        outcomes[i] = lost[i];
+                    }
                 } catch (InvalidInputException | ConflictException e) {
                     // After a lost reply, an unpublish that finds its mappings gone is what made them go.
                     boolean done = e instanceof NotFoundException && r instanceof Unpublish && lost != null

@@ -149,6 +149,22 @@ class PublisherRaceTest {
         }
     }
 
+    /** The same for an unpublish of everything an owner published to a container. */
+    @Test
+    void anUnpublishOfAllWhoseReplyWasLostIsReportedDone(NetworkNamespace host) {
+        Racing firewall = new Racing(host, n -> false, n -> { });
+        firewall.loseReply = n -> n == 2;
+        try (Publisher publisher = new Publisher(host, firewall, List::of)) {
+            publisher.publish("n1", List.of(tcp(8080, A), tcp(8081, A)), "app");
+
+            List<PortMapping> removed = publisher.unpublish("n1", new Publisher.Selection(A, null, "app",
+                    m -> m.containerIp().equals(A) && m.owner().equals("app")));
+
+            assertThat(removed).extracting(PortMapping::hostPort).containsExactlyInAnyOrder(8080, 8081);
+            assertThat(ports4(host)).doesNotContain("tcp . 808");
+        }
+    }
+
     /**
      * No answer to any commit (and none applied): a bounded number of fresh reads and commits,
      * then the caller is told, retryably, that the change may have been made.
