@@ -13,7 +13,11 @@ public class ErrnoException extends GatunException {
     }
 
     protected ErrnoException(String operation, int errno, String message) {
-        super(message);
+        this(operation, errno, message, null);
+    }
+
+    protected ErrnoException(String operation, int errno, String message, Throwable cause) {
+        super(message, cause);
         this.errno = errno;
         this.operation = operation;
     }

@@ -4,6 +4,7 @@ import dev.gatun.GatunException;
 import dev.gatun.InvalidInputException;
 import dev.gatun.EnvironmentException;
 import dev.gatun.PrivilegeException;
+import dev.gatun.RetryableException;
 import dev.gatun.driver.ConflictException;
 import dev.gatun.netns.NamespaceExistsException;
 
@@ -31,6 +32,8 @@ public final class ExitCode {
             case InvalidInputException i -> USAGE;
             case PrivilegeException p -> ENVIRONMENT;
             case EnvironmentException m -> ENVIRONMENT;
+            // Another process kept committing, or a reply was lost: it failed now (a later try may not).
+            case RetryableException r -> FAILED;
             case GatunException g -> FAILED;
             default -> FAILED;
         };

@@ -4,6 +4,7 @@ import dev.gatun.driver.foreign.ForeignDrop;
 import dev.gatun.netns.NetworkNamespace;
 
 import java.net.InetAddress;
+import java.util.Collection;
 import java.util.List;
 
 /**
@@ -102,6 +103,14 @@ public interface NetworkDriver extends AutoCloseable {
      */
     default List<String> repairOwnRuleset(List<PortMapping> mappings) {
         return repair(mappings);
+    }
+
+    /**
+     * As {@link #repairOwnRuleset}, for a caller that knows only elements of the named sets of
+     * this driver's own table were removed: a driver that can reads just those sets.
+     */
+    default List<String> repairElements(Collection<String> sets, List<PortMapping> mappings) {
+        return repairOwnRuleset(mappings);
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.gatun.driver;
 
+import dev.gatun.RetryableException;
 import dev.gatun.driver.foreign.ForeignDrop;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.nft.RulesetEvent;
@@ -36,6 +37,8 @@ public final class SelfHealingDriver implements NetworkDriver {
     /** A flush arrives as many notifications: wait this long for the rest, then repair once. */
     private static final long SETTLE_MILLIS = 20;
     private static final long BACKSTOP_MILLIS = 5_000;
+    /** The longest wait before a repair that failed retryably is tried again. */
+    private static final long MAX_RETRY_DELAY_MILLIS = 1_000;
     private static final String OWN_TABLE = "gatun";
 
     private final NetworkDriver inner;
@@ -58,6 +61,12 @@ public final class SelfHealingDriver implements NetworkDriver {
     private boolean damageSuspected;
     /** Another table changed (a firewall reload, dockerd rebuilding its chains): check what gatun added to it. */
     private boolean foreignChanged;
+    /** Something of gatun's own table other than elements was removed, or events were lost: read all of it. */
+    private boolean wholeTable;
+    /** Sets of gatun's own table that someone removed elements from. */
+    private final Set<String> damagedSets = new HashSet<>();
+    /** How much longer than usual the healer waits before its next repair: grows while repairs fail retryably. */
+    private volatile long retryDelayMillis;
     private volatile boolean running = true;
     private final RulesetMonitor monitor;
     private final Thread healer;
@@ -82,29 +91,48 @@ public final class SelfHealingDriver implements NetworkDriver {
         return d;
     }
 
+    /**
+     * Notes what an event may have damaged. In gatun's own table a removal of elements marks
+     * only their set; any other removal there, or a rule added, the whole table. In other tables only changes
+     * to tables, chains, rules and sets matter (they are where gatun's jump and the drops it
+     * opens live): elements another tool adds or removes in its own sets, perhaps thousands a
+     * second, wake nothing.
+     */
     private void onEvent(RulesetEvent e) {
         if (e.byThisProcess()) {
             // Its own unpublish, network removal or repair: what it did on purpose is no damage,
             // and a repair per unpublish would hold every publish up (a repair takes milliseconds).
             return;
         }
-        boolean foreign = e.kind() == RulesetEvent.Kind.OVERRUN
-                || e.table() != null && !e.table().equals(OWN_TABLE) && e.kind() != RulesetEvent.Kind.NEW_GENERATION;
-        if (e.isRemoval() || foreign) {
-            wakeLock.lock();
-            try {
-                damageSuspected = true;
-                foreignChanged |= foreign;
-                woken.signal();
-            } finally {
-                wakeLock.unlock();
+        boolean overrun = e.kind() == RulesetEvent.Kind.OVERRUN;
+        boolean own = OWN_TABLE.equals(e.table());
+        boolean foreign = overrun || e.table() != null && !own && switch (e.kind()) {
+            case NEW_ELEMENTS, DELETE_ELEMENTS, NEW_GENERATION -> false;
+            default -> true;
+        };
+        // A rule someone added to gatun's chains changes what they do as much as one removed.
+        boolean ownRemoval = own && (e.isRemoval() || e.kind() == RulesetEvent.Kind.NEW_RULE);
+        if (!foreign && !ownRemoval) {
+            return;
+        }
+        wakeLock.lock();
+        try {
+            if (ownRemoval && e.kind() == RulesetEvent.Kind.DELETE_ELEMENTS) {
+                damagedSets.add(e.name());
+            } else {
+                // An overrun lost events: anything of gatun's may be gone too.
+                wholeTable |= ownRemoval || overrun;
             }
+            foreignChanged |= foreign;
+            damageSuspected = true;
+            woken.signal();
+        } finally {
+            wakeLock.unlock();
         }
     }
 
     private void heal() {
         while (running) {
-            boolean foreign;
             wakeLock.lock();
             try {
                 if (!damageSuspected && !woken.await(BACKSTOP_MILLIS, TimeUnit.MILLISECONDS)) {
@@ -118,40 +146,78 @@ public final class SelfHealingDriver implements NetworkDriver {
                 wakeLock.unlock();
             }
             try {
-                Thread.sleep(SETTLE_MILLIS);
+                Thread.sleep(SETTLE_MILLIS + retryDelayMillis);
             } catch (InterruptedException e) {
                 return;
             }
+            boolean foreign;
+            boolean whole;
+            Set<String> sets;
             wakeLock.lock();
             try {
                 foreign = foreignChanged;
+                whole = wholeTable;
+                sets = Set.copyOf(damagedSets);
                 foreignChanged = false;
+                wholeTable = false;
+                damagedSets.clear();
             } finally {
                 wakeLock.unlock();
             }
             if (running) {
-                repairNow(foreign);
+                repairNow(foreign, whole, sets);
             }
         }
     }
 
     private void repairNow() {
-        repairNow(true);
+        repairNow(true, true, Set.of());
     }
 
     /**
      * Repairs now, logging what it put back; a failure is logged and tried again at the next
      * wake. Other firewalls are read only when {@code foreign}: that costs a few processes.
+     * Of gatun's own table it reads everything when {@code whole}, else only the sets in
+     * {@code sets} (someone removed elements of those alone), else nothing.
      */
-    private void repairNow(boolean foreign) {
+    private void repairNow(boolean foreign, boolean whole, Set<String> sets) {
         alone(() -> {
             try {
                 List<PortMapping> keep = wanted();
-                for (String line : foreign ? inner.repair(keep) : inner.repairOwnRuleset(keep)) {
+                List<String> repaired;
+                if (foreign) {
+                    repaired = inner.repair(keep);
+                } else if (whole) {
+                    repaired = inner.repairOwnRuleset(keep);
+                } else if (!sets.isEmpty()) {
+                    repaired = inner.repairElements(sets, keep);
+                } else {
+                    repaired = List.of();
+                }
+                for (String line : repaired) {
                     log.accept("repaired " + line);
                 }
+                retryDelayMillis = 0;
             } catch (RuntimeException e) {
                 log.accept("repair failed: " + e.getMessage());
+                // Tried again in full: what failed may not have been what was suspected. A failure
+                // that may go away (other processes kept committing, a reply was lost) is tried
+                // again soon, waiting longer each time; any other at the next wake.
+                boolean retry = e instanceof RetryableException;
+                if (retry) {
+                    retryDelayMillis = Math.min(MAX_RETRY_DELAY_MILLIS, Math.max(SETTLE_MILLIS, retryDelayMillis * 2));
+                }
+                wakeLock.lock();
+                try {
+                    wholeTable = true;
+                    foreignChanged |= foreign;
+                    if (retry) {
+                        damageSuspected = true;
+                        woken.signal();
+                    }
+                } finally {
+                    wakeLock.unlock();
+                }
             }
         });
     }

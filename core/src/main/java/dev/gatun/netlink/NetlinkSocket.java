@@ -14,6 +14,7 @@ import dev.gatun.netns.NetworkNamespace;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
@@ -56,6 +57,8 @@ public final class NetlinkSocket implements AutoCloseable {
      */
     private static final int SURELY_SENDABLE = 32 * 1024;
     private boolean closed;
+    /** How long a receive waits: {@link #REPLY_TIMEOUT_SECONDS} unless {@link #setReceiveTimeout} changed it. */
+    private volatile Duration replyTimeout = Duration.ofSeconds(REPLY_TIMEOUT_SECONDS);
 
     private NetlinkSocket(NetlinkProtocol protocol, NetworkNamespace namespace, MemorySegment mnl) {
         this.protocol = protocol;
@@ -346,7 +349,7 @@ public final class NetlinkSocket implements AutoCloseable {
                     return out;
                 }
             }
-            throw new GatunException(operation + ": the kernel interrupted the dump " + DUMP_ATTEMPTS
+            throw new DumpInterruptedException(operation, "the kernel interrupted the dump " + DUMP_ATTEMPTS
                     + " times because the data kept changing");
         } finally {
             lock.unlock();
@@ -404,7 +407,7 @@ public final class NetlinkSocket implements AutoCloseable {
     }
 
     /** Shortens how long a receive waits, so a reader thread can notice that it should stop. */
-    public void setReceiveTimeout(java.time.Duration timeout) {
+    public void setReceiveTimeout(Duration timeout) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment tv = timeval.allocate(a);
             timeval.tv_sec(tv, timeout.toSeconds());
@@ -414,6 +417,7 @@ public final class NetlinkSocket implements AutoCloseable {
                 throw Errno.exception("set the receive timeout of a " + protocol.label + " socket", CallState.errno(state));
             }
         }
+        replyTimeout = timeout;
     }
 
     private int nextSequence() {
@@ -446,12 +450,10 @@ public final class NetlinkSocket implements AutoCloseable {
         if (n < 0) {
             int errno = CallState.errno(callState);
             if (errno == libc_h.EAGAIN) {
-                throw new GatunException("no reply from the kernel to " + operations.describe() + " within "
-                        + REPLY_TIMEOUT_SECONDS + " seconds");
+                throw new ReplyTimeoutException(operations.describe(), replyTimeout);
             }
             if (errno == libc_h.ENOBUFS) {
-                throw new GatunException("replies to " + operations.describe()
-                        + " overran the socket's receive buffer and some were lost (ENOBUFS)");
+                throw new ReplyOverrunException(operations.describe());
             }
             throw Errno.exception("receive the reply to " + operations.describe(), errno);
         }

@@ -2,6 +2,7 @@ package dev.gatun.nft;
 
 import dev.gatun.InvalidInputException;
 import dev.gatun.bindings.internal.kernel_h;
+import dev.gatun.netlink.DumpInterruptedException;
 import dev.gatun.netlink.NftBatch;
 import dev.gatun.netlink.NftChannel;
 import dev.gatun.netns.NetworkNamespace;
@@ -156,8 +157,8 @@ public final class Nftables implements AutoCloseable {
                 return read;
             }
             if (attempt == CONSISTENT_DUMP_ATTEMPTS) {
-                throw new dev.gatun.GatunException("list elements of " + set.describe() + ": the kernel's dump repeated "
-                        + "elements " + CONSISTENT_DUMP_ATTEMPTS + " times in a row while the set was changing");
+                throw new DumpInterruptedException("list elements of " + set.describe(), "the kernel's dump "
+                        + "repeated elements " + CONSISTENT_DUMP_ATTEMPTS + " times in a row while the set was changing");
             }
             try {
                 Thread.sleep(10L * attempt);

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * Changes to nftables that the kernel applies all together or not at all. Collect operations,
@@ -18,16 +19,20 @@ import java.util.Map;
  *
  * <p>"add" leaves an existing object as it is (elements and rules too: an existing element is
  * kept), "create" fails with EEXIST if it exists, "delete" fails with ENOENT if it does not,
- * "destroy" deletes only if it exists.
+ * "destroy" deletes only if it exists. A destroy is an add and a delete in the same batch
+ * (as knftables does where the kernel has no DESTROY messages), so it reads nothing and cannot
+ * race: whatever the object's state when the kernel applies the batch, it is gone after. The
+ * kernel's own NFT_MSG_DESTROY* (Linux 6.3) would save the add, but the uAPI headers the
+ * bindings are generated from here predate them.
  */
 public final class Transaction {
 
     /** The result of one operation; {@code handle} is the kernel's handle when echo was asked for, else 0. */
     public static final class OperationResult {
-        private final java.util.function.Supplier<String> operation;
+        private final Supplier<String> operation;
         private final long handle;
 
-        OperationResult(java.util.function.Supplier<String> operation, long handle) {
+        OperationResult(Supplier<String> operation, long handle) {
             this.operation = operation;
             this.handle = handle;
         }
@@ -47,19 +52,16 @@ public final class Transaction {
         }
     }
 
-    /** One message to send; its name is made only when an error or a caller asks for it. */
-    private record Pending(java.util.function.Supplier<String> operation, int type, int family, int flags,
-                           NftBatch.PayloadWriter payload, Existence onlyIfExists) {
-        Pending(String operation, int type, int family, int flags, NftBatch.PayloadWriter payload,
-                Existence onlyIfExists) {
-            this(() -> operation, type, family, flags, payload, onlyIfExists);
+    /**
+     * One message to send; its name is made only when an error or a caller asks for it. A
+     * {@code part} is the first message of an operation of two (a destroy's add): it has no
+     * result of its own.
+     */
+    private record Pending(Supplier<String> operation, int type, int family, int flags,
+                           NftBatch.PayloadWriter payload, boolean part) {
+        Pending(String operation, int type, int family, int flags, NftBatch.PayloadWriter payload) {
+            this(() -> operation, type, family, flags, payload, false);
         }
-    }
-
-    /** For destroy: asks the kernel whether the object is there before the batch is built. */
-    @FunctionalInterface
-    private interface Existence {
-        boolean exists(NftChannel channel);
     }
 
     private final NftChannel channel;
@@ -99,17 +101,27 @@ public final class Transaction {
         return table("delete", t, kernel_h.NFT_MSG_DELTABLE, 0);
     }
 
+    /**
+     * Deletes the table with everything in it if it exists. Sent as an add of the bare name
+     * (which leaves an existing table's flags alone) and a delete.
+     */
     public Transaction destroy(Table t) {
-        return add(new Pending("destroy " + t.describe(), kernel_h.NFT_MSG_DELTABLE, t.family().nfproto(), 0,
-                nlh -> TableCodec.write(nlh, t, true),
-                ch -> ch.get("look up " + t.describe(), kernel_h.NFT_MSG_GETTABLE, t.family().nfproto(),
-                        nlh -> TableCodec.write(nlh, t, true), m -> true).isPresent()));
+        NftBatch.PayloadWriter name = nlh -> TableCodec.write(nlh, t, true);
+        return destroy("destroy " + t.describe(), t.family(), kernel_h.NFT_MSG_NEWTABLE, 0, name,
+                kernel_h.NFT_MSG_DELTABLE, name);
+    }
+
+    /** Queues {@code add} (a part without a result) and then {@code delete}, both named {@code operation}. */
+    private Transaction destroy(String operation, Family family, int addType, int addFlags, NftBatch.PayloadWriter add,
+                                int deleteType, NftBatch.PayloadWriter delete) {
+        add(new Pending(() -> operation, addType, family.nfproto(), addFlags, add, true));
+        return add(new Pending(operation, deleteType, family.nfproto(), 0, delete));
     }
 
     private Transaction table(String verb, Table t, int type, int flags) {
         boolean delete = type == kernel_h.NFT_MSG_DELTABLE;
         return add(new Pending(verb + " " + t.describe(), type, t.family().nfproto(), flags,
-                nlh -> TableCodec.write(nlh, t, delete), null));
+                nlh -> TableCodec.write(nlh, t, delete)));
     }
 
     // ------------------------------------------------------------------ chains
@@ -126,23 +138,27 @@ public final class Transaction {
         return chain("delete", c, kernel_h.NFT_MSG_DELCHAIN, 0);
     }
 
+    /**
+     * Deletes the chain if it exists (it must have no rules, as for a delete). Sent as an add
+     * of the bare name (which leaves an existing base chain's hook alone) and a delete, so its
+     * table must exist: else the commit fails with ENOENT.
+     */
     public Transaction destroy(Chain c) {
-        return add(new Pending("destroy " + c.describe(), kernel_h.NFT_MSG_DELCHAIN, c.family().nfproto(), 0,
-                nlh -> ChainCodec.write(nlh, c, true),
-                ch -> ch.get("look up " + c.describe(), kernel_h.NFT_MSG_GETCHAIN, c.family().nfproto(),
-                        nlh -> ChainCodec.write(nlh, c, true), m -> true).isPresent()));
+        NftBatch.PayloadWriter name = nlh -> ChainCodec.write(nlh, c, true);
+        return destroy("destroy " + c.describe(), c.family(), kernel_h.NFT_MSG_NEWCHAIN, kernel_h.NLM_F_CREATE, name,
+                kernel_h.NFT_MSG_DELCHAIN, name);
     }
 
     /** Removes every rule of the chain. */
     public Transaction flush(Chain c) {
         return add(new Pending("flush " + c.describe(), kernel_h.NFT_MSG_DELRULE, c.family().nfproto(), 0,
-                nlh -> RuleCodec.write(nlh, new Rule(c.family(), c.table(), c.name(), List.of(), null, 0), false), null));
+                nlh -> RuleCodec.write(nlh, new Rule(c.family(), c.table(), c.name(), List.of(), null, 0), false)));
     }
 
     private Transaction chain(String verb, Chain c, int type, int flags) {
         boolean delete = type == kernel_h.NFT_MSG_DELCHAIN;
         return add(new Pending(verb + " " + c.describe(), type, c.family().nfproto(), flags,
-                nlh -> ChainCodec.write(nlh, c, delete), null));
+                nlh -> ChainCodec.write(nlh, c, delete)));
     }
 
     // ------------------------------------------------------------------ sets and maps
@@ -157,20 +173,25 @@ public final class Transaction {
 
     public Transaction delete(NftSet s) {
         return add(new Pending("delete " + s.describe(), kernel_h.NFT_MSG_DELSET, s.family().nfproto(), 0,
-                nlh -> SetCodec.write(nlh, s, 0, true), null));
+                nlh -> SetCodec.write(nlh, s, 0, true)));
     }
 
+    /**
+     * Deletes the set or map if it exists. Sent as an add of {@code s} as given and a delete:
+     * its table must exist (else ENOENT), and a set of that name with another type or flags
+     * makes the commit fail with EEXIST, as an add of it would.
+     */
     public Transaction destroy(NftSet s) {
-        return add(new Pending("destroy " + s.describe(), kernel_h.NFT_MSG_DELSET, s.family().nfproto(), 0,
-                nlh -> SetCodec.write(nlh, s, 0, true),
-                ch -> ch.get("look up " + s.describe(), kernel_h.NFT_MSG_GETSET, s.family().nfproto(),
-                        nlh -> SetCodec.write(nlh, s, 0, true), m -> true).isPresent()));
+        // The kernel wants an id with every new set; one of its own, so no element or rule of this batch refers to it.
+        int id = newSetIds.computeIfAbsent("destroy " + key(s), k -> newSetIds.size() + 1);
+        return destroy("destroy " + s.describe(), s.family(), kernel_h.NFT_MSG_NEWSET, kernel_h.NLM_F_CREATE,
+                nlh -> SetCodec.write(nlh, s, id, false), kernel_h.NFT_MSG_DELSET, nlh -> SetCodec.write(nlh, s, 0, true));
     }
 
     private Transaction set(String verb, NftSet s, int flags) {
         int id = newSetIds.computeIfAbsent(key(s), k -> newSetIds.size() + 1);
         return add(new Pending(verb + " " + s.describe(), kernel_h.NFT_MSG_NEWSET, s.family().nfproto(), flags,
-                nlh -> SetCodec.write(nlh, s, id, false), null));
+                nlh -> SetCodec.write(nlh, s, id, false)));
     }
 
     // ------------------------------------------------------------------ elements
@@ -193,7 +214,7 @@ public final class Transaction {
     /** Removes every element of the set. */
     public Transaction flush(NftSet s) {
         return add(new Pending("flush " + s.describe(), kernel_h.NFT_MSG_DELSETELEM, s.family().nfproto(), 0,
-                nlh -> ElementCodec.write(nlh, s, 0, List.of()), null));
+                nlh -> ElementCodec.write(nlh, s, 0, List.of())));
     }
 
     /** Adds elements given as the kernel keeps them; ones that exist already are left as they are. */
@@ -218,10 +239,10 @@ public final class Transaction {
         // Most transactions make no set: no key string to build for them.
         Integer id = newSetIds.isEmpty() ? null : newSetIds.get(key(s));
         for (List<ElementCodec.Encoded> chunk : ElementCodec.chunks(encoded)) {
-            java.util.function.Supplier<String> op = () -> verb + " " + describeElements(s, chunk)
+            Supplier<String> op = () -> verb + " " + describeElements(s, chunk)
                     + (type == kernel_h.NFT_MSG_DELSETELEM ? " from " : " in ") + s.describe();
             add(new Pending(op, type, s.family().nfproto(), flags,
-                    nlh -> ElementCodec.write(nlh, s, id == null ? 0 : id, chunk), null));
+                    nlh -> ElementCodec.write(nlh, s, id == null ? 0 : id, chunk), false));
         }
         return this;
     }
@@ -244,7 +265,7 @@ public final class Transaction {
         return add(new Pending("add " + r.describe(), kernel_h.NFT_MSG_NEWRULE, r.family().nfproto(),
                 kernel_h.NLM_F_CREATE | kernel_h.NLM_F_APPEND,
                 nlh -> RuleCodec.write(nlh, r, false,
-                        set -> newSetIds.getOrDefault(r.family() + " " + r.table() + " " + set, 0)), null));
+                        set -> newSetIds.getOrDefault(r.family() + " " + r.table() + " " + set, 0))));
     }
 
     /** Deletes the rule with the rule's handle (as read back or reported by a commit). */
@@ -253,7 +274,7 @@ public final class Transaction {
             throw new InvalidInputException("delete " + r.describe() + ": a rule is deleted by its handle, and this one has none");
         }
         return add(new Pending("delete " + r.describe() + " handle " + r.handle(), kernel_h.NFT_MSG_DELRULE,
-                r.family().nfproto(), 0, nlh -> RuleCodec.write(nlh, r, true), null));
+                r.family().nfproto(), 0, nlh -> RuleCodec.write(nlh, r, true)));
     }
 
     // ------------------------------------------------------------------ commit
@@ -266,9 +287,9 @@ public final class Transaction {
         return this;
     }
 
-    /** The operations so far, as errors would name them. */
+    /** The operations so far, as errors would name them (a destroy once, though it is two messages). */
     public List<String> operations() {
-        return pending.stream().map(p -> p.operation().get()).toList();
+        return pending.stream().filter(p -> !p.part()).map(p -> p.operation().get()).toList();
     }
 
     /** Sends everything as one batch; throws, naming the first operation that failed, and nothing changed. */
@@ -277,29 +298,25 @@ public final class Transaction {
             throw new IllegalStateException("this transaction was already committed");
         }
         used = true;
-        List<Pending> sent = new ArrayList<>();
-        for (Pending p : pending) {
-            if (p.onlyIfExists == null || p.onlyIfExists.exists(channel)) {
-                sent.add(p);
-            }
-        }
-        long[] handles = new long[sent.size()];
-        NftBatch batch = fill(channel.batch(), sent);
+        long[] handles = new long[pending.size()];
+        NftBatch batch = fill(channel.batch(), pending);
         channel.commit(batch, echo ? (index, message) -> {
             if (index >= 0 && index < handles.length && handles[index] == 0) {
-                handles[index] = handleOf(sent.get(index).type, message);
+                handles[index] = handleOf(pending.get(index).type, message);
             }
         } : null);
         List<OperationResult> results = new ArrayList<>();
-        for (int i = 0; i < sent.size(); i++) {
-            results.add(new OperationResult(sent.get(i).operation, handles[i]));
+        for (int i = 0; i < pending.size(); i++) {
+            if (!pending.get(i).part()) {
+                results.add(new OperationResult(pending.get(i).operation, handles[i]));
+            }
         }
         return results;
     }
 
     private NftBatch fill(NftBatch batch, List<Pending> operations) {
         for (Pending p : operations) {
-            int flags = p.flags | (echo && isNew(p.type) ? kernel_h.NLM_F_ECHO : 0);
+            int flags = p.flags | (echo && !p.part() && isNew(p.type) ? kernel_h.NLM_F_ECHO : 0);
             batch.add(p.operation, p.type, p.family, flags, p.payload);
         }
         if (guard != null) {
@@ -308,7 +325,7 @@ public final class Transaction {
         return batch;
     }
 
-    /** The messages this transaction would send, without sending them (destroys as deletes). */
+    /** The messages this transaction would send, without sending them. */
     List<byte[]> encode() {
         try (NftBatch batch = new NftBatch()) {
             return fill(batch, pending).messageBytes();

@@ -1,6 +1,8 @@
 package dev.gatun.nft;
 
 import dev.gatun.InvalidInputException;
+import dev.gatun.bindings.internal.kernel_h;
+import dev.gatun.netlink.GenerationConflictException;
 import dev.gatun.netlink.NetlinkException;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.Expect;
@@ -144,6 +146,74 @@ class NftTransactionTest {
             assertThatThrownBy(() -> nft.transaction().delete(missing).commit())
                     .isInstanceOf(NetlinkException.class).hasMessageContaining("ENOENT")
                     .hasMessageContaining("delete table ip6 never_made");
+        }
+    }
+
+    /**
+     * A destroy reads nothing at commit time: it is an add and a delete in the same batch, so
+     * the object cannot come or go between a look and the act. One result per destroy.
+     */
+    @Test
+    void destroyIsAnAddAndADeleteInTheSameBatch() {
+        Chain chain = Chain.regular(GATUN, "c");
+        Transaction tx = new Transaction(null).destroy(PORTS).destroy(chain).destroy(GATUN);
+
+        assertThat(tx.operations()).containsExactly("destroy map ip gatun ports4", "destroy chain ip gatun c",
+                "destroy table ip gatun");
+        assertThat(tx.encode()).extracting(NftTransactionTest::messageType).containsExactly(
+                kernel_h.NFT_MSG_NEWSET, kernel_h.NFT_MSG_DELSET, kernel_h.NFT_MSG_NEWCHAIN, kernel_h.NFT_MSG_DELCHAIN,
+                kernel_h.NFT_MSG_NEWTABLE, kernel_h.NFT_MSG_DELTABLE);
+    }
+
+    /** The nftables message type (NFT_MSG_*) of one encoded message: the low byte of nlmsg_type, in host order. */
+    private static int messageType(byte[] message) {
+        return message[4] & 0xff;
+    }
+
+    @Test
+    void destroyRemovesWhatExistsWithEverythingInItAndLeavesTheRestAlone(NetworkNamespace a) {
+        Chain base = Chain.base(GATUN, "pre", ChainType.NAT, Hook.PREROUTING, Priority.DSTNAT, Verdict.Code.ACCEPT);
+        Chain regular = Chain.regular(GATUN, "c");
+        Table other = Table.of(Family.INET, "other");
+        try (Nftables nft = Nftables.open(a)) {
+            nft.transaction().add(GATUN).add(PORTS).add(base).add(regular).add(other)
+                    .addElements(PORTS, List.of(Element.of("tcp", "1").to("10.0.0.1", "1"))).commit();
+            String before = Oracle.in(a, "nft", "list", "table", "inet", "other");
+
+            // A base chain (its hook left alone by the add half), a map with elements, then a chain that is not there.
+            List<Transaction.OperationResult> results = nft.transaction().destroy(base).destroy(PORTS).commit();
+            assertThat(results).extracting(Transaction.OperationResult::operation)
+                    .containsExactly("destroy chain ip gatun pre", "destroy map ip gatun ports4");
+            assertThat(Oracle.in(a, "nft", "list", "table", "ip", "gatun")).doesNotContain("pre").doesNotContain("ports4")
+                    .contains("chain c");
+            nft.transaction().destroy(base).commit();
+
+            // A whole table with what is left in it; the other table stays as it was.
+            nft.transaction().add(PORTS).addElements(PORTS, List.of(Element.of("tcp", "2").to("10.0.0.2", "2"))).commit();
+            nft.transaction().destroy(GATUN).commit();
+            assertThat(Oracle.in(a, "nft", "list", "tables")).doesNotContain("table ip gatun");
+            assertThat(Oracle.in(a, "nft", "list", "table", "inet", "other")).isEqualTo(before);
+
+            // Nothing left to destroy: still no error, and still nothing there.
+            nft.transaction().destroy(GATUN).commit();
+            assertThat(Oracle.in(a, "nft", "list", "tables")).isEqualTo("table inet other\n");
+        }
+    }
+
+    /** A destroy is atomic with the rest of its batch, and a guarded one needs no read to pass the guard. */
+    @Test
+    void aGuardedDestroyFailsWholeWhenTheRulesetChangedAndPassesWhenNot(NetworkNamespace a) {
+        try (Nftables nft = Nftables.open(a)) {
+            nft.transaction().add(GATUN).commit();
+            int generation = nft.generation();
+            Oracle.in(a, "nft", "add", "table", "ip", "racer");
+
+            Transaction stale = nft.transaction().guardGeneration(generation).destroy(GATUN);
+            Expect.thrown(GenerationConflictException.class, stale::commit);
+            assertThat(Oracle.in(a, "nft", "list", "tables")).contains("table ip gatun");
+
+            nft.transaction().guardGeneration(nft.generation()).destroy(GATUN).commit();
+            assertThat(Oracle.in(a, "nft", "list", "tables")).isEqualTo("table ip racer\n");
         }
     }
 

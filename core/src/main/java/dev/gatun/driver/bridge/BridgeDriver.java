@@ -36,6 +36,7 @@ import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -443,6 +444,13 @@ public final class BridgeDriver implements NetworkDriver {
     public List<String> repairOwnRuleset(List<PortMapping> mappings) {
         synchronized (topology) {
             return firewall.restore(networks(), mappings);
+        }
+    }
+
+    @Override
+    public List<String> repairElements(Collection<String> sets, List<PortMapping> mappings) {
+        synchronized (topology) {
+            return firewall.restoreElements(networks(), mappings, sets);
         }
     }
 

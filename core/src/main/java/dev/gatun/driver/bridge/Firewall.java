@@ -32,6 +32,16 @@ interface Firewall {
     java.util.List<String> restore(java.util.List<dev.gatun.driver.Network> networks,
                                    java.util.List<dev.gatun.driver.PortMapping> wanted);
 
+    /**
+     * {@link #restore} for when only elements of the named sets of the ruleset were removed: a
+     * packet filter that can read those alone overrides this to save reading everything.
+     */
+    default java.util.List<String> restoreElements(java.util.List<dev.gatun.driver.Network> networks,
+                                                   java.util.List<dev.gatun.driver.PortMapping> wanted,
+                                                   java.util.Collection<String> sets) {
+        return restore(networks, wanted);
+    }
+
     /** The other firewalls of the host, as this packet filter must open them for gatun's bridges. */
     dev.gatun.driver.foreign.ForeignFirewalls foreignFirewalls();
 

@@ -10,6 +10,7 @@ import dev.gatun.nft.Family;
 import dev.gatun.nft.Field;
 import dev.gatun.nft.Hook;
 import dev.gatun.nft.NftSet;
+import dev.gatun.nft.NftRenderer;
 import dev.gatun.nft.Nftables;
 import dev.gatun.nft.Priority;
 import dev.gatun.nft.Rule;
@@ -18,11 +19,12 @@ import dev.gatun.nft.SetFlag;
 import dev.gatun.nft.Table;
 import dev.gatun.nft.Transaction;
 import dev.gatun.nft.Verdict;
-import dev.gatun.nft.expr.Bitwise;
 
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import static dev.gatun.nft.DataType.INET_PROTO;
@@ -84,9 +86,8 @@ final class GatunRuleset {
             Verdict.Code.ACCEPT);
     static final List<Chain> CHAINS = List.of(PREROUTING, OUTPUT, POSTROUTING, FORWARD);
     static final List<Rule> RULES = rules();
-    /** The statement part that sets the mark: a table marking other bits must be rebuilt. */
-    private static final Bitwise MARK_SET = RULES.stream().flatMap(r -> r.expressions().stream())
-            .filter(e -> e instanceof Bitwise b && !b.xor().isZero()).map(Bitwise.class::cast).findFirst().orElseThrow();
+    /** Each rule of {@link #RULES} in nft's words, to compare the rules read back with. */
+    private static final Map<Rule, String> RENDERED = rendered();
 
     private GatunRuleset() {}
 
@@ -136,6 +137,12 @@ final class GatunRuleset {
         return List.copyOf(rules);
     }
 
+    private static Map<Rule, String> rendered() {
+        Map<Rule, String> out = new IdentityHashMap<>();
+        RULES.forEach(r -> out.put(r, NftRenderer.render(r)));
+        return out;
+    }
+
     /** Adds the sets, chains and rules of the table (not the table itself) to {@code tx}. */
     static Transaction build(Transaction tx) {
         SETS.forEach(tx::add);
@@ -144,7 +151,11 @@ final class GatunRuleset {
         return tx;
     }
 
-    /** Whether the table read back has every set, chain and rule of the shape (someone may have flushed parts). */
+    /**
+     * Whether the table read back has every set and chain of the shape and exactly its rules, in
+     * order (someone may have flushed, deleted or changed parts; a table marking other bits
+     * than {@link #MARK} has other rules).
+     */
     static boolean intact(Ruleset now) {
         if (now.tables().isEmpty()) {
             return false;
@@ -158,12 +169,20 @@ final class GatunRuleset {
             // An older gatun's forward chain ran at another priority, with other rules.
             boolean there = now.chainsOf(TABLE).stream().anyMatch(x -> x.name().equals(c.name())
                     && x.isBase() && x.base().priority() == c.base().priority());
-            long rules = RULES.stream().filter(r -> r.chain().equals(c.name())).count();
-            if (!there || now.rulesOf(c).size() != rules) {
+            // Rule by rule, in order: a rule deleted, changed or added by someone else is damage.
+            List<Rule> want = RULES.stream().filter(r -> r.chain().equals(c.name())).toList();
+            List<Rule> have = now.rulesOf(c);
+            if (!there || have.size() != want.size()) {
                 return false;
             }
+            for (int i = 0; i < want.size(); i++) {
+                // In nft's words: the kernel fills in registers and flags the built rule leaves implicit.
+                if (!NftRenderer.render(have.get(i)).equals(RENDERED.get(want.get(i)))) {
+                    return false;
+                }
+            }
         }
-        return now.rulesOf(FORWARD).stream().anyMatch(r -> r.expressions().contains(MARK_SET));
+        return true;
     }
 
     /**

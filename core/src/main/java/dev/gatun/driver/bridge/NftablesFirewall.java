@@ -1,12 +1,13 @@
 package dev.gatun.driver.bridge;
 
-import dev.gatun.GatunException;
+import dev.gatun.bindings.internal.libc_h;
 import dev.gatun.driver.Network;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.Protocol;
 import dev.gatun.driver.foreign.ForeignFirewalls;
 import dev.gatun.internal.InetText;
 import dev.gatun.netlink.GenerationConflictException;
+import dev.gatun.netlink.NetlinkException;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.nft.Concatenation;
 import dev.gatun.nft.Element;
@@ -31,14 +32,25 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 
 /** gatun's own nftables table (see {@link GatunRuleset}): networks and mappings are set and map elements. */
 final class NftablesFirewall implements Firewall {
 
+    /** How often a repair reads and commits again when another process keeps committing in between. */
+    private static final int RESTORE_ATTEMPTS = 20;
+
     private final NetworkNamespace host;
+    /** Runs between a repair's read and its commit: a test makes another writer commit there. */
+    private final Runnable beforeRepairCommit;
 
     NftablesFirewall(NetworkNamespace host) {
+        this(host, () -> { });
+    }
+
+    NftablesFirewall(NetworkNamespace host, Runnable beforeRepairCommit) {
         this.host = host;
+        this.beforeRepairCommit = beforeRepairCommit;
     }
 
     @Override
@@ -153,26 +165,14 @@ final class NftablesFirewall implements Firewall {
                         mappingAdds.computeIfAbsent(map(m), k -> new ArrayList<>()).add(element(m));
                     }
                 }
-                Set<String> bridges = new HashSet<>();
-                if (intact) {
-                    nft.elements(GatunRuleset.BRIDGES).forEach(e -> bridges.add(e.key().getFirst()));
-                }
-                for (Network n : networks) {
-                    if (!bridges.contains(n.bridge())) {
-                        Prefix v6 = n.subnets().size() > 1 ? n.subnets().get(1) : null;
-                        entries(n.bridge(), n.subnets().getFirst(), v6, n.internal(), n.masquerade())
-                                .forEach((set, e) -> adds.computeIfAbsent(set, k -> new ArrayList<>()).add(e));
-                        repaired.add("the entries of network " + n.name());
-                    }
-                }
+                missingEntries(networks, intact ? nft::elements : set -> List.of(), adds, repaired);
                 int ports = 0;
                 for (PortMapping m : wanted) {
                     // A mapping's key in its map stands for its host key: one wanted twice is added once.
                     if (held.get(map(m)).add(key(m))) {
                         mappingAdds.computeIfAbsent(map(m), k -> new ArrayList<>()).add(element(m));
                         if (++ports <= PORTS_NAMED) {
-                            repaired.add("port " + m.describeHost() + " -> " + InetText.of(m.containerIp()) + ":"
-                                    + m.containerPort() + " of owner " + m.owner());
+                            repaired.add(describeRepaired(m));
                         }
                     }
                 }
@@ -184,17 +184,131 @@ final class NftablesFirewall implements Firewall {
                 }
                 adds.forEach(tx::addElements);
                 mappingAdds.forEach(tx::addStored);
+                beforeRepairCommit.run();
                 try {
                     tx.commit();
                     return repaired;
                 } catch (GenerationConflictException e) {
-                    if (attempt >= 20) {
-                        throw new GatunException("could not repair " + GatunRuleset.TABLE.describe()
-                                + ": the ruleset kept changing while it was read", e);
+                    if (attempt >= RESTORE_ATTEMPTS) {
+                        throw GenerationConflictException.gaveUp("repair " + GatunRuleset.TABLE.describe(), attempt, e);
                     }
                 }
             }
         }
+    }
+
+    /**
+     * Adds to {@code adds} each network's entries that {@code present} does not list, for every
+     * set of the table: a network whose subnet alone someone deleted has it put back too.
+     */
+    private static void missingEntries(List<Network> networks, Function<NftSet, List<Element>> present,
+                                       Map<NftSet, List<Element>> adds, List<String> repaired) {
+        Map<NftSet, Set<List<String>>> keys = new IdentityHashMap<>();
+        for (Network n : networks) {
+            Prefix v6 = n.subnets().size() > 1 ? n.subnets().get(1) : null;
+            boolean missing = false;
+            for (Map.Entry<NftSet, Element> e : entries(n.bridge(), n.subnets().getFirst(), v6, n.internal(),
+                    n.masquerade()).entrySet()) {
+                Set<List<String>> there = keys.computeIfAbsent(e.getKey(), set -> {
+                    Set<List<String>> k = new HashSet<>();
+                    present.apply(set).forEach(x -> k.add(x.key()));
+                    return k;
+                });
+                if (!there.contains(e.getValue().key())) {
+                    adds.computeIfAbsent(e.getKey(), k -> new ArrayList<>()).add(e.getValue());
+                    missing = true;
+                }
+            }
+            if (missing) {
+                repaired.add("the entries of network " + n.name());
+            }
+        }
+    }
+
+    /**
+     * {@link #restore} for when only elements of some of the table's sets were removed: reads
+     * just those sets (not the whole table, whose maps may hold many thousands of mappings),
+     * and puts back the networks' entries and the wanted mappings they lack, guarded by the
+     * generation read first. A set that is gone means more damage: then the whole table is
+     * restored.
+     */
+    @Override
+    public List<String> restoreElements(List<Network> networks, List<PortMapping> wanted, Collection<String> setNames) {
+        if (networks.isEmpty()) {
+            return List.of();
+        }
+        List<NftSet> sets = GatunRuleset.SETS.stream().filter(s -> setNames.contains(s.name())).toList();
+        if (sets.isEmpty()) {
+            return List.of();
+        }
+        try (Nftables nft = Nftables.open(host)) {
+            for (int attempt = 1; ; attempt++) {
+                int generation = nft.generation();
+                Map<NftSet, List<Element>> read = new IdentityHashMap<>();
+                Map<NftSet, List<StoredElement>> stored = new IdentityHashMap<>();
+                try {
+                    for (NftSet s : sets) {
+                        if (MAPS.contains(s)) {
+                            stored.put(s, nft.storedElements(s));
+                        } else {
+                            read.put(s, nft.elements(s));
+                        }
+                    }
+                } catch (NetlinkException e) {
+                    if (e.errno() == libc_h.ENOENT) {
+                        return restore(networks, wanted);
+                    }
+                    throw e;
+                }
+                List<String> repaired = new ArrayList<>();
+                Map<NftSet, List<Element>> adds = new LinkedHashMap<>();
+                // Sets not read are not missing anything: they count as holding every entry.
+                missingEntries(networks, s -> read.containsKey(s) ? read.get(s)
+                        : entriesOf(networks, s), adds, repaired);
+                Map<NftSet, List<StoredElement>> mappingAdds = new LinkedHashMap<>();
+                Set<PortMapping.HostKey> held = new HashSet<>();
+                stored.forEach((map, elements) -> elements.forEach(e -> held.add(mapping(map, e).hostKey())));
+                for (PortMapping m : wanted) {
+                    if (stored.containsKey(map(m)) && held.add(m.hostKey())) {
+                        mappingAdds.computeIfAbsent(map(m), k -> new ArrayList<>()).add(element(m));
+                        repaired.add(describeRepaired(m));
+                    }
+                }
+                if (adds.isEmpty() && mappingAdds.isEmpty()) {
+                    return List.of();
+                }
+                Transaction tx = nft.transaction().guardGeneration(generation);
+                adds.forEach(tx::addElements);
+                mappingAdds.forEach(tx::addStored);
+                beforeRepairCommit.run();
+                try {
+                    tx.commit();
+                    return repaired;
+                } catch (GenerationConflictException e) {
+                    if (attempt >= RESTORE_ATTEMPTS) {
+                        throw GenerationConflictException.gaveUp("repair " + GatunRuleset.TABLE.describe(), attempt, e);
+                    }
+                }
+            }
+        }
+    }
+
+    /** The entries {@code networks} want in {@code set}. */
+    private static List<Element> entriesOf(List<Network> networks, NftSet set) {
+        List<Element> out = new ArrayList<>();
+        for (Network n : networks) {
+            Prefix v6 = n.subnets().size() > 1 ? n.subnets().get(1) : null;
+            Element e = entries(n.bridge(), n.subnets().getFirst(), v6, n.internal(), n.masquerade()).get(set);
+            if (e != null) {
+                out.add(e);
+            }
+        }
+        return out;
+    }
+
+    private static String describeRepaired(PortMapping m) {
+        return "port " + m.describeHost() + " -> " + InetText.of(m.containerIp()) + ":" + m.containerPort()
+                + " of owner " + m.owner();
     }
 
     /**

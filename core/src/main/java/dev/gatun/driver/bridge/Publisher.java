@@ -2,6 +2,7 @@ package dev.gatun.driver.bridge;
 
 import dev.gatun.internal.InetText;
 import dev.gatun.GatunException;
+import dev.gatun.RetryableException;
 import dev.gatun.InvalidInputException;
 import dev.gatun.conntrack.Conntrack;
 import dev.gatun.driver.ConflictException;
@@ -10,6 +11,7 @@ import dev.gatun.driver.NotFoundException;
 import dev.gatun.driver.PortListener;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.Protocol;
+import dev.gatun.netlink.GenerationConflictException;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.sockdiag.BoundSocket;
 import dev.gatun.sockdiag.HostSockets;
@@ -106,6 +108,8 @@ final class Publisher implements AutoCloseable {
 
     private static final int MAX_BATCH = 512;
     private static final int MAX_ATTEMPTS = 200;
+    /** How often one batch is planned again after its commit lost its reply (each loss may take a reply timeout). */
+    private static final int MAX_LOST_REPLIES = 3;
     private static final int MAX_BATCHES_FOR_OTHERS = 4;
     /** How long a waiting caller parks before it looks again, should no wake-up come. */
     private static final long WAIT_NANOS = 1_000_000;
@@ -286,6 +290,10 @@ final class Publisher implements AutoCloseable {
         List<InetAddress> addressesFirst = anyWildcard(batch) ? hostAddresses.get() : List.of();
         // Asked once: a retry after a stale nftables read is about gatun's maps, not the host's sockets.
         List<BoundSocket> held = heldSockets(batch, addressesFirst);
+        // The outcomes and UDP flushes of an attempt whose commit lost its reply: it may have been applied.
+        Object[] lost = null;
+        List<PortMapping> lostFlushes = List.of();
+        int lostReplies = 0;
         for (int attempt = 1; ; attempt++) {
             List<InetAddress> localAddresses = attempt == 1 ? addressesFirst
                     : anyWildcard(batch) ? hostAddresses.get() : List.of();
@@ -315,10 +323,18 @@ final class Publisher implements AutoCloseable {
                     changes |= plan.changes();
                     flushes.addAll(plan.flush);
                     outcomes[i] = plan.result;
+                    // After a lost reply, an unpublish of all that match that finds none removed them.
+                    if (r instanceof Unpublish && plan.result.isEmpty() && lost != null && lost[i] instanceof List) {
+                        outcomes[i] = lost[i];
+                    }
                 } catch (InvalidInputException | ConflictException e) {
-                    outcomes[i] = e;
+                    // After a lost reply, an unpublish that finds its mappings gone is what made them go.
+                    boolean done = e instanceof NotFoundException && r instanceof Unpublish && lost != null
+                            && lost[i] instanceof List;
+                    outcomes[i] = done ? lost[i] : e;
                 }
             }
+            flushes.addAll(lostFlushes);
             try {
                 if (changes) {
                     read.view().commit(all.delete.values(), all.add.values());
@@ -329,12 +345,21 @@ final class Publisher implements AutoCloseable {
                     backOff(attempt);
                     continue;
                 }
-                GatunException gaveUp = new GatunException("gave up after " + MAX_ATTEMPTS
-                        + " attempts: other processes kept changing the ruleset between reading and committing",
-                        e.getCause());
+                GatunException gaveUp = e.getCause() instanceof GenerationConflictException c
+                        ? GenerationConflictException.gaveUp(describe(batch), MAX_ATTEMPTS, c)
+                        : new GatunException("gave up after " + MAX_ATTEMPTS + " attempts: other processes kept "
+                                + "changing the ruleset between reading and committing", e.getCause());
                 batch.forEach(r -> fail(r, gaveUp));
                 return;
             } catch (RuntimeException e) {
+                if (e instanceof RetryableException r && r.mayHaveApplied() && lostReplies < MAX_LOST_REPLIES) {
+                    // A lost reply is not a lost commit: plan again from what the kernel holds now.
+                    // A publish that was applied finds itself in place; an unpublish, its mappings gone.
+                    lostReplies++;
+                    lost = outcomes;
+                    lostFlushes = flushes;
+                    continue;
+                }
                 if (batch.size() > 1) {
                     // Something in the batch failed in the kernel: find whose by committing them one by one.
                     for (Request r : batch) {
@@ -491,6 +516,14 @@ final class Publisher implements AutoCloseable {
             Optional<PortMapping> o = known.get(key);
             return o != null ? o : view.get(key.example);
         }
+    }
+
+    /** How an error names the work of {@code batch}. */
+    private String describe(List<Request> batch) {
+        String what = batch.size() > 1 ? batch.size() + " publishes and unpublishes"
+                : (batch.getFirst() instanceof Publish ? "publish to network " : "unpublish in network ")
+                        + batch.getFirst().network();
+        return what + " in " + host.describe();
     }
 
     private static void backOff(int attempt) {
