@@ -10,7 +10,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.io.IOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
+import java.nio.channels.ServerSocketChannel;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -135,11 +139,12 @@ class NftablesScaleTest {
     /**
      * A publish of many ports reads the maps whole instead of key by key (over 1,024 keys: here
      * 1,000 ports and the gateway address); the small one looks its keys up. Both find the same
-     * conflicts, a wildcard holder and an address-bound one, and change nothing when they do.
+     * conflicts, a wildcard holder, an address-bound one and a socket of the host (looked up per
+     * address and port, or over 1,024 of them read in one dump), and change nothing when they do.
      */
     @ParameterizedTest(name = "{0} ports in one publish")
     @ValueSource(ints = {100, 1000})
-    void aPublishOfManyPortsFindsTheConflictsThatAFewPortsFind(int count, NetworkNamespace host) {
+    void aPublishOfManyPortsFindsTheConflictsThatAFewPortsFind(int count, NetworkNamespace host) throws IOException {
         try (NetworkDriver gatun = withNetwork(host)) {
             int held = 30000 + count / 2;
             int heldOnGateway = 30000 + count / 4;
@@ -151,6 +156,15 @@ class NftablesScaleTest {
             assertThatThrownBy(() -> gatun.publish("n1", C1, range(30000, count, Set.of(held)), "bulk"))
                     .isInstanceOf(ConflictException.class).hasMessageContaining(Integer.toString(heldOnGateway))
                     .hasMessageContaining("holder");
+            assertThat(gatun.published("n1")).as("nothing of a refused publish").hasSize(2);
+
+            // A socket of the host on a port of the range: asked one by one, or read in one dump.
+            int listened = 30000 + count - 1;
+            try (ServerSocketChannel listener = host.call(() -> ServerSocketChannel.open(StandardProtocolFamily.INET)
+                    .bind(new InetSocketAddress(listened)))) {
+                assertThatThrownBy(() -> gatun.publish("n1", C1, range(30000, count, Set.of(held, heldOnGateway)), "bulk"))
+                        .isInstanceOf(ConflictException.class).hasMessageContaining("*:" + listened + "/tcp is in use on the host");
+            }
             assertThat(gatun.published("n1")).as("nothing of a refused publish").hasSize(2);
 
             List<PortMapping> made = gatun.publish("n1", C1, range(30000, count, Set.of(held, heldOnGateway)), "bulk");

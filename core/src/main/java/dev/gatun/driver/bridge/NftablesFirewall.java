@@ -434,7 +434,9 @@ final class NftablesFirewall implements Firewall {
                     List<Optional<PortMapping>> out = new ArrayList<>(keys.size());
                     for (PortMapping k : keys) {
                         NftSet map = map(k);
-                        StoredElement e = dumped.computeIfAbsent(map, this::byKey).get(ByteBuffer.wrap(key(k)));
+                        Map<ByteBuffer, StoredElement> held = dumped.computeIfAbsent(map, this::byKey);
+                        // An empty map (a first bulk publish) holds nothing: no key bytes to make.
+                        StoredElement e = held.isEmpty() ? null : held.get(ByteBuffer.wrap(key(k)));
                         out.add(e == null ? Optional.empty() : Optional.of(mapping(map, e)));
                     }
                     return out;

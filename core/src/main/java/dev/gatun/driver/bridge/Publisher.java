@@ -628,9 +628,42 @@ final class Publisher implements AutoCloseable {
         if (sockets == null) {
             sockets = HostSockets.open(host);
         }
-        List<BoundSocket> held = new ArrayList<>(sockets.receiving(Protocol.TCP.number(), List.copyOf(tcp)));
-        held.addAll(sockets.receiving(Protocol.UDP.number(), List.copyOf(udp)));
+        List<BoundSocket> held = new ArrayList<>(askSockets(Protocol.TCP, tcp));
+        held.addAll(askSockets(Protocol.UDP, udp));
         return held;
+    }
+
+    /**
+     * Up to this many addresses and ports of a protocol are looked up one by one, as the kernel
+     * would for a packet; more (a bulk publish) are answered from one dump of the protocol's
+     * sockets on their ports, both families: 200,000 lookups took a 100,000-port publish longer
+     * than its commit. A dump also lists sockets bound to a device, which lookups miss, so it
+     * refuses a little more, never less.
+     */
+    private static final int SOCKET_LOOKUPS_BEFORE_DUMP = 1024;
+
+    private List<BoundSocket> askSockets(Protocol protocol, Set<InetSocketAddress> locals) {
+        if (locals.isEmpty()) {
+            return List.of();
+        }
+        if (locals.size() <= SOCKET_LOOKUPS_BEFORE_DUMP) {
+            return sockets.receiving(protocol.number(), List.copyOf(locals));
+        }
+        Set<Integer> ports = new HashSet<>();
+        int low = 65535;
+        int high = 0;
+        for (InetSocketAddress a : locals) {
+            ports.add(a.getPort());
+            low = Math.min(low, a.getPort());
+            high = Math.max(high, a.getPort());
+        }
+        List<BoundSocket> out = new ArrayList<>();
+        for (BoundSocket s : sockets.holdingRange(protocol.number(), low, high)) {
+            if (ports.contains(s.port())) {
+                out.add(s);
+            }
+        }
+        return out;
     }
 
     private static final InetAddress WILDCARD4 = InetAddress.ofLiteral("0.0.0.0");
