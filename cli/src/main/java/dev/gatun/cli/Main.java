@@ -10,6 +10,10 @@ public final class Main {
     private Main() {}
 
     public static void main(String[] args) {
+        if (System.getenv("CNI_COMMAND") != null) {
+            // Executed by a container runtime as a CNI plugin (a link named gatun in its CNI bin directory).
+            System.exit(dev.gatun.cli.cni.CniMain.run());
+        }
         System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
     }
 
