@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -90,7 +91,146 @@ static long header(const char *head, const char *name) {
     return -1;
 }
 
+/*
+ * CNI: a container runtime executes this client (through the link named gatun in its CNI bin
+ * directory) with CNI_COMMAND set and the network config on stdin. It sends the CNI_* variables
+ * and the config to POST /v1/cni of the serve of its own network namespace, prints the plugin's
+ * stdout (and its stderr) and exits with the plugin's code. When no serve answers it returns
+ * FALLBACK with stdin as it came (put back in a memfd when it was read already), so the JVM path
+ * reads the same config. Body: each variable "NAME=VALUE" and a NUL byte, one more NUL, the config.
+ */
+extern char **environ;
+
+static void cni_restore_stdin(const char *data, size_t len) {
+    int fd = memfd_create("gatun-cni-stdin", MFD_CLOEXEC);
+    if (fd < 0) {
+        return;
+    }
+    for (size_t done = 0; done < len;) {
+        ssize_t n = write(fd, data + done, len - done);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            close(fd);
+            return;
+        }
+        done += (size_t) n;
+    }
+    if (lseek(fd, 0, SEEK_SET) == 0) {
+        dup2(fd, 0); /* the copy on 0 loses CLOEXEC: the JVM path reads it */
+    }
+    close(fd);
+}
+
+static int cni(void) {
+    struct stat ns;
+    if (stat("/proc/self/ns/net", &ns) != 0) {
+        return FALLBACK;
+    }
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    snprintf(addr.sun_path, sizeof addr.sun_path, SOCKET_DIR "/netns-%llu.sock", (unsigned long long) ns.st_ino);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || connect(fd, (struct sockaddr *) &addr, sizeof addr) != 0) {
+        return FALLBACK; /* no serve: stdin is untouched */
+    }
+    size_t vars = 1;
+    for (char **e = environ; *e; e++) {
+        if (strncmp(*e, "CNI_", 4) == 0) {
+            vars += strlen(*e) + 1;
+        }
+    }
+    size_t cap = 65536, body = vars;
+    char *buf = malloc(cap);
+    for (;;) {
+        if (buf == NULL) {
+            return FALLBACK;
+        }
+        if (body == cap) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+            continue;
+        }
+        ssize_t n = read(0, buf + body, cap - body);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            break;
+        }
+        body += (size_t) n;
+    }
+    char *p = buf;
+    for (char **e = environ; *e; e++) {
+        if (strncmp(*e, "CNI_", 4) == 0) {
+            size_t n = strlen(*e) + 1;
+            memcpy(p, *e, n);
+            p += n;
+        }
+    }
+    *p = '\0';
+    char head[256];
+    int head_len = snprintf(head, sizeof head,
+                            "POST /v1/cni HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/octet-stream\r\n"
+                            "Content-Length: %zu\r\nConnection: close\r\n\r\n", body);
+    if (write_all(fd, head, (size_t) head_len) != 0 || write_all(fd, buf, body) != 0) {
+        cni_restore_stdin(buf + vars, body - vars);
+        return FALLBACK; /* the serve went away before it read the call */
+    }
+    size_t rcap = 65536, len = 0;
+    char *reply = malloc(rcap + 1);
+    for (;;) {
+        if (reply == NULL) {
+            return FALLBACK;
+        }
+        ssize_t n = read(fd, reply + len, rcap - len);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            break;
+        }
+        len += (size_t) n;
+        if (len == rcap) {
+            rcap *= 2;
+            reply = realloc(reply, rcap + 1);
+        }
+    }
+    close(fd);
+    reply[len] = '\0';
+    char *end = strstr(reply, "\r\n\r\n");
+    int status = 0;
+    if (len == 0 || end == NULL || sscanf(reply, "HTTP/1.%*d %d", &status) != 1) {
+        /* It may have run part of the call: say so, as a CNI error the runtime reads. */
+        printf("{\"cniVersion\": \"1.1.0\", \"code\": 11, \"msg\": \"the gatun serve on %s stopped answering while it "
+               "ran CNI %s; try again\"}\n", addr.sun_path, getenv("CNI_COMMAND"));
+        return 1;
+    }
+    if (status != 200) {
+        cni_restore_stdin(buf + vars, body - vars);
+        return FALLBACK; /* refused before running (a body too large, say): the JVM path runs it */
+    }
+    *end = '\0';
+    long code = header(reply, "Gatun-Exit-Code");
+    long out = header(reply, "Gatun-Stdout-Length");
+    long total = header(reply, "Content-Length");
+    char *content = end + 4;
+    size_t got = len - (size_t) (content - reply);
+    if (code < 0 || out < 0 || total < out || (size_t) total != got) {
+        printf("{\"cniVersion\": \"1.1.0\", \"code\": 11, \"msg\": \"the gatun serve on %s gave an answer this "
+               "client does not understand; try again\"}\n", addr.sun_path);
+        return 1;
+    }
+    if (write_all(1, content, (size_t) out) != 0 || write_all(2, content + out, (size_t) (total - out)) != 0) {
+        return 1;
+    }
+    return (int) code;
+}
+
 int main(int argc, char **argv) {
+    if (getenv("CNI_COMMAND") != NULL) {
+        return cni();
+    }
     int command = 0;
     const char *netns = global_options(argc, argv, &command);
     if (netns == NULL || !is_served(argv[command])) {
