@@ -172,8 +172,12 @@ public record CniConfig(String cniVersion, String name, String type, String brid
                     throw invalid(at + ".hostIP " + hostIp + " is not a string");
                 }
                 if (!hostIp.asText().isEmpty()) {
+                    String text = hostIp.asText();
                     try {
-                        ip = Prefix.address(hostIp.asText());
+                        if (!text.contains(":") && !text.matches("\\d{1,3}(\\.\\d{1,3}){3}")) {
+                            throw new InvalidInputException("not dotted-quad");
+                        }
+                        ip = Prefix.address(text);
                     } catch (InvalidInputException x) {
                         throw invalid(at + ".hostIP '" + hostIp.asText() + "' is not an IP address");
                     }
