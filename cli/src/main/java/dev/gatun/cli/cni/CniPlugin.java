@@ -561,19 +561,27 @@ public final class CniPlugin {
         ipamOptional("STATUS");
     }
 
-    /** GC and STATUS of the IPAM plugin, which plugins older than spec 1.1.0 do not know: then skipped, and said. */
+    /**
+     * GC and STATUS of the IPAM plugin, when it speaks spec 1.1.0 (as libcni, gatun asks it with
+     * VERSION first); plugins made before 1.1.0 know neither verb: then skipped, and said.
+     */
     private void ipamOptional(String verb) {
         if (config.ipamType() == null) {
             return;
         }
-        try {
-            Ipam.exec(config.ipamType(), verb, env, config.raw());
-        } catch (CniError e) {
-            if (e.code() != CniError.INCOMPATIBLE_VERSION && e.code() != CniError.BAD_ENVIRONMENT) {
-                throw e;
+        ObjectNode version = Ipam.exec(config.ipamType(), "VERSION", env,
+                ("{\"cniVersion\": \"" + config.cniVersion() + "\"}").getBytes(StandardCharsets.UTF_8));
+        boolean speaks = false;
+        if (version != null) {
+            for (JsonNode v : version.path("supportedVersions")) {
+                speaks |= v.asText().equals("1.1.0");
             }
-            log("IPAM plugin " + config.ipamType() + " does not do " + verb + " (" + e.getMessage() + "); skipped");
         }
+        if (!speaks) {
+            log("IPAM plugin " + config.ipamType() + " does not speak spec 1.1.0; its " + verb + " is skipped");
+            return;
+        }
+        Ipam.exec(config.ipamType(), verb, env, config.raw());
     }
 
     private void log(String line) {
