@@ -23,7 +23,9 @@ final class CniCommand {
     @Command(name = "install", mixinStandardHelpOptions = true,
             description = {"Make the link named gatun, to this gatun launcher, in a CNI bin directory: the plugin.",
                     "A runtime executes it with CNI_COMMAND set; it forwards to the gatun serve of its namespace "
-                            + "when one runs, and runs in a JVM of its own otherwise."})
+                            + "when one runs, and runs in a JVM of its own otherwise."},
+            footer = {"", "Examples:", "  gatun cni install", "  gatun cni install --bin-dir /usr/lib/cni",
+                    "", "Exit codes: 3 when DIR/gatun exists and is not gatun's link (it is left alone)."})
     static final class Install extends Base {
 
         @Option(names = "--bin-dir", paramLabel = "DIR", description = "The CNI bin directory (default: /opt/cni/bin).")

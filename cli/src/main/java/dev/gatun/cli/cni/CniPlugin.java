@@ -170,6 +170,7 @@ public final class CniPlugin {
             throw CniConfig.invalid("gatun as the main plugin needs an ipam section (for example {\"type\": "
                     + "\"host-local\", ...}); chained after another plugin it needs that plugin's prevResult");
         }
+        NetworkNamespace container = namespace();
         ObjectNode ipam = Ipam.exec(config.ipamType(), "ADD", env, config.raw());
         if (ipam == null) {
             throw new CniError(CniError.IO_FAILURE, "IPAM plugin " + config.ipamType() + " answered ADD with nothing");
@@ -179,7 +180,6 @@ public final class CniPlugin {
             Address v4 = ips.stream().filter(a -> !a.prefix().isIpv6()).findFirst().orElseThrow(() -> CniConfig.invalid(
                     "IPAM plugin " + config.ipamType() + " gave no IPv4 address; gatun's networks need one"));
             Address v6 = ips.stream().filter(a -> a.prefix().isIpv6()).findFirst().orElse(null);
-            NetworkNamespace container = namespace();
             ObjectNode result = drivers.with(d -> {
                 Network n = network(d, v4, v6);
                 // A container id is used once; what an earlier ADD left under it (a DEL that never came) goes.
