@@ -129,8 +129,18 @@ class CniPluginTest {
 
     @Test
     void theMainPluginNeedsItsIpamPluginOnCniPath() throws Exception {
-        assertThat(error(env("ADD"), CONFIG, CniError.INVALID_CONFIG).path("msg").asText())
+        Map<String, String> env = env("ADD");
+        env.put("CNI_NETNS", "/proc/self/ns/net");
+        assertThat(error(env, CONFIG, CniError.INVALID_CONFIG).path("msg").asText())
                 .contains("host-local").contains("CNI_PATH");
+    }
+
+    @Test
+    void aNetnsThatIsNotOneIsABadEnvironmentBeforeIpamRuns() throws Exception {
+        assertThat(error(env("ADD"), CONFIG, CniError.BAD_ENVIRONMENT).path("msg").asText()).contains("/run/netns/nowhere");
+        Map<String, String> env = env("ADD");
+        env.put("CNI_NETNS", "/etc/hostname");
+        assertThat(error(env, CONFIG, CniError.BAD_ENVIRONMENT).path("msg").asText()).contains("/etc/hostname");
     }
 
     @Test
