@@ -10,6 +10,7 @@ import dev.gatun.cli.Served;
 import dev.gatun.cli.cni.CniPlugin;
 import dev.gatun.cli.http.ErrorStatus;
 import dev.gatun.cli.http.UnixHttpServer;
+import dev.gatun.driver.NetworkDriver;
 import dev.gatun.netns.NetworkNamespace;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
@@ -29,10 +30,12 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * The local API of {@code gatun serve}: HTTP/1.1 + JSON on {@code /run/gatun/netns-INODE.sock},
@@ -151,10 +154,10 @@ public final class LocalApi extends Handler.Abstract {
             throw new ApiRoutes.Refused(400, "a CNI call is its variables, each ending with a NUL byte, an empty one, "
                     + "then the config");
         }
-        byte[] stdin = java.util.Arrays.copyOfRange(body, i + 1, body.length);
+        byte[] stdin = Arrays.copyOfRange(body, i + 1, body.length);
         CniPlugin.Outcome o = CniPlugin.run(env, stdin, new CniPlugin.Drivers() {
             @Override
-            public <T> T with(java.util.function.Function<dev.gatun.driver.NetworkDriver, T> work) {
+            public <T> T with(Function<NetworkDriver, T> work) {
                 return work.apply(served.driver());
             }
         });

@@ -37,7 +37,7 @@ public record CniConfig(String cniVersion, String name, String type, String brid
     /** One entry of {@code runtimeConfig.portMappings}; {@code hostIp} null for every address. */
     public record PortMapping(int hostPort, int containerPort, Protocol protocol, InetAddress hostIp) {}
 
-    /** Parses the config; {@code needsName} is false for VERSION, whose stdin may carry only a version. */
+    /** Parses the config of every verb but VERSION (whose stdin may carry only a version, and is not read). */
     public static CniConfig parse(byte[] stdin) {
         ObjectNode o = object(stdin);
         String version = text(o, "cniVersion");

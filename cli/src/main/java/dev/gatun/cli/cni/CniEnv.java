@@ -1,5 +1,7 @@
 package dev.gatun.cli.cni;
 
+
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -54,7 +56,7 @@ public record CniEnv(String command, String containerId, String netns, String if
                     + "' has characters other than letters, digits, '_', '.' and '-', or does not start with a letter or digit");
         }
         if (ifname != null) {
-            String why = ifname.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 15 ? "is longer than 15 bytes"
+            String why = ifname.getBytes(StandardCharsets.UTF_8).length > 15 ? "is longer than 15 bytes"
                     : ifname.equals(".") || ifname.equals("..") ? "is '.' or '..'"
                     : ifname.chars().anyMatch(c -> c == '/' || c == ':' || Character.isWhitespace(c))
                     ? "contains '/', ':' or white space" : null;

@@ -4,6 +4,11 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.gatun.ErrnoException;
+import dev.gatun.Gatun;
+import dev.gatun.GatunException;
+import dev.gatun.InvalidInputException;
+import dev.gatun.driver.ConflictException;
 import dev.gatun.driver.Endpoint;
 import dev.gatun.driver.EndpointSpec;
 import dev.gatun.driver.Network;
@@ -22,6 +27,7 @@ import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -58,7 +64,7 @@ public final class CniPlugin {
     public static final Drivers IN_PROCESS = new Drivers() {
         @Override
         public <T> T with(Function<NetworkDriver, T> work) {
-            try (NetworkDriver d = dev.gatun.Gatun.open(NetworkNamespace.current())) {
+            try (NetworkDriver d = Gatun.open(NetworkNamespace.current())) {
                 return work.apply(d);
             }
         }
@@ -83,7 +89,7 @@ public final class CniPlugin {
         try {
             CniEnv env = CniEnv.of(environment);
             if (env.command().equals("VERSION")) {
-                Map<String, Object> v = new java.util.LinkedHashMap<>();
+                Map<String, Object> v = new LinkedHashMap<>();
                 v.put("cniVersion", CniVersion.LATEST);
                 v.put("supportedVersions", CniVersion.SUPPORTED);
                 return ok(v, log);
@@ -94,7 +100,7 @@ public final class CniPlugin {
             return result == null ? new Outcome(0, new byte[0], bytes(log)) : ok(result, log);
         } catch (RuntimeException e) {
             CniError error = CniError.of(e);
-            if (!(e instanceof CniError) && error.code() == CniError.FAILED && !(e instanceof dev.gatun.GatunException)) {
+            if (!(e instanceof CniError) && error.code() == CniError.FAILED && !(e instanceof GatunException)) {
                 // Unexpected: a bug of ours. Keep the trace for the report.
                 StringWriter trace = new StringWriter();
                 e.printStackTrace(new PrintWriter(trace));
@@ -212,7 +218,7 @@ public final class CniPlugin {
     private NetworkNamespace namespace() {
         try {
             return NetworkNamespace.at(Path.of(env.netns()));
-        } catch (dev.gatun.InvalidInputException e) {
+        } catch (InvalidInputException e) {
             throw new CniError(CniError.BAD_ENVIRONMENT, "CNI_NETNS " + env.netns() + ": " + e.getMessage());
         }
     }
@@ -228,7 +234,7 @@ public final class CniPlugin {
                             v4.gateway(), v6 == null ? null : v6.prefix().network(), v6 == null ? null : v6.gateway(),
                             null, config.mtu(), config.icc(), config.internal(), config.ipMasq()));
                     log("created network " + n.name() + " (bridge " + n.bridge() + ", " + n.subnets() + ")");
-                } catch (dev.gatun.driver.ConflictException | dev.gatun.ErrnoException e) {
+                } catch (ConflictException | ErrnoException e) {
                     // Another ADD (another process) may be making it right now: read again.
                     last = e;
                     sleep(25L * (attempt + 1));
@@ -330,7 +336,7 @@ public final class CniPlugin {
                 Prefix p = Prefix.parse(address);
                 String gw = ip.path("gateway").asText("");
                 out.add(new Address(p, gw.isEmpty() ? null : Prefix.address(gw), ip));
-            } catch (dev.gatun.InvalidInputException e) {
+            } catch (InvalidInputException e) {
                 throw CniConfig.invalid(what + ": address '" + address + "' is not an address with a prefix length");
             }
         }

@@ -29,9 +29,13 @@ class CniPluginServedIT extends CniPluginIT {
     }
 
     @AfterEach
-    void callsWereServed() {
+    void callsWereServed() throws InterruptedException {
         try {
             for (GatunServe serve : serves) {
+                // Its log is read from a pipe: give the last line a moment to arrive.
+                for (int i = 0; i < 100 && !serve.stderr().contains("ran CNI "); i++) {
+                    Thread.sleep(20);
+                }
                 assertThat(serve.stderr()).as("the serve's log: it ran the test's CNI calls").contains("ran CNI ");
                 assertThat(serve.isAlive()).isTrue();
             }

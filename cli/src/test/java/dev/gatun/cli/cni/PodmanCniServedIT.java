@@ -20,9 +20,13 @@ class PodmanCniServedIT extends PodmanCniIT {
     }
 
     @AfterEach
-    void callsWereServed() {
+    void callsWereServed() throws InterruptedException {
         try {
             for (GatunServe serve : serves) {
+                // Its log is read from a pipe: give the last line a moment to arrive.
+                for (int i = 0; i < 100 && !serve.stderr().contains("ran CNI ADD"); i++) {
+                    Thread.sleep(20);
+                }
                 assertThat(serve.stderr()).as("the serve's log: it ran Podman's CNI calls").contains("ran CNI ADD");
             }
         } finally {
