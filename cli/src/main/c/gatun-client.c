@@ -1,14 +1,16 @@
 /*
- * gatun-client: runs a one-shot gatun command through the `gatun serve` of its network
- * namespace, so that the command costs a round trip on a unix socket instead of a JVM start.
+ * gatun-client: runs a one-shot gatun command, or a CNI plugin call, through the `gatun serve`
+ * of its network namespace, so that it costs a round trip on a unix socket instead of a JVM start.
  *
  * The launcher execs it first. It finds the serve with a stat (the socket is named after the
- * namespace's inode), sends the command line to POST /v1/cli, prints what the command printed
- * (stdout, then stderr) and exits with the command's exit code. Whenever it cannot (no serve,
- * a stale socket, a command that runs where it is typed, anything it does not understand) it
- * falls back before anything ran: it execs the launcher named by GATUN_LAUNCHER again with
- * GATUN_NO_CLIENT=1, which runs the command in a JVM with the same result; run on its own
- * (no GATUN_LAUNCHER), it exits FALLBACK instead. libc only: it must start in about a millisecond.
+ * namespace's inode) and sends one request: a command line to POST /v1/cli, or (CNI_COMMAND
+ * set, as a container runtime executes a plugin) the CNI_* variables and the config on stdin
+ * to POST /v1/cni. It prints what the serve's run printed (stdout, then stderr) and exits with
+ * its exit code. Whenever it cannot (no serve, a stale socket, a command that runs where it is
+ * typed, anything it does not understand) it falls back before anything ran: it execs the
+ * launcher named by GATUN_LAUNCHER again with GATUN_NO_CLIENT=1, which runs the same in a JVM
+ * with the same result; run on its own (no GATUN_LAUNCHER), it exits FALLBACK instead. libc
+ * only: it must start in about a millisecond.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -28,7 +31,9 @@
 #define ENVIRONMENT 4
 #define SOCKET_DIR "/run/gatun"
 
-/* The subcommands a serve runs; the others (demo, netns, serve, bench, help) run where typed. */
+extern char **environ;
+
+/* The subcommands a serve runs; the others (demo, netns, serve, bench, cni, help) run where typed. */
 static const char *const SERVED[] = {"net", "attach", "detach", "publish", "unpublish", "ls", "ruleset", "doctor", NULL};
 
 static int is_served(const char *name) {
@@ -82,6 +87,38 @@ static int write_all(int fd, const char *buf, size_t len) {
     return 0;
 }
 
+/* Everything fd gives until it ends, NUL-terminated (*len without the NUL); NULL when out of memory. */
+static char *read_all(int fd, size_t start, size_t *len) {
+    size_t cap = start + 65536;
+    size_t got = start;
+    char *buf = malloc(cap + 1);
+    for (;;) {
+        if (buf == NULL) {
+            return NULL;
+        }
+        if (got == cap) {
+            cap *= 2;
+            char *bigger = realloc(buf, cap + 1);
+            if (bigger == NULL) {
+                free(buf);
+                return NULL;
+            }
+            buf = bigger;
+        }
+        ssize_t n = read(fd, buf + got, cap - got);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            break;
+        }
+        got += (size_t) n;
+    }
+    buf[got] = '\0';
+    *len = got;
+    return buf;
+}
+
 /* The value of a response header, case-insensitively, or -1. */
 static long header(const char *head, const char *name) {
     size_t len = strlen(name);
@@ -93,7 +130,7 @@ static long header(const char *head, const char *name) {
     return -1;
 }
 
-/* Hands the command to the JVM path: nothing ran and nothing was printed. */
+/* Hands the call to the JVM path: nothing ran and nothing was printed. */
 static int fall_back(char **argv) {
     const char *launcher = getenv("GATUN_LAUNCHER");
     if (launcher == NULL || launcher[0] == '\0') {
@@ -110,10 +147,73 @@ static int fall_back(char **argv) {
     return ENVIRONMENT;
 }
 
-int main(int argc, char **argv) {
-    int command = 0;
-    const char *netns = global_options(argc, argv, &command);
-    if (netns == NULL || !is_served(argv[command])) {
+/* A connection to the serve of the namespace whose file is ns_path (its socket's path in addr), or -1. */
+static int connect_serve(const char *ns_path, struct sockaddr_un *addr) {
+    struct stat ns;
+    if (stat(ns_path, &ns) != 0) {
+        return -1; /* the JVM path says what is wrong with it */
+    }
+    addr->sun_family = AF_UNIX;
+    snprintf(addr->sun_path, sizeof addr->sun_path, SOCKET_DIR "/netns-%llu.sock", (unsigned long long) ns.st_ino);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0 && connect(fd, (struct sockaddr *) addr, sizeof *addr) != 0) {
+        close(fd);
+        return -1; /* no serve, or a stale socket of one that died */
+    }
+    return fd;
+}
+
+/* Sends POST path with body; 0, or -1 when the serve went away before it read it all. */
+static int send_request(int fd, const char *path, const char *body, size_t len) {
+    char head[256];
+    int head_len = snprintf(head, sizeof head,
+                            "POST %s HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/octet-stream\r\n"
+                            "Content-Length: %zu\r\nConnection: close\r\n\r\n", path, len);
+    return write_all(fd, head, (size_t) head_len) != 0 || write_all(fd, body, len) != 0 ? -1 : 0;
+}
+
+enum outcome { RAN, REFUSED, BROKEN };
+
+/*
+ * Reads the serve's answer. RAN: what the run printed is printed and *code is its exit code.
+ * REFUSED: the serve answered that it did not run it (another namespace or driver, a call not
+ * for a serve); nothing was printed. BROKEN: the answer stopped or cannot be read, and the
+ * call may have run.
+ */
+static enum outcome answer(int fd, int *code) {
+    size_t len;
+    char *reply = read_all(fd, 0, &len);
+    close(fd);
+    char *end = reply == NULL ? NULL : strstr(reply, "\r\n\r\n");
+    int status = 0;
+    if (end == NULL || sscanf(reply, "HTTP/1.%*d %d", &status) != 1) {
+        return BROKEN;
+    }
+    if (status != 200) {
+        return REFUSED;
+    }
+    *end = '\0';
+    long exit_code = header(reply, "Gatun-Exit-Code");
+    long out = header(reply, "Gatun-Stdout-Length");
+    long total = header(reply, "Content-Length");
+    char *content = end + 4;
+    size_t got = len - (size_t) (content - reply);
+    if (exit_code < 0 || out < 0 || total < out || (size_t) total != got) {
+        return BROKEN;
+    }
+    if (write_all(1, content, (size_t) out) != 0 || write_all(2, content + out, (size_t) (total - out)) != 0) {
+        *code = 1;
+    } else {
+        *code = (int) exit_code;
+    }
+    return RAN;
+}
+
+/* A command line: each argument and a NUL byte, to POST /v1/cli of the serve of the namespace it names. */
+static int command(int argc, char **argv) {
+    int first = 0;
+    const char *netns = global_options(argc, argv, &first);
+    if (netns == NULL || !is_served(argv[first])) {
         return fall_back(argv);
     }
     /* The namespace, as the CLI resolves it: a name under /run/netns, a path, or our own. */
@@ -128,87 +228,114 @@ int main(int argc, char **argv) {
     } else if (snprintf(path, sizeof path, "/run/netns/%s", netns) >= (int) sizeof path) {
         return fall_back(argv);
     }
-    struct stat ns;
-    if (stat(path, &ns) != 0) {
-        return fall_back(argv); /* the JVM path says what is wrong with it */
-    }
-    struct sockaddr_un addr = {.sun_family = AF_UNIX};
-    snprintf(addr.sun_path, sizeof addr.sun_path, SOCKET_DIR "/netns-%llu.sock", (unsigned long long) ns.st_ino);
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0 || connect(fd, (struct sockaddr *) &addr, sizeof addr) != 0) {
-        return fall_back(argv); /* no serve, or a stale socket of one that died */
-    }
-
-    size_t body = 0;
-    for (int i = 1; i < argc; i++) {
-        body += strlen(argv[i]) + 1;
-    }
-    char head[256];
-    int head_len = snprintf(head, sizeof head,
-                            "POST /v1/cli HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/octet-stream\r\n"
-                            "Content-Length: %zu\r\nConnection: close\r\n\r\n", body);
-    char *request = malloc((size_t) head_len + body);
-    if (request == NULL) {
+    struct sockaddr_un addr;
+    int fd = connect_serve(path, &addr);
+    if (fd < 0) {
         return fall_back(argv);
     }
-    memcpy(request, head, (size_t) head_len);
-    char *p = request + head_len;
+    size_t len = 0;
+    for (int i = 1; i < argc; i++) {
+        len += strlen(argv[i]) + 1;
+    }
+    char *body = malloc(len + 1);
+    if (body == NULL) {
+        return fall_back(argv);
+    }
+    char *p = body;
     for (int i = 1; i < argc; i++) {
         size_t n = strlen(argv[i]) + 1; /* with its NUL: the separator */
         memcpy(p, argv[i], n);
         p += n;
     }
-    if (write_all(fd, request, (size_t) head_len + body) != 0) {
+    if (send_request(fd, "/v1/cli", body, len) != 0) {
+        close(fd);
         return fall_back(argv); /* the serve went away before it read the command */
     }
-    free(request);
-
-    size_t cap = 65536, len = 0;
-    char *reply = malloc(cap + 1);
-    for (;;) {
-        if (reply == NULL) {
-            fprintf(stderr, "gatun: out of memory reading the answer of the serve on %s\n", addr.sun_path);
+    free(body);
+    int code = 1;
+    switch (answer(fd, &code)) {
+        case RAN:
+            return code;
+        case REFUSED:
+            return fall_back(argv);
+        default:
+            /* The command may have run: say so rather than run it twice. */
+            fprintf(stderr, "gatun: the serve on %s stopped answering while it ran the command, or gave an "
+                            "answer this client does not understand; check the result with gatun ls\n", addr.sun_path);
             return 1;
-        }
-        ssize_t n = read(fd, reply + len, cap - len);
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n <= 0) {
-            break;
-        }
-        len += (size_t) n;
-        if (len == cap) {
-            cap *= 2;
-            reply = realloc(reply, cap + 1);
-        }
+    }
+}
+
+/* Puts the config read from stdin back on fd 0 (through a memfd), for the JVM path to read. */
+static void restore_stdin(const char *data, size_t len) {
+    int fd = memfd_create("gatun-cni-stdin", MFD_CLOEXEC);
+    if (fd < 0) {
+        return;
+    }
+    if (write_all(fd, data, len) == 0 && lseek(fd, 0, SEEK_SET) == 0) {
+        dup2(fd, 0); /* the copy on 0 loses CLOEXEC: the launcher's JVM reads it */
     }
     close(fd);
-    reply[len] = '\0';
+}
 
-    char *end = strstr(reply, "\r\n\r\n");
-    int status = 0;
-    if (len == 0 || end == NULL || sscanf(reply, "HTTP/1.%*d %d", &status) != 1) {
-        /* The command may have run: say so rather than run it twice. */
-        fprintf(stderr, "gatun: the serve on %s stopped answering while it ran the command; "
-                        "check the result with gatun ls\n", addr.sun_path);
+/*
+ * A CNI plugin call (a container runtime executes the link named gatun in its CNI bin
+ * directory): to POST /v1/cni of the serve of this process's own namespace. Body: each CNI_*
+ * variable as "NAME=VALUE" and a NUL byte, one more NUL, then the config from stdin. Errors
+ * are CNI error documents on stdout, as the runtime reads them.
+ */
+static int cni(char **argv) {
+    struct sockaddr_un addr;
+    int fd = connect_serve("/proc/self/ns/net", &addr);
+    if (fd < 0) {
+        return fall_back(argv); /* no serve: stdin is untouched */
+    }
+    size_t vars = 1;
+    for (char **e = environ; *e; e++) {
+        if (strncmp(*e, "CNI_", 4) == 0) {
+            vars += strlen(*e) + 1;
+        }
+    }
+    size_t len;
+    char *body = read_all(0, vars, &len);
+    if (body == NULL) {
+        close(fd);
+        printf("{\"cniVersion\": \"1.1.0\", \"code\": 11, \"msg\": \"gatun: out of memory reading the config\"}\n");
         return 1;
     }
-    if (status != 200) {
-        return fall_back(argv); /* refused before running: another namespace or driver, or not for a serve */
+    char *p = body;
+    for (char **e = environ; *e; e++) {
+        if (strncmp(*e, "CNI_", 4) == 0) {
+            size_t n = strlen(*e) + 1;
+            memcpy(p, *e, n);
+            p += n;
+        }
     }
-    *end = '\0';
-    long code = header(reply, "Gatun-Exit-Code");
-    long out = header(reply, "Gatun-Stdout-Length");
-    long total = header(reply, "Content-Length");
-    char *content = end + 4;
-    size_t got = len - (size_t) (content - reply);
-    if (code < 0 || out < 0 || total < out || (size_t) total != got) {
-        fprintf(stderr, "gatun: the serve on %s gave an answer this client does not understand\n", addr.sun_path);
-        return 1;
+    *p = '\0';
+    if (send_request(fd, "/v1/cni", body, len) != 0) {
+        close(fd);
+        restore_stdin(body + vars, len - vars);
+        return fall_back(argv); /* the serve went away before it read the call */
     }
-    if (write_all(1, content, (size_t) out) != 0 || write_all(2, content + out, (size_t) (total - out)) != 0) {
-        return 1;
+    int code = 1;
+    switch (answer(fd, &code)) {
+        case RAN:
+            return code;
+        case REFUSED:
+            restore_stdin(body + vars, len - vars);
+            return fall_back(argv); /* refused before running (a body too large, say): the JVM path runs it */
+        default:
+            /* It may have run part of the call: say so, as a CNI error the runtime reads. */
+            printf("{\"cniVersion\": \"1.1.0\", \"code\": 11, \"msg\": \"the gatun serve on %s stopped answering while "
+                   "it ran CNI %s, or gave an answer this client does not understand; try again\"}\n", addr.sun_path,
+                   getenv("CNI_COMMAND"));
+            return 1;
     }
-    return (int) code;
+}
+
+int main(int argc, char **argv) {
+    if (getenv("CNI_COMMAND") != NULL) {
+        return cni(argv);
+    }
+    return command(argc, argv);
 }

@@ -42,6 +42,7 @@ public final class GatunCommand {
         m.put("ls", LsCommand::new);
         m.put("ruleset", RulesetCommand::new);
         m.put("serve", ServeCommand::new);
+        m.put("cni", CniCommand::new);
         return m;
     }
 

@@ -1,6 +1,7 @@
 package dev.gatun.cli;
 
 import dev.gatun.cli.api.ServeClient;
+import dev.gatun.cli.cni.CniMain;
 import picocli.CommandLine;
 
 import java.io.PrintWriter;
@@ -12,6 +13,10 @@ public final class Main {
     private Main() {}
 
     public static void main(String[] args) {
+        if (System.getenv("CNI_COMMAND") != null) {
+            // Executed by a container runtime as a CNI plugin (a link named gatun in its CNI bin directory).
+            System.exit(CniMain.run());
+        }
         OptionalInt served = ServeClient.forward(args, System.out, System.err);
         if (served.isPresent()) {
             System.exit(served.getAsInt());

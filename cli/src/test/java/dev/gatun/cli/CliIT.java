@@ -274,7 +274,7 @@ class CliIT {
                 new String[] {"doctor", "--help"}, new String[] {"netns", "--help"}, new String[] {"net", "create", "--help"},
                 new String[] {"net", "rm", "--help"}, new String[] {"attach", "--help"}, new String[] {"detach", "--help"},
                 new String[] {"publish", "--help"}, new String[] {"unpublish", "--help"}, new String[] {"ls", "--help"},
-                new String[] {"ruleset", "--help"})) {
+                new String[] {"ruleset", "--help"}, new String[] {"cni", "--help"}, new String[] {"cni", "install", "--help"})) {
             GatunCli.Run r = GatunCli.ok(cmd);
             assertThat(r.out()).as(String.join(" ", cmd)).contains("Usage:").contains("Examples:");
         }

@@ -53,6 +53,15 @@ public interface NetworkDriver extends AutoCloseable {
     List<Endpoint> endpoints(String network);
 
     /**
+     * What of an attached endpoint is missing in the kernel: its host end on the network's
+     * bridge, its interface in {@code container}, and that interface's addresses. One phrase per
+     * missing thing; empty when it is whole.
+     */
+    default List<String> verify(Endpoint endpoint, NetworkNamespace container) {
+        return List.of();
+    }
+
+    /**
      * Publishes ports to {@code containerIp} in one transaction. A host port held by another
      * owner, or by a socket of the host ({@link HostPortCheck#CHECK}), is a
      * {@link ConflictException} naming the holder, and nothing changes; publishing the same
@@ -71,6 +80,27 @@ public interface NetworkDriver extends AutoCloseable {
      * them when {@code ports} is empty. A listed port held by another owner is refused.
      */
     List<PortMapping> unpublish(String network, InetAddress containerIp, List<PortSpec> ports, String owner);
+
+    /**
+     * Publishes ports to a container on none of this driver's networks, whose network another
+     * program made (a CNI chain in which gatun follows the {@code bridge} plugin): only the port
+     * entries, nothing for its bridge. {@code label} is the network name the returned mappings
+     * carry; the kernel keeps only the owner. Otherwise as {@link #publish}; an address on one of
+     * this driver's networks is refused (publish there).
+     */
+    default List<PortMapping> publishOutside(String label, InetAddress containerIp, List<PortSpec> ports, String owner) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot publish outside its networks");
+    }
+
+    /** As {@link #unpublish}, for mappings made by {@link #publishOutside}. */
+    default List<PortMapping> unpublishOutside(String label, InetAddress containerIp, List<PortSpec> ports, String owner) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot publish outside its networks");
+    }
+
+    /** The published ports whose container address is on none of this driver's networks; their network is null. */
+    default List<PortMapping> publishedOutside() {
+        return List.of();
+    }
 
     /**
      * Tells {@code listener} of every publish and unpublish this driver commits from now on

@@ -76,6 +76,7 @@ public final class SelfHealingDriver implements NetworkDriver {
         this.log = log;
         inner.listen(new Recorder());
         inner.published(null).forEach(m -> wanted.put(m.hostKey(), m));
+        inner.publishedOutside().forEach(m -> wanted.put(m.hostKey(), m));
         this.monitor = RulesetMonitor.start(inner.host(), this::onEvent);
         this.healer = Thread.ofPlatform().daemon().name("gatun-healer").start(this::heal);
     }
@@ -325,6 +326,26 @@ public final class SelfHealingDriver implements NetworkDriver {
     @Override
     public List<PortMapping> unpublish(String network, InetAddress containerIp, List<PortSpec> ports, String owner) {
         return together(() -> inner.unpublish(network, containerIp, ports, owner));
+    }
+
+    @Override
+    public List<String> verify(Endpoint endpoint, NetworkNamespace container) {
+        return inner.verify(endpoint, container);
+    }
+
+    @Override
+    public List<PortMapping> publishOutside(String label, InetAddress containerIp, List<PortSpec> ports, String owner) {
+        return together(() -> inner.publishOutside(label, containerIp, ports, owner));
+    }
+
+    @Override
+    public List<PortMapping> unpublishOutside(String label, InetAddress containerIp, List<PortSpec> ports, String owner) {
+        return together(() -> inner.unpublishOutside(label, containerIp, ports, owner));
+    }
+
+    @Override
+    public List<PortMapping> publishedOutside() {
+        return inner.publishedOutside();
     }
 
     /** Tells {@code listener} of what this driver commits, after it recorded it. */

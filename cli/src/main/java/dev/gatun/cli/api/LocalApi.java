@@ -7,8 +7,10 @@ import dev.gatun.cli.ExitCode;
 import dev.gatun.cli.GatunCommand;
 import dev.gatun.cli.Main;
 import dev.gatun.cli.Served;
+import dev.gatun.cli.cni.CniPlugin;
 import dev.gatun.cli.http.ErrorStatus;
 import dev.gatun.cli.http.UnixHttpServer;
+import dev.gatun.driver.NetworkDriver;
 import dev.gatun.netns.NetworkNamespace;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
@@ -28,10 +30,12 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * The local API of {@code gatun serve}: HTTP/1.1 + JSON on {@code /run/gatun/netns-INODE.sock},
@@ -85,6 +89,11 @@ public final class LocalApi extends Handler.Abstract {
                     throw new ApiRoutes.Refused(405, request.getMethod() + " is not allowed on /v1/cli (allowed: POST)");
                 }
                 commandLine(commandLine(body), response, callback);
+            } else if (path.equals("/v1/cni")) {
+                if (!request.getMethod().equals("POST")) {
+                    throw new ApiRoutes.Refused(405, request.getMethod() + " is not allowed on /v1/cni (allowed: POST)");
+                }
+                cni(body, response, callback);
             } else {
                 JsonNode json = body.length == 0 ? null : parse(body, request.getMethod() + " " + path);
                 List<String> args = new ArrayList<>(List.of("--json"));
@@ -115,6 +124,57 @@ public final class LocalApi extends Handler.Abstract {
         byte[] both = new byte[ran.stdout.length + ran.stderr.length];
         System.arraycopy(ran.stdout, 0, both, 0, ran.stdout.length);
         System.arraycopy(ran.stderr, 0, both, ran.stdout.length, ran.stderr.length);
+        reply(response, callback, 200, "application/octet-stream", both);
+    }
+
+    /**
+     * Runs a forwarded CNI call: the body is the CNI_* environment, each "NAME=VALUE" followed by
+     * a NUL byte, then one more NUL byte, then the config the runtime wrote on stdin. Answered as
+     * /v1/cli is: the plugin's stdout then its stderr, and its exit code.
+     */
+    private void cni(byte[] body, Response response, Callback callback) {
+        Map<String, String> env = new LinkedHashMap<>();
+        int start = 0;
+        int i = 0;
+        for (; i < body.length; i++) {
+            if (body[i] == 0) {
+                if (i == start) {
+                    break; // the empty entry: the config follows
+                }
+                String entry = utf8(body, start, i);
+                int eq = entry.indexOf('=');
+                if (eq <= 0) {
+                    throw new ApiRoutes.Refused(400, "a CNI call's variable '" + entry + "' has no NAME=VALUE form");
+                }
+                if (entry.startsWith("CNI_")) {
+                    env.put(entry.substring(0, eq), entry.substring(eq + 1));
+                }
+                start = i + 1;
+                if (env.size() > MAX_ARGS) {
+                    throw new ApiRoutes.Refused(400, "a CNI call of more than " + MAX_ARGS + " variables");
+                }
+            }
+        }
+        if (i >= body.length) {
+            throw new ApiRoutes.Refused(400, "a CNI call is its variables, each ending with a NUL byte, an empty one, "
+                    + "then the config");
+        }
+        byte[] stdin = Arrays.copyOfRange(body, i + 1, body.length);
+        CniPlugin.Outcome o = CniPlugin.run(env, stdin, new CniPlugin.Drivers() {
+            @Override
+            public <T> T with(Function<NetworkDriver, T> work) {
+                return work.apply(served.driver());
+            }
+        });
+        if (requestLog != null) {
+            requestLog.accept("ran CNI " + env.get("CNI_COMMAND") + " " + env.getOrDefault("CNI_CONTAINERID", "")
+                    + ": exit " + o.exitCode());
+        }
+        response.getHeaders().put("Gatun-Exit-Code", Integer.toString(o.exitCode()));
+        response.getHeaders().put("Gatun-Stdout-Length", Integer.toString(o.stdout().length));
+        byte[] both = new byte[o.stdout().length + o.stderr().length];
+        System.arraycopy(o.stdout(), 0, both, 0, o.stdout().length);
+        System.arraycopy(o.stderr(), 0, both, o.stdout().length, o.stderr().length);
         reply(response, callback, 200, "application/octet-stream", both);
     }
 

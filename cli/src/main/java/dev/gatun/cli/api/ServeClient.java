@@ -17,14 +17,19 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Locale;
+import java.util.Map;
 import java.util.OptionalInt;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * The JVM path's own forwarding to a running serve, for when the launcher had no C client to
- * do it (no gcc, or a command line the client does not parse). A command that changes what a
- * serve keeps must run in that serve: run beside it, an unpublish would be undone by the
- * serve's repair a moment after it reported success. Sends exactly the C client's request.
+ * do it (no gcc, or a command line the client does not parse): command lines and CNI calls. A
+ * call that changes what a serve keeps must run in that serve: run beside it, an unpublish (or
+ * a CNI DEL) would be undone by the serve's repair a moment after it reported success. Sends
+ * exactly the C client's requests.
  */
 public final class ServeClient {
 
@@ -47,6 +52,36 @@ public final class ServeClient {
         } catch (IOException | GatunException | IllegalArgumentException e) {
             return OptionalInt.empty(); // the command, run here, says what is wrong with the namespace
         }
+        return post(socket, "/v1/cli", commandLine(sent), out, err, ServeClient::commandStopped);
+    }
+
+    /**
+     * Runs a CNI plugin call ({@code env}'s CNI_* variables, {@code config} from stdin) in the
+     * serve of this process's namespace, as the C client sends it; empty when no serve runs it.
+     * A serve that stops answering mid-call is a CNI error document (code 11, try again) on stdout.
+     */
+    public static OptionalInt forwardCni(Map<String, String> env, byte[] config, OutputStream out, OutputStream err) {
+        Path socket;
+        try {
+            socket = LocalApi.socketOf(NetworkNamespace.current().inode());
+        } catch (GatunException e) {
+            return OptionalInt.empty();
+        }
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
+        env.forEach((name, value) -> {
+            if (name.startsWith("CNI_")) {
+                body.writeBytes((name + "=" + value).getBytes(StandardCharsets.UTF_8));
+                body.write(0);
+            }
+        });
+        body.write(0);
+        body.writeBytes(config);
+        return post(socket, "/v1/cni", body.toByteArray(), out, err, s -> cniStopped(s, env.get("CNI_COMMAND")));
+    }
+
+    /** One request to the serve on {@code socket}; {@code stopped} is what to print when its answer breaks off. */
+    private static OptionalInt post(Path socket, String path, byte[] body, OutputStream out, OutputStream err,
+                                    Function<Path, Printed> stopped) {
         if (!Files.exists(socket)) {
             return OptionalInt.empty();
         }
@@ -54,15 +89,18 @@ public final class ServeClient {
         try (SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX)) {
             try {
                 channel.connect(UnixDomainSocketAddress.of(socket));
-                channel.write(ByteBuffer.wrap(request(sent)));
+                ByteBuffer request = ByteBuffer.wrap(request(path, body));
+                while (request.hasRemaining()) {
+                    channel.write(request);
+                }
             } catch (IOException e) {
-                return OptionalInt.empty(); // a stale socket, or a serve gone before it read the command
+                return OptionalInt.empty(); // a stale socket, or a serve gone before it read the request
             }
             reply = Channels.newInputStream(channel).readAllBytes();
         } catch (IOException e) {
-            return stoppedAnswering(socket, err);
+            return print(stopped.apply(socket), out, err);
         }
-        return answer(reply, socket, out, err);
+        return answer(reply, out, err, () -> stopped.apply(socket));
     }
 
     /**
@@ -98,25 +136,30 @@ public final class ServeClient {
         return nameOrPath.contains("/") ? Path.of(nameOrPath).toAbsolutePath().normalize().toString() : nameOrPath;
     }
 
-    private static byte[] request(String[] args) {
+    /** A command line as the serve takes it: each argument followed by a NUL byte. */
+    private static byte[] commandLine(String[] args) {
         ByteArrayOutputStream body = new ByteArrayOutputStream();
         for (String a : args) {
             body.writeBytes(a.getBytes(StandardCharsets.UTF_8));
             body.write(0);
         }
-        String head = "POST /v1/cli HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/octet-stream\r\n"
-                + "Content-Length: " + body.size() + "\r\nConnection: close\r\n\r\n";
+        return body.toByteArray();
+    }
+
+    private static byte[] request(String path, byte[] body) {
+        String head = "POST " + path + " HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/octet-stream\r\n"
+                + "Content-Length: " + body.length + "\r\nConnection: close\r\n\r\n";
         ByteArrayOutputStream all = new ByteArrayOutputStream();
         all.writeBytes(head.getBytes(StandardCharsets.US_ASCII));
-        all.writeBytes(body.toByteArray());
+        all.writeBytes(body);
         return all.toByteArray();
     }
 
-    private static OptionalInt answer(byte[] reply, Path socket, OutputStream out, OutputStream err) {
+    private static OptionalInt answer(byte[] reply, OutputStream out, OutputStream err, Supplier<Printed> broken) {
         String text = new String(reply, StandardCharsets.ISO_8859_1);
         int end = text.indexOf("\r\n\r\n");
         if (reply.length == 0 || end < 0 || !text.startsWith("HTTP/1.")) {
-            return stoppedAnswering(socket, err);
+            return print(broken.get(), out, err);
         }
         String[] lines = text.substring(0, end).split("\r\n");
         String[] status = lines[0].split(" ");
@@ -128,17 +171,10 @@ public final class ServeClient {
         int content = end + 4;
         long length = header(lines, "content-length");
         if (code < 0 || stdout < 0 || length != reply.length - content || stdout > length) {
-            return fail(err, "gatun: the serve on " + socket + " gave an answer this command does not understand\n");
+            return print(broken.get(), out, err);
         }
-        try {
-            out.write(reply, content, (int) stdout);
-            out.flush();
-            err.write(reply, content + (int) stdout, (int) (length - stdout));
-            err.flush();
-        } catch (IOException e) {
-            return OptionalInt.of(1);
-        }
-        return OptionalInt.of((int) code);
+        return print(new Printed((int) code, Arrays.copyOfRange(reply, content, content + (int) stdout),
+                Arrays.copyOfRange(reply, content + (int) stdout, reply.length)), out, err);
     }
 
     private static long header(String[] lines, String name) {
@@ -155,19 +191,33 @@ public final class ServeClient {
         return -1;
     }
 
+    /** What a forwarded call printed, and its exit code. */
+    private record Printed(int code, byte[] stdout, byte[] stderr) {}
+
     /** The command may have run: say so rather than run it twice. */
-    private static OptionalInt stoppedAnswering(Path socket, OutputStream err) {
-        return fail(err, "gatun: the serve on " + socket + " stopped answering while it ran the command; "
-                + "check the result with gatun ls\n");
+    private static Printed commandStopped(Path socket) {
+        return new Printed(1, new byte[0], ("gatun: the serve on " + socket + " stopped answering while it ran the command,"
+                + " or gave an answer this command does not understand; check the result with gatun ls\n")
+                .getBytes(StandardCharsets.UTF_8));
     }
 
-    private static OptionalInt fail(OutputStream err, String message) {
+    /** Part of the call may have run: a CNI error the runtime reads, asking it to try again. */
+    private static Printed cniStopped(Path socket, String verb) {
+        String message = "the gatun serve on " + socket + " stopped answering while it ran CNI " + verb
+                + ", or gave an answer this plugin does not understand; try again";
+        return new Printed(1, ("{\"cniVersion\": \"1.1.0\", \"code\": 11, \"msg\": \"" + message + "\"}\n")
+                .getBytes(StandardCharsets.UTF_8), new byte[0]);
+    }
+
+    private static OptionalInt print(Printed p, OutputStream out, OutputStream err) {
         try {
-            err.write(message.getBytes(StandardCharsets.UTF_8));
+            out.write(p.stdout());
+            out.flush();
+            err.write(p.stderr());
             err.flush();
-        } catch (IOException ignored) {
-            // Nothing left to tell it on.
+        } catch (IOException e) {
+            return OptionalInt.of(1);
         }
-        return OptionalInt.of(1);
+        return OptionalInt.of(p.code());
     }
 }

@@ -204,8 +204,9 @@ public final class BridgeDriver implements NetworkDriver {
             foreign().release(n.bridge());
             // With the last network gone this removes all that gatun added to other firewalls.
             openForeign();
-            if (networks().isEmpty()) {
-                // The last network is gone: leave nothing of gatun in the packet filter.
+            if (networks().isEmpty() && firewall.mappings().isEmpty()) {
+                // The last network is gone, and no port published outside them is left: leave
+                // nothing of gatun in the packet filter.
                 firewall.teardown();
             }
         }
@@ -397,6 +398,38 @@ public final class BridgeDriver implements NetworkDriver {
         }
     }
 
+    @Override
+    public List<String> verify(Endpoint e, NetworkNamespace container) {
+        List<String> missing = new ArrayList<>();
+        Network n = network(e.network());
+        try (Rtnetlink rt = Rtnetlink.open(host)) {
+            Link bridge = rt.find(n.bridge()).orElse(null);
+            Link hostEnd = rt.find(e.hostIfname()).orElse(null);
+            if (bridge == null) {
+                missing.add("bridge " + n.bridge());
+            }
+            if (hostEnd == null) {
+                missing.add("the host end " + e.hostIfname() + " of the veth");
+            } else if (bridge != null && hostEnd.master() != bridge.index()) {
+                missing.add("the host end " + e.hostIfname() + " on bridge " + n.bridge());
+            }
+        }
+        try (Rtnetlink rt = Rtnetlink.open(container)) {
+            if (rt.find(e.ifname()).isEmpty()) {
+                missing.add("interface " + e.ifname() + " in " + container.describe());
+                return missing;
+            }
+            Set<InetAddress> present = new HashSet<>();
+            rt.addresses(e.ifname()).forEach(a -> present.add(a.prefix().address()));
+            for (InetAddress ip : e.ip6() == null ? List.of(e.ip()) : List.of(e.ip(), e.ip6())) {
+                if (!present.contains(ip)) {
+                    missing.add("address " + InetText.of(ip) + " on " + e.ifname() + " in " + container.describe());
+                }
+            }
+        }
+        return missing;
+    }
+
     private static Endpoint toEndpoint(Link l, Map<String, String> m) {
         String container = m.containsKey("ns") ? m.get("ns") : m.containsKey("nsino") ? "inode " + m.get("nsino") : null;
         return new Endpoint(m.get("network"), container, m.get("ifname"), l.name(),
@@ -429,6 +462,58 @@ public final class BridgeDriver implements NetworkDriver {
                         m -> m.containerIp().equals(containerIp) && m.owner().equals(who))
                 : new Publisher.Selection(containerIp, wanted(containerIp, ports), who, null);
         return publisher.unpublish(n.name(), s);
+    }
+
+    @Override
+    public List<PortMapping> publishOutside(String label, InetAddress containerIp, List<PortSpec> ports, String owner) {
+        checkOutside(containerIp);
+        String who = checkOwner(owner == null ? InetText.of(containerIp) : owner);
+        if (ports.isEmpty()) {
+            throw new InvalidInputException("publish to " + InetText.of(containerIp) + ": no ports given");
+        }
+        List<Publisher.Wanted> wanted = wanted(containerIp, ports);
+        synchronized (topology) {
+            // No network of gatun's may exist yet: the table must.
+            firewall.ensure(networks());
+        }
+        return publisher.publish(label, wanted, who);
+    }
+
+    @Override
+    public List<PortMapping> unpublishOutside(String label, InetAddress containerIp, List<PortSpec> ports, String owner) {
+        checkOutside(containerIp);
+        String who = checkOwner(owner == null ? InetText.of(containerIp) : owner);
+        Publisher.Selection s = ports.isEmpty()
+                ? new Publisher.Selection(containerIp, null, who,
+                        m -> m.containerIp().equals(containerIp) && m.owner().equals(who))
+                : new Publisher.Selection(containerIp, wanted(containerIp, ports), who, null);
+        return publisher.unpublish(label, s);
+    }
+
+    @Override
+    public List<PortMapping> publishedOutside() {
+        List<Prefix> subnets = networks().stream().flatMap(n -> n.subnets().stream()).toList();
+        List<PortMapping> out = new ArrayList<>();
+        for (PortMapping m : firewall.mappings()) {
+            if (subnets.stream().noneMatch(p -> p.contains(m.containerIp()))) {
+                out.add(Publisher.named(null, m));
+            }
+        }
+        out.sort(java.util.Comparator.comparing((PortMapping m) -> m.protocol().ordinal())
+                .thenComparingInt(PortMapping::hostPort));
+        return out;
+    }
+
+    private void checkOutside(InetAddress ip) {
+        if (ip == null) {
+            throw new InvalidInputException("the container address is missing");
+        }
+        for (Network n : networks()) {
+            if (n.subnets().stream().anyMatch(p -> p.contains(ip))) {
+                throw new InvalidInputException("container address " + InetText.of(ip) + " is on network " + n.name()
+                        + " of gatun's; publish there");
+            }
+        }
     }
 
     @Override

@@ -138,7 +138,7 @@ final class NftablesFirewall implements Firewall {
      */
     @Override
     public List<String> restore(List<Network> networks, List<PortMapping> wanted) {
-        if (networks.isEmpty()) {
+        if (networks.isEmpty() && wanted.isEmpty()) {
             return List.of();
         }
         try (Nftables nft = Nftables.open(host)) {

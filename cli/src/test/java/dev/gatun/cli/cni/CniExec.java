@@ -1,0 +1,183 @@
+package dev.gatun.cli.cni;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.gatun.cli.docker.GatunCli;
+import dev.gatun.netns.NetworkNamespace;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The gatun CNI plugin run exactly as libcni runs a plugin: the executable named {@code gatun}
+ * in a CNI bin directory of the test's own ({@code gatun cni install --bin-dir}), started inside
+ * the host namespace ({@code nsenter --net}) with the CNI_* variables, the config on stdin, and
+ * its stdout and exit code read back. CNI_PATH is that directory, then the reference plugins'.
+ */
+final class CniExec {
+
+    static final ObjectMapper JSON = new ObjectMapper();
+    static final String PLUGINS = "/usr/lib/cni";
+
+    final NetworkNamespace host;
+    final Path dir;
+    final Path bin;
+
+    CniExec(NetworkNamespace host, Path dir) {
+        this.host = host;
+        this.dir = dir;
+        this.bin = dir.resolve("bin");
+        GatunCli.ok("cni", "install", "--bin-dir", bin.toString());
+        if (!Files.isExecutable(Path.of(PLUGINS, "host-local"))) {
+            throw new AssertionError("the reference CNI plugins are missing (" + PLUGINS
+                    + "/host-local); ci/setup installs containernetworking-plugins");
+        }
+    }
+
+    String cniPath() {
+        return bin + ":" + PLUGINS;
+    }
+
+    record Result(int code, String stdout, String stderr) {
+        JsonNode json() {
+            try {
+                return JSON.readTree(stdout);
+            } catch (IOException e) {
+                throw new AssertionError("the plugin printed no JSON: " + stdout + " / " + stderr, e);
+            }
+        }
+
+        /** The error document's code; fails unless the plugin failed with one. */
+        int errorCode() {
+            if (code == 0) {
+                throw new AssertionError("the plugin succeeded, but an error was expected: " + stdout);
+            }
+            return json().path("code").asInt(-1);
+        }
+
+        Result ok() {
+            if (code != 0) {
+                throw new AssertionError("the plugin exited " + code + "\nstdout: " + stdout + "\nstderr: " + stderr);
+            }
+            return this;
+        }
+    }
+
+    /** Runs the plugin {@code plugin} (gatun, or a reference plugin by name) with these variables (null: unset). */
+    Result exec(String plugin, Map<String, String> vars, String stdin) {
+        Path exe = plugin.equals("gatun") ? bin.resolve("gatun") : Path.of(PLUGINS, plugin);
+        ProcessBuilder pb = new ProcessBuilder("nsenter", "--net=" + host.path(), exe.toString());
+        pb.environment().keySet().removeIf(k -> k.startsWith("CNI_"));
+        vars.forEach((k, v) -> {
+            if (v != null) {
+                pb.environment().put(k, v);
+            }
+        });
+        try {
+            Process p = pb.start();
+            CompletableFuture<String> out = read(p.getInputStream());
+            CompletableFuture<String> err = read(p.getErrorStream());
+            try (OutputStream in = p.getOutputStream()) {
+                in.write(stdin.getBytes(StandardCharsets.UTF_8));
+            } catch (IOException ignored) {
+                // it stopped reading
+            }
+            if (!p.waitFor(180, TimeUnit.SECONDS)) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+                throw new AssertionError(plugin + " " + vars + " did not finish within 180 s");
+            }
+            return new Result(p.exitValue(), out.join(), err.join());
+        } catch (IOException e) {
+            throw new AssertionError("cannot run " + exe, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    /** gatun with CNI_COMMAND {@code verb} for the attachment {@code id}/{@code ifname} in {@code netns} (null: none). */
+    Result call(String verb, String id, NetworkNamespace netns, String ifname, String config) {
+        return exec("gatun", vars(verb, id, netns, ifname), config);
+    }
+
+    Map<String, String> vars(String verb, String id, NetworkNamespace netns, String ifname) {
+        java.util.HashMap<String, String> v = new java.util.HashMap<>();
+        v.put("CNI_COMMAND", verb);
+        v.put("CNI_CONTAINERID", id);
+        v.put("CNI_NETNS", netns == null ? null : netns.path().toString());
+        v.put("CNI_IFNAME", ifname);
+        v.put("CNI_PATH", cniPath());
+        return v;
+    }
+
+    /** A main-plugin config of {@code version} for network {@code name}, host-local in the test's directory, and these ports. */
+    String config(String version, String name, String subnet, String portMappings) {
+        return """
+                {"cniVersion": "%s", "name": "%s", "type": "gatun", "bridge": "%s", "isGateway": true, "ipMasq": true,
+                 "hairpinMode": true,
+                 "ipam": {"type": "host-local", "ranges": [[{"subnet": "%s"}]], "routes": [{"dst": "0.0.0.0/0"}],
+                          "dataDir": "%s"},
+                 "runtimeConfig": {"portMappings": [%s]}}""".formatted(version, name, "cnt-" + name, subnet,
+                dir.resolve("ipam"), portMappings == null ? "" : portMappings);
+    }
+
+    /** {@code config} with {@code prevResult} set, as libcni sends it to CHECK and DEL. */
+    static String withPrevResult(String config, JsonNode prevResult) {
+        try {
+            ObjectNode c = (ObjectNode) JSON.readTree(config);
+            c.set("prevResult", prevResult);
+            return JSON.writeValueAsString(c);
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** {@code config} with top-level keys replaced. */
+    static String with(String config, Map<String, Object> keys) {
+        try {
+            ObjectNode c = (ObjectNode) JSON.readTree(config);
+            keys.forEach((k, v) -> c.set(k, JSON.valueToTree(v)));
+            return JSON.writeValueAsString(c);
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** The addresses host-local holds for network {@code name}: its reservation files. */
+    List<String> reservations(String name) {
+        Path d = dir.resolve("ipam").resolve(name);
+        List<String> out = new ArrayList<>();
+        if (Files.isDirectory(d)) {
+            try (var files = Files.list(d)) {
+                files.map(f -> f.getFileName().toString()).filter(f -> f.matches("[0-9a-f.:]+") && f.contains("."))
+                        .sorted().forEach(out::add);
+            } catch (IOException e) {
+                throw new AssertionError(e);
+            }
+        }
+        return out;
+    }
+
+    private static CompletableFuture<String> read(InputStream in) {
+        CompletableFuture<String> f = new CompletableFuture<>();
+        Thread.ofVirtual().start(() -> {
+            try (in) {
+                f.complete(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            } catch (IOException e) {
+                f.complete("");
+            }
+        });
+        return f;
+    }
+}

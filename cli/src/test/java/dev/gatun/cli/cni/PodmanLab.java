@@ -1,0 +1,335 @@
+package dev.gatun.cli.cni;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.gatun.cli.docker.GatunCli;
+import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.testing.FreshNamespaces;
+import org.junit.jupiter.api.Assumptions;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * Debian's Podman 4.3 (rootful, CNI backend) confined to one test: started inside the test's
+ * host namespace with {@code nsenter --net}, its storage, run and temporary directories and its
+ * CNI config directory in a directory of the lab's own, its plugin directories (gatun's link
+ * from {@code gatun cni install}, then the reference plugins) from a {@code CONTAINERS_CONF} file
+ * of the lab's own. One image, {@link #IMAGE}: a busybox-static rootfs imported with
+ * {@code podman import} (nothing is pulled), plus {@code /bin/udpreply PORT TEXT}. On
+ * {@link #close()} every container goes, and what libcni keeps in /var/lib/cni for the lab's
+ * networks (its result cache, which Podman 4.3 cannot move) is removed, with the directories it
+ * made there when they did not exist before.
+ */
+final class PodmanLab implements AutoCloseable {
+
+    static final String IMAGE = "localhost/gatun-test/busybox:latest";
+    static final Path PLUGINS = Path.of("/usr/lib/cni");
+    private static final Path VAR_LIB_CNI = Path.of("/var/lib/cni");
+
+    record Result(int code, String out, String err) {}
+
+    final NetworkNamespace host;
+    /** Short: conmon's socket paths under it must fit in 108 bytes. */
+    final Path dir;
+    final Path bin;
+    final Path cniDir;
+    private final List<Path> madeInVarLibCni = new ArrayList<>();
+    private final List<String> networks = new ArrayList<>();
+
+    private PodmanLab(NetworkNamespace host, Path dir) {
+        this.host = host;
+        this.dir = dir;
+        this.bin = dir.resolve("bin");
+        this.cniDir = dir.resolve("cni");
+    }
+
+    static PodmanLab start(NetworkNamespace host) {
+        FreshNamespaces.requirePrivileges();
+        List<String> missing = Stream.of("podman", "runc", "nsenter", "gcc", "tar", "chroot", "curl")
+                .filter(t -> Stream.of(System.getenv("PATH").split(":")).noneMatch(d -> Files.isExecutable(Path.of(d, t))))
+                .toList();
+        if (!Files.isExecutable(PLUGINS.resolve("host-local")) || !Files.isExecutable(Path.of("/bin/busybox"))
+                || !missing.isEmpty()) {
+            String why = "the Podman tests need podman, runc, containernetworking-plugins, busybox-static, gcc, tar, "
+                    + "chroot and curl (ci/setup installs them); missing: " + missing;
+            if ("true".equals(System.getenv("CI"))) {
+                throw new AssertionError(why);
+            }
+            Assumptions.abort(why);
+        }
+        Path dir;
+        try {
+            dir = Files.createTempDirectory(Path.of("/tmp"), "gpm");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        PodmanLab lab = new PodmanLab(host, dir);
+        try {
+            lab.prepare();
+            return lab;
+        } catch (RuntimeException | Error e) {
+            lab.close();
+            throw e;
+        }
+    }
+
+    private void prepare() {
+        for (Path p : List.of(VAR_LIB_CNI, VAR_LIB_CNI.resolve("results"))) {
+            if (!Files.exists(p)) {
+                madeInVarLibCni.addFirst(p);
+            }
+        }
+        try {
+            Files.createDirectories(cniDir);
+            Files.writeString(dir.resolve("containers.conf"), """
+                    [network]
+                    network_backend = "cni"
+                    cni_plugin_dirs = ["%s", "%s"]
+                    network_config_dir = "%s"
+                    [engine]
+                    runtime = "runc"
+                    cgroup_manager = "cgroupfs"
+                    events_logger = "file"
+                    """.formatted(bin, PLUGINS, cniDir));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        GatunCli.ok("cni", "install", "--bin-dir", bin.toString());
+        importImage();
+    }
+
+    private void importImage() {
+        Path rootfs = dir.resolve("rootfs");
+        try {
+            for (String d : List.of("bin", "etc", "tmp", "root")) {
+                Files.createDirectories(rootfs.resolve(d));
+            }
+            Files.copy(Path.of("/bin/busybox"), rootfs.resolve("bin/busybox"));
+            Files.writeString(dir.resolve("udpreply.c"), UDP_REPLY_C);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        ok(run(List.of("chroot", rootfs.toString(), "/bin/busybox", "--install", "-s", "/bin")), "busybox --install");
+        ok(run(List.of("gcc", "-static", "-O2", "-o", rootfs.resolve("bin/udpreply").toString(),
+                dir.resolve("udpreply.c").toString())), "gcc -static udpreply.c");
+        ok(run(List.of("tar", "-C", rootfs.toString(), "-cf", dir.resolve("rootfs.tar").toString(), ".")), "tar");
+        podmanOk("import", "--change", "CMD [\"/bin/sh\"]", dir.resolve("rootfs.tar").toString(), IMAGE);
+    }
+
+    /** A UDP server that answers each datagram with a fixed text; busybox has none. */
+    private static final String UDP_REPLY_C = """
+            #include <netinet/in.h>
+            #include <stdlib.h>
+            #include <string.h>
+            #include <sys/socket.h>
+            int main(int argc, char **argv) {
+                if (argc != 3) return 2;
+                int s = socket(AF_INET, SOCK_DGRAM, 0);
+                struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(atoi(argv[1]))};
+                if (s < 0 || bind(s, (struct sockaddr *) &a, sizeof a) != 0) return 1;
+                for (char buf[1500];;) {
+                    struct sockaddr_in peer;
+                    socklen_t len = sizeof peer;
+                    if (recvfrom(s, buf, sizeof buf, 0, (struct sockaddr *) &peer, &len) >= 0)
+                        sendto(s, argv[2], strlen(argv[2]), 0, (struct sockaddr *) &peer, len);
+                }
+            }
+            """;
+
+    /** A conflist in the lab's CNI directory; its name is the network's. */
+    void network(String name, String conflist) {
+        try {
+            Files.writeString(cniDir.resolve(name + ".conflist"), conflist);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        networks.add(name);
+    }
+
+    /** gatun as the main (and only) plugin of network {@code name}, host-local's data in the lab. */
+    void gatunNetwork(String name, String subnet) {
+        network(name, """
+                {"cniVersion": "0.4.0", "name": "%s", "plugins": [
+                  {"type": "gatun", "bridge": "gt-%s", "isGateway": true, "ipMasq": true, "hairpinMode": true,
+                   "ipam": {"type": "host-local", "ranges": [[{"subnet": "%s"}]], "routes": [{"dst": "0.0.0.0/0"}],
+                            "dataDir": "%s"},
+                   "capabilities": {"portMappings": true}}]}""".formatted(name, name, subnet, dir.resolve("ipam")));
+    }
+
+    /**
+     * Podman's own conflist for a new network ({@code podman network create}: bridge, portmap,
+     * firewall, tuning), with host-local's data moved into the lab and, when {@code chainGatun},
+     * {@code portmap} replaced by gatun.
+     */
+    void podmanNetwork(String name, String subnet, boolean chainGatun) {
+        podmanOk("network", "create", "--subnet", subnet, name);
+        networks.add(name);
+        Path file = cniDir.resolve(name + ".conflist");
+        try {
+            ObjectNode list = (ObjectNode) CniExec.JSON.readTree(Files.readString(file));
+            for (JsonNode plugin : (ArrayNode) list.get("plugins")) {
+                ObjectNode p = (ObjectNode) plugin;
+                if (p.has("ipam")) {
+                    ((ObjectNode) p.get("ipam")).put("dataDir", dir.resolve("ipam").toString());
+                }
+                if (chainGatun && p.path("type").asText().equals("portmap")) {
+                    p.put("type", "gatun");
+                }
+            }
+            Files.writeString(file, CniExec.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(list));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    JsonNode conflist(String name) {
+        try {
+            return CniExec.JSON.readTree(Files.readString(cniDir.resolve(name + ".conflist")));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** {@code podman run -d} with the lab's ulimits. */
+    Result runDetached(String name, String network, List<String> publish, String... command) {
+        List<String> args = new ArrayList<>(List.of("run", "-d", "--name", name, "--network", network,
+                "--ulimit", "nofile=1024:1024", "--ulimit", "nproc=1024:1024"));
+        for (String p : publish) {
+            args.add("-p");
+            args.add(p);
+        }
+        args.add(IMAGE);
+        args.addAll(List.of(command));
+        return podman(args.toArray(String[]::new));
+    }
+
+    Result podman(String... args) {
+        List<String> cmd = new ArrayList<>(List.of("nsenter", "--net=" + host.path(), "podman",
+                "--root", dir.resolve("root").toString(), "--runroot", dir.resolve("run").toString(),
+                "--tmpdir", dir.resolve("tmp").toString(), "--storage-driver", "vfs", "--runtime", "runc",
+                "--cgroup-manager", "cgroupfs", "--events-backend", "file", "--network-backend", "cni",
+                "--cni-config-dir", cniDir.toString()));
+        cmd.addAll(List.of(args));
+        return run(cmd);
+    }
+
+    Result podmanOk(String... args) {
+        return ok(podman(args), "podman " + String.join(" ", args));
+    }
+
+    private static Result ok(Result r, String what) {
+        if (r.code() != 0) {
+            throw new AssertionError(what + " exited " + r.code() + "\nstdout: " + r.out() + "\nstderr: " + r.err());
+        }
+        return r;
+    }
+
+    private Result run(List<String> cmd) {
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().put("CONTAINERS_CONF", dir.resolve("containers.conf").toString());
+        pb.environment().keySet().removeIf(k -> k.startsWith("CNI_"));
+        try {
+            Process p = pb.start();
+            p.getOutputStream().close();
+            CompletableFuture<String> out = read(p.getInputStream());
+            CompletableFuture<String> err = read(p.getErrorStream());
+            if (!p.waitFor(300, TimeUnit.SECONDS)) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+                throw new AssertionError(cmd + " did not finish within 300 s");
+            }
+            return new Result(p.exitValue(), out.join(), err.join());
+        } catch (IOException e) {
+            throw new AssertionError("cannot run " + cmd, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    private static CompletableFuture<String> read(InputStream in) {
+        CompletableFuture<String> f = new CompletableFuture<>();
+        Thread.ofVirtual().start(() -> {
+            try (in) {
+                f.complete(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            } catch (IOException e) {
+                f.complete("");
+            }
+        });
+        return f;
+    }
+
+    /** The addresses host-local holds for {@code network}. */
+    List<String> reservations(String network) {
+        Path d = dir.resolve("ipam").resolve(network);
+        if (!Files.isDirectory(d)) {
+            return List.of();
+        }
+        try (Stream<Path> files = Files.list(d)) {
+            return files.map(f -> f.getFileName().toString()).filter(f -> f.matches("[0-9.]+")).sorted().toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        AssertionError failure = null;
+        if (Files.isDirectory(dir.resolve("root"))) {
+            Result rm = podman("rm", "-a", "-f", "-t", "0");
+            if (rm.code() != 0) {
+                failure = new AssertionError("podman rm -af failed: " + rm.err());
+            }
+        }
+        // libcni's result cache: the lab's networks' files, and the directories if the lab made them.
+        Path results = VAR_LIB_CNI.resolve("results");
+        if (Files.isDirectory(results)) {
+            try (Stream<Path> files = Files.list(results)) {
+                for (Path f : files.toList()) {
+                    if (networks.stream().anyMatch(n -> f.getFileName().toString().startsWith(n + "-"))) {
+                        Files.deleteIfExists(f);
+                    }
+                }
+            } catch (IOException e) {
+                failure = failure != null ? failure : new AssertionError("cannot clean " + results, e);
+            }
+        }
+        for (Path p : madeInVarLibCni) {
+            try (Stream<Path> left = Files.isDirectory(p) ? Files.list(p) : Stream.empty()) {
+                if (left.findAny().isEmpty()) {
+                    Files.deleteIfExists(p);
+                }
+            } catch (IOException e) {
+                failure = failure != null ? failure : new AssertionError("cannot remove " + p, e);
+            }
+        }
+        String mounts = run(List.of("findmnt", "-rn", "-o", "TARGET")).out();
+        for (String line : mounts.lines().toList().reversed()) {
+            if (line.startsWith(dir.toString())) {
+                run(List.of("umount", "-l", line));
+            }
+        }
+        try (Stream<Path> all = Files.walk(dir)) {
+            for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException e) {
+            failure = failure != null ? failure : new AssertionError("cannot remove " + dir, e);
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+}
