@@ -234,7 +234,7 @@ final class NftablesFirewall implements Firewall {
      */
     @Override
     public List<String> restoreElements(List<Network> networks, List<PortMapping> wanted, Collection<String> setNames) {
-        if (networks.isEmpty()) {
+        if (networks.isEmpty() && wanted.isEmpty()) {
             return List.of();
         }
         List<NftSet> sets = GatunRuleset.SETS.stream().filter(s -> setNames.contains(s.name())).toList();
