@@ -85,8 +85,9 @@ public interface NetworkDriver extends AutoCloseable {
      * Publishes ports to a container on none of this driver's networks, whose network another
      * program made (a CNI chain in which gatun follows the {@code bridge} plugin): only the port
      * entries, nothing for its bridge. {@code label} is the network name the returned mappings
-     * carry; the kernel keeps only the owner. Otherwise as {@link #publish}; an address on one of
-     * this driver's networks is refused (publish there).
+     * carry; the kernel keeps only the owner. Otherwise as {@link #publish}, but the host's
+     * sockets are not asked (the runtime of a CNI chain holds the ports itself); an address on
+     * one of this driver's networks is refused (publish there).
      */
     default List<PortMapping> publishOutside(String label, InetAddress containerIp, List<PortSpec> ports, String owner) {
         throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot publish outside its networks");

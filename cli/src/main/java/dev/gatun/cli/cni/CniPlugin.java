@@ -11,6 +11,7 @@ import dev.gatun.InvalidInputException;
 import dev.gatun.driver.ConflictException;
 import dev.gatun.driver.Endpoint;
 import dev.gatun.driver.EndpointSpec;
+import dev.gatun.driver.HostPortCheck;
 import dev.gatun.driver.Network;
 import dev.gatun.driver.NetworkDriver;
 import dev.gatun.driver.NetworkSpec;
@@ -296,7 +297,9 @@ public final class CniPlugin {
             if (outside) {
                 d.publishOutside(network, ip, ports, chainedOwner());
             } else {
-                d.publish(network, ip, ports, owner());
+                // Not asking the host's sockets: the runtime holds the ports itself before ADD
+                // (rootful Podman binds every published port through conmon), as portmap leaves it.
+                d.publish(network, ip, ports, owner(), HostPortCheck.SKIP);
             }
         }
     }

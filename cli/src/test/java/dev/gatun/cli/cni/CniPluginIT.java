@@ -1,6 +1,7 @@
 package dev.gatun.cli.cni;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.gatun.cli.docker.GatunCli;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
@@ -9,6 +10,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
@@ -128,6 +132,29 @@ class CniPluginIT {
         cni.call("DEL", "c1", null, "eth0", bare).ok();
         cni.call("DEL", "c1", c1, "eth0", config).ok();
         cni.call("DEL", "never-added", null, "eth0", bare).ok();
+    }
+
+    /**
+     * The runtime holds a container's host ports itself before ADD (rootful Podman binds each
+     * through conmon): a socket of the host on the port does not refuse a CNI publish, as it
+     * refuses the CLI's (the control, in the same namespace).
+     */
+    @Test
+    void aHostSocketOnThePortIsTheRuntimesReservation(NetworkNamespace host, NetworkNamespace c1) throws IOException {
+        CniExec cni = lab(host);
+        try (ServerSocketChannel reservation = host.call(() -> ServerSocketChannel.open(StandardProtocolFamily.INET)
+                .bind(new InetSocketAddress(8080)))) {
+            cni.call("ADD", "c1", c1, "eth0", cni.config("1.0.0", "r", "10.91.0.0/24", PORTS)).ok();
+            assertThat(elements(host)).contains("tcp . 8080 comment \"c1/eth0\" : 10.91.0.2 . 80");
+            GatunCli.Run cli = GatunCli.run("--netns", host.name(), "publish", "r", "10.91.0.3", "-p", "8081:80");
+            assertThat(cli.code()).as(cli.err()).isZero();
+            try (ServerSocketChannel other = host.call(() -> ServerSocketChannel.open(StandardProtocolFamily.INET)
+                    .bind(new InetSocketAddress(8082)))) {
+                GatunCli.Run refused = GatunCli.run("--netns", host.name(), "publish", "r", "10.91.0.3", "-p", "8082:80");
+                assertThat(refused.code()).as("the CLI asks the host's sockets").isEqualTo(3);
+                assertThat(refused.err()).contains("8082");
+            }
+        }
     }
 
     @Test

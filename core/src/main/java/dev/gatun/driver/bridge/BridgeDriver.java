@@ -476,7 +476,8 @@ public final class BridgeDriver implements NetworkDriver {
             // No network of gatun's may exist yet: the table must.
             firewall.ensure(networks());
         }
-        return publisher.publish(label, wanted, who);
+        // The host's sockets are not asked: this is for a CNI chain, whose runtime holds the ports itself.
+        return publisher.publish(label, wanted, who, HostPortCheck.SKIP);
     }
 
     @Override
