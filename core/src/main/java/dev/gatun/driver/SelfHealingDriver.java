@@ -36,6 +36,8 @@ public final class SelfHealingDriver implements NetworkDriver {
     /** A flush arrives as many notifications: wait this long for the rest, then repair once. */
     private static final long SETTLE_MILLIS = 20;
     private static final long BACKSTOP_MILLIS = 5_000;
+    /** A failed repair is tried again this soon (a dump the kernel kept interrupting during a flood), then less often. */
+    private static final long FIRST_RETRY_MILLIS = 100;
     private static final String OWN_TABLE = "gatun";
 
     private final NetworkDriver inner;
@@ -58,16 +60,18 @@ public final class SelfHealingDriver implements NetworkDriver {
     private boolean damageSuspected;
     /** Another table changed (a firewall reload, dockerd rebuilding its chains): check what gatun added to it. */
     private boolean foreignChanged;
+    /** The monitor lost notifications (ENOBUFS): the next repair reads everything, and says why once. */
+    private boolean overran;
     private volatile boolean running = true;
     private final RulesetMonitor monitor;
     private final Thread healer;
 
-    private SelfHealingDriver(NetworkDriver inner, Consumer<String> log) {
+    private SelfHealingDriver(NetworkDriver inner, Consumer<String> log, int eventQueueBytes) {
         this.inner = inner;
         this.log = log;
         inner.listen(new Recorder());
         inner.published(null).forEach(m -> wanted.put(m.hostKey(), m));
-        this.monitor = RulesetMonitor.start(inner.host(), this::onEvent);
+        this.monitor = RulesetMonitor.start(inner.host(), this::onEvent, eventQueueBytes);
         this.healer = Thread.ofPlatform().daemon().name("gatun-healer").start(this::heal);
     }
 
@@ -77,9 +81,19 @@ public final class SelfHealingDriver implements NetworkDriver {
      * {@code log} receives one line per thing put back and per failed repair.
      */
     public static SelfHealingDriver start(NetworkDriver inner, Consumer<String> log) {
-        SelfHealingDriver d = new SelfHealingDriver(inner, log);
+        return start(inner, log, 0);
+    }
+
+    /** {@link #start(NetworkDriver, Consumer)} with the monitor's kernel queue this small (0: the default), for tests that overrun it. */
+    static SelfHealingDriver start(NetworkDriver inner, Consumer<String> log, int eventQueueBytes) {
+        SelfHealingDriver d = new SelfHealingDriver(inner, log, eventQueueBytes);
         d.repairNow();
         return d;
+    }
+
+    /** How many times the nftables notifications overran so far, each followed by a repair that read everything. */
+    long overruns() {
+        return monitor.overruns();
     }
 
     private void onEvent(RulesetEvent e) {
@@ -88,13 +102,16 @@ public final class SelfHealingDriver implements NetworkDriver {
             // and a repair per unpublish would hold every publish up (a repair takes milliseconds).
             return;
         }
-        boolean foreign = e.kind() == RulesetEvent.Kind.OVERRUN
+        // An overrun lost notifications, of any table: what is gone cannot be told, so all is read again.
+        boolean lost = e.kind() == RulesetEvent.Kind.OVERRUN;
+        boolean foreign = lost
                 || e.table() != null && !e.table().equals(OWN_TABLE) && e.kind() != RulesetEvent.Kind.NEW_GENERATION;
         if (e.isRemoval() || foreign) {
             wakeLock.lock();
             try {
                 damageSuspected = true;
                 foreignChanged |= foreign;
+                overran |= lost;
                 woken.signal();
             } finally {
                 wakeLock.unlock();
@@ -103,8 +120,10 @@ public final class SelfHealingDriver implements NetworkDriver {
     }
 
     private void heal() {
+        long retryMillis = FIRST_RETRY_MILLIS;
         while (running) {
             boolean foreign;
+            boolean lost;
             wakeLock.lock();
             try {
                 if (!damageSuspected && !woken.await(BACKSTOP_MILLIS, TimeUnit.MILLISECONDS)) {
@@ -126,12 +145,37 @@ public final class SelfHealingDriver implements NetworkDriver {
             try {
                 foreign = foreignChanged;
                 foreignChanged = false;
+                lost = overran;
+                overran = false;
             } finally {
                 wakeLock.unlock();
             }
-            if (running) {
-                repairNow(foreign);
+            if (!running) {
+                return;
             }
+            if (lost) {
+                log.accept("nftables notifications were lost (the event socket overran, ENOBUFS): reading the whole "
+                        + "ruleset again");
+            }
+            if (repairNow(foreign)) {
+                retryMillis = FIRST_RETRY_MILLIS;
+                continue;
+            }
+            // The repair that was due did not happen: try again soon, not only at the next
+            // notification (a flood may be over, and none may come) or the backstop.
+            wakeLock.lock();
+            try {
+                damageSuspected = true;
+                foreignChanged |= foreign;
+            } finally {
+                wakeLock.unlock();
+            }
+            try {
+                Thread.sleep(retryMillis);
+            } catch (InterruptedException e) {
+                return;
+            }
+            retryMillis = Math.min(BACKSTOP_MILLIS, retryMillis * 2);
         }
     }
 
@@ -140,18 +184,20 @@ public final class SelfHealingDriver implements NetworkDriver {
     }
 
     /**
-     * Repairs now, logging what it put back; a failure is logged and tried again at the next
-     * wake. Other firewalls are read only when {@code foreign}: that costs a few processes.
+     * Repairs now, logging what it put back; a failure is logged and returns false (the healer
+     * tries again soon). Other firewalls are read only when {@code foreign}: that costs a few processes.
      */
-    private void repairNow(boolean foreign) {
-        alone(() -> {
+    private boolean repairNow(boolean foreign) {
+        return alone(() -> {
             try {
                 List<PortMapping> keep = wanted();
                 for (String line : foreign ? inner.repair(keep) : inner.repairOwnRuleset(keep)) {
                     log.accept("repaired " + line);
                 }
+                return true;
             } catch (RuntimeException e) {
                 log.accept("repair failed: " + e.getMessage());
+                return false;
             }
         });
     }
