@@ -30,6 +30,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -542,5 +543,41 @@ class CrashIT {
         // A later command finds what a killed one left and works on: nothing half-made blocks it.
         GatunCli.ok("--netns", host.name(), "unpublish", NET, "10.88.2.2", "--owner", "lane0");
         assertThat(lanePorts(host, 0)).isZero();
+    }
+
+    /**
+     * A serve (re)started while one-shot commands run in JVMs of their own, as after a crash:
+     * it reads the kernel when it starts and puts back what others remove from then on, so an
+     * unpublish that found no serve and committed after that read would be undone after it
+     * reported success. The serve starts at a random moment of the command's run each time.
+     */
+    @Test
+    @Timeout(value = 10, unit = TimeUnit.MINUTES)
+    void aServeStartingBesideOneShotCommandsUndoesNoneOfThem(NetworkNamespace host) throws Exception {
+        String ns = host.name();
+        GatunCli.ok("--netns", ns, "net", "create", NET, "--subnet", "10.88.0.0/16");
+        List<String> publish = List.of("--netns", ns, "publish", NET, "10.88.3.2", "-p", "40000:80", "--owner", "x");
+        List<String> unpublish = List.of("--netns", ns, "unpublish", NET, "10.88.3.2", "--owner", "x");
+        long t0 = System.nanoTime();
+        try (GatunServe first = GatunServe.start(ns)) {
+            assertThat(first.isAlive()).isTrue();
+        }
+        long serveStart = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+        int rounds = Integer.getInteger("gatun.crash.startRaces", 10);
+        for (int round = 1; round <= rounds; round++) {
+            GatunCli.ok(publish.toArray(String[]::new)); // no serve runs: a JVM
+            CompletableFuture<GatunServe> serve = CompletableFuture.supplyAsync(() -> GatunServe.start(ns));
+            Thread.sleep(ThreadLocalRandom.current().nextLong(serveStart));
+            GatunCli.Run r = GatunCli.run(unpublish.toArray(String[]::new));
+            try (GatunServe s = serve.get(5, TimeUnit.MINUTES)) {
+                assertThat(r.code()).as("round %d: %s", round, r.err()).isZero();
+                // A repair comes within a second of a removal it takes for damage.
+                Thread.sleep(1_500);
+                assertThat(kernelMappings(host)).as("round %d: the acknowledged unpublish stays done; serve's log:%n%s",
+                        round, s.stderr()).noneMatch(m -> m.owner().equals("x"));
+                assertCleanLog(s, round);
+            }
+        }
+        System.out.printf("start races: %d rounds, serve start %d ms%n", rounds, serveStart);
     }
 }

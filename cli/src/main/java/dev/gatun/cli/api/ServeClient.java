@@ -41,12 +41,29 @@ public final class ServeClient {
             return OptionalInt.empty();
         }
         String[] sent = args.clone();
-        Path socket;
+        long inode;
         try {
-            socket = LocalApi.socketOf(((Number) Files.getAttribute(namespace(sent), "unix:ino")).longValue());
+            inode = ((Number) Files.getAttribute(namespace(sent), "unix:ino")).longValue();
         } catch (IOException | GatunException | IllegalArgumentException e) {
             return OptionalInt.empty(); // the command, run here, says what is wrong with the namespace
         }
+        // Held (shared) from before the look for a serve until this JVM exits when the command
+        // runs here, so no serve starts reading the kernel in between (see StartLock).
+        StartLock lock = StartLock.forCommand();
+        OptionalInt forwarded = forward(sent, LocalApi.socketOf(inode), out, err);
+        if (forwarded.isPresent() && lock != null) {
+            lock.close();
+        } else {
+            heldWhileRunning = lock;
+        }
+        return forwarded;
+    }
+
+    /** The lock of a command that runs in this JVM, kept until the JVM exits. */
+    @SuppressWarnings("unused")
+    private static StartLock heldWhileRunning;
+
+    private static OptionalInt forward(String[] sent, Path socket, OutputStream out, OutputStream err) {
         if (!Files.exists(socket)) {
             return OptionalInt.empty();
         }
