@@ -2,6 +2,7 @@ package dev.gatun.cli;
 
 import dev.gatun.Gatun;
 import dev.gatun.cli.api.LocalApi;
+import dev.gatun.cli.api.StartLock;
 import dev.gatun.cli.docker.DockerPlugin;
 import dev.gatun.cli.http.UnixHttpServer;
 import dev.gatun.cli.docker.PluginServer;
@@ -61,17 +62,26 @@ final class ServeCommand extends Base {
 
         NetworkNamespace host = root().host();
         String driverName = root().driverName();
-        NetworkDriver plain = Gatun.open(host, driverName);
+        // Alone from before the kernel is read until the socket answers: a one-shot command
+        // running in a JVM of its own finishes first, and later ones come here (see StartLock).
+        StartLock starting = StartLock.forServe();
         NetworkDriver driver;
-        if (driverName.equals("nftables")) {
-            driver = SelfHealingDriver.start(plain, log);
-        } else {
-            driver = plain;
-            log.accept("driver " + driverName + ": running without self-healing, which needs the nftables driver");
+        try {
+            NetworkDriver plain = Gatun.open(host, driverName);
+            if (driverName.equals("nftables")) {
+                driver = SelfHealingDriver.start(plain, log);
+            } else {
+                driver = plain;
+                log.accept("driver " + driverName + ": running without self-healing, which needs the nftables driver");
+            }
+        } catch (RuntimeException e) {
+            starting.close();
+            throw e;
         }
-        try (driver; UnixHttpServer api = LocalApi.start(new Served(host, driverName, driver), logRequests ? log : null);
+        try (driver; starting; UnixHttpServer api = LocalApi.start(new Served(host, driverName, driver), logRequests ? log : null);
              PluginServer server = socket == null ? null : PluginServer.start(new DockerPlugin(driver, log), socket);
              HeapKeeper heap = HeapKeeper.start()) {
+            starting.close();
             String what = "API on " + api.socket() + (server == null ? "" : ", docker plugin " + pluginName + " on "
                     + server.socket()) + ", watching " + host.describe();
             PrintWriter out = spec.commandLine().getOut();

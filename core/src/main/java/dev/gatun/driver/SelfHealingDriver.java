@@ -37,7 +37,12 @@ public final class SelfHealingDriver implements NetworkDriver {
     /** A flush arrives as many notifications: wait this long for the rest, then repair once. */
     private static final long SETTLE_MILLIS = 20;
     private static final long BACKSTOP_MILLIS = 5_000;
-    /** The longest wait before a repair that failed retryably is tried again. */
+    /**
+     * A failed repair is tried again this soon (a dump the kernel kept interrupting during a
+     * flood, other processes committing to the end), waiting twice as long each time it fails
+     * again: up to a second while it fails retryably, else up to the backstop's five.
+     */
+    private static final long FIRST_RETRY_MILLIS = 100;
     private static final long MAX_RETRY_DELAY_MILLIS = 1_000;
     private static final String OWN_TABLE = "gatun";
 
@@ -65,19 +70,21 @@ public final class SelfHealingDriver implements NetworkDriver {
     private boolean wholeTable;
     /** Sets of gatun's own table that someone removed elements from. */
     private final Set<String> damagedSets = new HashSet<>();
-    /** How much longer than usual the healer waits before its next repair: grows while repairs fail retryably. */
+    /** The monitor lost notifications (ENOBUFS): the next repair reads everything, and says why once. */
+    private boolean overran;
+    /** How much longer than usual the healer waits before its next repair: grows while repairs fail. */
     private volatile long retryDelayMillis;
     private volatile boolean running = true;
     private final RulesetMonitor monitor;
     private final Thread healer;
 
-    private SelfHealingDriver(NetworkDriver inner, Consumer<String> log) {
+    private SelfHealingDriver(NetworkDriver inner, Consumer<String> log, int eventQueueBytes) {
         this.inner = inner;
         this.log = log;
         inner.listen(new Recorder());
         inner.published(null).forEach(m -> wanted.put(m.hostKey(), m));
         inner.publishedOutside().forEach(m -> wanted.put(m.hostKey(), m));
-        this.monitor = RulesetMonitor.start(inner.host(), this::onEvent);
+        this.monitor = RulesetMonitor.start(inner.host(), this::onEvent, eventQueueBytes);
         this.healer = Thread.ofPlatform().daemon().name("gatun-healer").start(this::heal);
     }
 
@@ -87,9 +94,19 @@ public final class SelfHealingDriver implements NetworkDriver {
      * {@code log} receives one line per thing put back and per failed repair.
      */
     public static SelfHealingDriver start(NetworkDriver inner, Consumer<String> log) {
-        SelfHealingDriver d = new SelfHealingDriver(inner, log);
+        return start(inner, log, 0);
+    }
+
+    /** {@link #start(NetworkDriver, Consumer)} with the monitor's kernel queue this small (0: the default), for tests that overrun it. */
+    static SelfHealingDriver start(NetworkDriver inner, Consumer<String> log, int eventQueueBytes) {
+        SelfHealingDriver d = new SelfHealingDriver(inner, log, eventQueueBytes);
         d.repairNow();
         return d;
+    }
+
+    /** How many times the nftables notifications overran so far, each followed by a repair that read everything. */
+    long overruns() {
+        return monitor.overruns();
     }
 
     /**
@@ -121,9 +138,10 @@ public final class SelfHealingDriver implements NetworkDriver {
             if (ownRemoval && e.kind() == RulesetEvent.Kind.DELETE_ELEMENTS) {
                 damagedSets.add(e.name());
             } else {
-                // An overrun lost events: anything of gatun's may be gone too.
+                // An overrun lost notifications, of any table: what is gone cannot be told, so all is read again.
                 wholeTable |= ownRemoval || overrun;
             }
+            overran |= overrun;
             foreignChanged |= foreign;
             damageSuspected = true;
             woken.signal();
@@ -154,20 +172,28 @@ public final class SelfHealingDriver implements NetworkDriver {
             boolean foreign;
             boolean whole;
             Set<String> sets;
+            boolean lost;
             wakeLock.lock();
             try {
                 foreign = foreignChanged;
                 whole = wholeTable;
                 sets = Set.copyOf(damagedSets);
+                lost = overran;
                 foreignChanged = false;
                 wholeTable = false;
                 damagedSets.clear();
+                overran = false;
             } finally {
                 wakeLock.unlock();
             }
-            if (running) {
-                repairNow(foreign, whole, sets);
+            if (!running) {
+                return;
             }
+            if (lost) {
+                log.accept("nftables notifications were lost (the event socket overran, ENOBUFS): reading the whole "
+                        + "ruleset again");
+            }
+            repairNow(foreign, whole, sets);
         }
     }
 
@@ -176,10 +202,11 @@ public final class SelfHealingDriver implements NetworkDriver {
     }
 
     /**
-     * Repairs now, logging what it put back; a failure is logged and tried again at the next
-     * wake. Other firewalls are read only when {@code foreign}: that costs a few processes.
-     * Of gatun's own table it reads everything when {@code whole}, else only the sets in
-     * {@code sets} (someone removed elements of those alone), else nothing.
+     * Repairs now, logging what it put back; a failure is logged and tried again soon, not only
+     * at the next notification (after a flood none may come) or the backstop. Other firewalls
+     * are read only when {@code foreign}: that costs a few processes. Of gatun's own table it
+     * reads everything when {@code whole}, else only the sets in {@code sets} (someone removed
+     * elements of those alone), else nothing.
      */
     private void repairNow(boolean foreign, boolean whole, Set<String> sets) {
         alone(() -> {
@@ -203,19 +230,15 @@ public final class SelfHealingDriver implements NetworkDriver {
                 log.accept("repair failed: " + e.getMessage());
                 // Tried again in full: what failed may not have been what was suspected. A failure
                 // that may go away (other processes kept committing, a reply was lost) is tried
-                // again soon, waiting longer each time; any other at the next wake.
-                boolean retry = e instanceof RetryableException;
-                if (retry) {
-                    retryDelayMillis = Math.min(MAX_RETRY_DELAY_MILLIS, Math.max(SETTLE_MILLIS, retryDelayMillis * 2));
-                }
+                // again within a second at the most; any other, less and less often, up to the backstop.
+                long most = e instanceof RetryableException ? MAX_RETRY_DELAY_MILLIS : BACKSTOP_MILLIS;
+                retryDelayMillis = Math.min(most, Math.max(FIRST_RETRY_MILLIS, retryDelayMillis * 2));
                 wakeLock.lock();
                 try {
                     wholeTable = true;
                     foreignChanged |= foreign;
-                    if (retry) {
-                        damageSuspected = true;
-                        woken.signal();
-                    }
+                    damageSuspected = true;
+                    woken.signal();
                 } finally {
                     wakeLock.unlock();
                 }

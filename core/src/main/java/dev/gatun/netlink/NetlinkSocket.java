@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -348,6 +349,8 @@ public final class NetlinkSocket implements AutoCloseable {
                 if (!interrupted[0]) {
                     return out;
                 }
+                // Something is changing the data right now: give it a moment, longer each time.
+                LockSupport.parkNanos(attempt * 1_000_000L);
             }
             throw new DumpInterruptedException(operation, "the kernel interrupted the dump " + DUMP_ATTEMPTS
                     + " times because the data kept changing");

@@ -11,6 +11,7 @@ import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 import static dev.gatun.bindings.internal.libnftnl_h.*;
@@ -23,10 +24,13 @@ import static dev.gatun.bindings.internal.libnftnl_h.*;
 public final class RulesetMonitor implements AutoCloseable {
 
     private static final Duration POLL = Duration.ofMillis(200);
+    /** After a receive or a listener failed: long enough not to spin on a failure that stays. */
+    private static final long FAILURE_PAUSE_MILLIS = 100;
 
     private final NetlinkSocket socket;
     private final Thread reader;
     private volatile boolean running = true;
+    private final AtomicLong overruns = new AtomicLong();
 
     private RulesetMonitor(NetlinkSocket socket, Consumer<RulesetEvent> listener) {
         this.socket = socket;
@@ -36,9 +40,34 @@ public final class RulesetMonitor implements AutoCloseable {
 
     /** Starts listening; events that happen after this returns are delivered. */
     public static RulesetMonitor start(NetworkNamespace namespace, Consumer<RulesetEvent> listener) {
+        return start(namespace, listener, 0);
+    }
+
+    /**
+     * {@link #start(NetworkNamespace, Consumer)} with a kernel queue of {@code queueBytes} (0:
+     * the default of every netlink socket, 4 MiB where the process may raise it). A small queue
+     * overruns sooner: tests use it to prove that an overrun leads to a full re-read.
+     */
+    public static RulesetMonitor start(NetworkNamespace namespace, Consumer<RulesetEvent> listener, int queueBytes) {
         dev.gatun.internal.NativeLibraries.requireNftables();
-        return new RulesetMonitor(NetlinkSocket.subscribe(NetlinkProtocol.NETFILTER, namespace,
-                kernel_h.NFNLGRP_NFTABLES), listener);
+        NetlinkSocket socket = NetlinkSocket.subscribe(NetlinkProtocol.NETFILTER, namespace, kernel_h.NFNLGRP_NFTABLES);
+        try {
+            if (queueBytes > 0) {
+                socket.setReceiveBufferBytes(queueBytes);
+            }
+            return new RulesetMonitor(socket, listener);
+        } catch (RuntimeException e) {
+            socket.close();
+            throw e;
+        }
+    }
+
+    /**
+     * How many times notifications were lost so far: the kernel reported ENOBUFS (the queue was
+     * full), or a receive or the listener failed. Each time the listener got an {@code OVERRUN} event.
+     */
+    public long overruns() {
+        return overruns.get();
     }
 
     /**
@@ -48,27 +77,57 @@ public final class RulesetMonitor implements AutoCloseable {
     private void read(Consumer<RulesetEvent> listener) {
         List<RulesetEvent> pending = new ArrayList<>();
         while (running) {
-            NetlinkSocket.Receipt r = socket.receiveNotifications(m -> {
-                RulesetEvent e = decodeOrOverrun(m);
-                if (e == null) {
+            try {
+                receive(listener, pending);
+            } catch (RuntimeException e) {
+                // A receive or the listener failed: events may be lost. Never let the reader die
+                // of it (the listener would hear nothing again); say "re-read", pause, go on.
+                if (!running) {
                     return;
                 }
-                if (e.kind() == RulesetEvent.Kind.NEW_GENERATION) {
-                    pending.forEach(p -> listener.accept(p.by(e.committer())));
-                    pending.clear();
-                    listener.accept(e);
-                } else {
-                    pending.add(e);
-                }
-            });
-            if (r == NetlinkSocket.Receipt.OVERRUN) {
-                listener.accept(new RulesetEvent(RulesetEvent.Kind.OVERRUN, null, null, null));
-            }
-            if (r != NetlinkSocket.Receipt.MESSAGES && !pending.isEmpty()) {
-                // No NEWGEN came (lost, or the overrun took it): deliver them, committer unknown.
-                pending.forEach(listener);
                 pending.clear();
+                try {
+                    overran(listener);
+                } catch (RuntimeException again) {
+                    // the listener failed once more; the pause below keeps this from spinning
+                }
+                try {
+                    Thread.sleep(FAILURE_PAUSE_MILLIS);
+                } catch (InterruptedException stop) {
+                    return;
+                }
             }
+        }
+    }
+
+    /** Tells the listener that notifications were lost: it must read the whole ruleset again. */
+    private void overran(Consumer<RulesetEvent> listener) {
+        overruns.incrementAndGet();
+        listener.accept(new RulesetEvent(RulesetEvent.Kind.OVERRUN, null, null, null));
+    }
+
+    private void receive(Consumer<RulesetEvent> listener, List<RulesetEvent> pending) {
+        NetlinkSocket.Receipt r = socket.receiveNotifications(m -> {
+            RulesetEvent e = decodeOrOverrun(m);
+            if (e == null) {
+                return;
+            }
+            if (e.kind() == RulesetEvent.Kind.NEW_GENERATION) {
+                pending.forEach(p -> listener.accept(p.by(e.committer())));
+                pending.clear();
+                listener.accept(e);
+            } else {
+                pending.add(e);
+            }
+        });
+        if (r == NetlinkSocket.Receipt.OVERRUN) {
+            // ENOBUFS: the kernel's queue for this socket was full and it dropped notifications.
+            overran(listener);
+        }
+        if (r != NetlinkSocket.Receipt.MESSAGES && !pending.isEmpty()) {
+            // No NEWGEN came (lost, or the overrun took it): deliver them, committer unknown.
+            pending.forEach(listener);
+            pending.clear();
         }
     }
 

@@ -236,6 +236,21 @@ public final class Rtnetlink implements AutoCloseable {
         }
     }
 
+    /**
+     * The links of one kind ("bridge", "veth"), filtered by the kernel as {@code ip link show
+     * type KIND} asks: among thousands of other links the answer is one datagram, so links
+     * created or deleted meanwhile rarely interrupt the dump (a dump of every link is
+     * interrupted by any such change, again and again while they come in a flood). A kernel
+     * that does not filter answers with every link; the caller looks at the kind it needs anyway.
+     */
+    public List<Link> links(String kind) {
+        try (RtnlRequest r = new RtnlRequest("list links of kind " + kind, kernel_h.RTM_GETLINK, kernel_h.NLM_F_DUMP,
+                ifinfomsg.sizeof())) {
+            r.begin(kernel_h.IFLA_LINKINFO).string(kernel_h.IFLA_INFO_KIND, kind).end();
+            return socket.dump(r.message(), r.length(), r.operation + " in " + namespace().describe(), LinkDecoder::decode);
+        }
+    }
+
     // ------------------------------------------------------------------ addresses
 
     public void addAddress(String link, Prefix address) {

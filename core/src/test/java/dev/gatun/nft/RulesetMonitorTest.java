@@ -93,4 +93,56 @@ class RulesetMonitorTest {
             }
         }
     }
+
+    /**
+     * A listener that cannot keep up (here: held until the flood is over) and a small queue: the
+     * kernel drops notifications and says so with ENOBUFS; the listener is told to read again.
+     */
+    @Test
+    void aFullQueueOverrunsAndTheListenerIsToldToReadEverythingAgain(NetworkNamespace a) throws InterruptedException {
+        LinkedBlockingQueue<RulesetEvent> events = new LinkedBlockingQueue<>();
+        CountDownLatch flooded = new CountDownLatch(1);
+        CountDownLatch held = new CountDownLatch(1);
+        try (RulesetMonitor monitor = RulesetMonitor.start(a, e -> {
+            held.countDown();
+            try {
+                flooded.await(60, TimeUnit.SECONDS);
+            } catch (InterruptedException stop) {
+                Thread.currentThread().interrupt();
+            }
+            events.add(e);
+        }, 8192)) {
+            // A first change, so the listener is held before the flood comes: the reader reads
+            // no more, and the kernel queues until the queue is full.
+            Oracle.in(a, "nft", "add", "table", "ip", "first");
+            assertThat(held.await(10, TimeUnit.SECONDS)).as("the listener got the first change").isTrue();
+            StringBuilder script = new StringBuilder("table ip other {\n  set s { type ipv4_addr; }\n}\n");
+            for (int i = 0; i < 20; i++) {
+                // One transaction of 20,000 elements: far more than 8 KiB of notifications.
+                script.append("add element ip other s { ");
+                for (int j = 0; j < 1000; j++) {
+                    script.append(j == 0 ? "" : ", ").append("10.").append(1 + i).append('.').append(j / 256).append('.').append(j % 256);
+                }
+                script.append(" }\n");
+            }
+            Oracle.Result r = Oracle.nftFile(a, script.toString());
+            assertThat(r.exitCode()).as(r.stderr()).isZero();
+            Oracle.in(a, "nft", "add", "element", "ip", "other", "s", "{ 10.2.0.1 }");
+            flooded.countDown();
+
+            RulesetEvent e = events.poll(10, TimeUnit.SECONDS);
+            while (e != null && e.kind() != RulesetEvent.Kind.OVERRUN) {
+                e = events.poll(2, TimeUnit.SECONDS);
+            }
+            assertThat(e).as("an OVERRUN event").isNotNull();
+            assertThat(monitor.overruns()).as("ENOBUFS seen").isPositive();
+            // The monitor reads on after an overrun: a later change is delivered as usual.
+            Oracle.in(a, "nft", "delete", "table", "ip", "other");
+            e = events.poll(10, TimeUnit.SECONDS);
+            while (e != null && e.kind() != RulesetEvent.Kind.DELETE_TABLE) {
+                e = events.poll(2, TimeUnit.SECONDS);
+            }
+            assertThat(e).as("the table's deletion, after the overrun").isNotNull();
+        }
+    }
 }

@@ -30,6 +30,36 @@ class RtnetlinkTest {
         return Oracle.in(ns, "cat", "/sys/class/net/" + link + "/" + attribute).strip();
     }
 
+    @Test
+    void linksOfOneKindAreFilteredByTheKernel(NetworkNamespace a) {
+        try (Rtnetlink rt = Rtnetlink.open(a)) {
+            rt.createBridge("br-k", BRIDGE_MAC, null);
+            rt.createVeth("vk0", null, "vk1", null, null, null);
+            assertThat(rt.links("bridge")).extracting(Link::name).containsExactly("br-k");
+            assertThat(rt.links("veth")).extracting(Link::name).containsExactlyInAnyOrder("vk0", "vk1");
+        }
+    }
+
+    /**
+     * A queue that really overruns: the kernel answers ENOBUFS, which counts as a change (the
+     * cache reads everything again), and once drained the version stands still again.
+     */
+    @Test
+    void anOverrunLinkWatchSaysChangedAndCountsTheOverrun(NetworkNamespace a) {
+        try (LinkChanges changes = LinkChanges.watch(a, 4096)) {
+            long start = changes.version();
+            StringBuilder batch = new StringBuilder();
+            for (int i = 0; i < 250; i++) {
+                batch.append("link add ov").append(i).append(" type veth peer name ow").append(i).append('\n');
+            }
+            Oracle.batch(a, batch.toString());
+            assertThat(changes.version()).as("after 500 links were added unread").isGreaterThan(start);
+            assertThat(changes.overruns()).as("the kernel dropped announcements (ENOBUFS)").isPositive();
+            long drained = changes.version();
+            assertThat(changes.version()).as("nothing changed since").isEqualTo(drained);
+        }
+    }
+
     /** The version a link cache is checked against moves with every change, also past an overrun. */
     @Test
     void linkChangesMoveTheVersionAndNothingElseDoes(NetworkNamespace a) {

@@ -50,6 +50,21 @@ public final class Oracle {
         }
     }
 
+    /** Feeds {@code commands} to {@code ip -batch} inside {@code ns}, as a file; fails the test if it fails. */
+    public static void batch(NetworkNamespace ns, String commands) {
+        try {
+            Path f = Files.createTempFile("gatun-oracle", ".ip");
+            try {
+                Files.writeString(f, commands);
+                in(ns, "ip", "-batch", f.toString());
+            } finally {
+                Files.delete(f);
+            }
+        } catch (IOException e) {
+            throw new AssertionError("cannot write an ip batch: " + e.getMessage(), e);
+        }
+    }
+
     /** Runs a command in the test's own (host) namespace, for read-only looks only. */
     public static String host(String... command) {
         Result r = run(List.of(command));

@@ -46,13 +46,14 @@ public final class ServeClient {
             return OptionalInt.empty();
         }
         String[] sent = args.clone();
-        Path socket;
+        long inode;
         try {
-            socket = LocalApi.socketOf(((Number) Files.getAttribute(namespace(sent), "unix:ino")).longValue());
+            inode = ((Number) Files.getAttribute(namespace(sent), "unix:ino")).longValue();
         } catch (IOException | GatunException | IllegalArgumentException e) {
             return OptionalInt.empty(); // the command, run here, says what is wrong with the namespace
         }
-        return post(socket, "/v1/cli", commandLine(sent), out, err, ServeClient::commandStopped);
+        return underStartLock(() -> post(LocalApi.socketOf(inode), "/v1/cli", commandLine(sent), out, err,
+                ServeClient::commandStopped));
     }
 
     /**
@@ -76,8 +77,28 @@ public final class ServeClient {
         });
         body.write(0);
         body.writeBytes(config);
-        return post(socket, "/v1/cni", body.toByteArray(), out, err, s -> cniStopped(s, env.get("CNI_COMMAND")));
+        return underStartLock(() -> post(socket, "/v1/cni", body.toByteArray(), out, err,
+                s -> cniStopped(s, env.get("CNI_COMMAND"))));
     }
+
+    /**
+     * Holds the start lock (shared) from before the look for a serve until this JVM exits when
+     * the call runs here, so no serve starts reading the kernel in between (see StartLock).
+     */
+    private static OptionalInt underStartLock(Supplier<OptionalInt> forward) {
+        StartLock lock = StartLock.forCommand();
+        OptionalInt forwarded = forward.get();
+        if (forwarded.isPresent() && lock != null) {
+            lock.close();
+        } else {
+            heldWhileRunning = lock;
+        }
+        return forwarded;
+    }
+
+    /** The lock of a call that runs in this JVM, kept until the JVM exits. */
+    @SuppressWarnings("unused")
+    private static StartLock heldWhileRunning;
 
     /** One request to the serve on {@code socket}; {@code stopped} is what to print when its answer breaks off. */
     private static OptionalInt post(Path socket, String path, byte[] body, OutputStream out, OutputStream err,

@@ -1,0 +1,88 @@
+package dev.gatun.cli;
+
+import dev.gatun.cli.docker.GatunCli;
+import dev.gatun.cli.docker.GatunServe;
+import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.testing.FreshNamespaces;
+import dev.gatun.testing.Oracle;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Overruns (issue 20, item 4) with the real serve: its link watch and nftables monitor flooded
+ * by 5,000 veths created and deleted and 50,000 elements of another table loaded and flushed.
+ * A gatun element deleted in the middle is back within a second of the flood's end, and
+ * one-shot commands through the serve keep working during the flood.
+ */
+@ExtendWith(FreshNamespaces.class)
+class ServeFloodIT {
+
+    private static String gatunMap(NetworkNamespace ns) {
+        return Oracle.in(ns, "nft", "list", "map", "inet", "gatun", "ports4");
+    }
+
+    private static String foreignElements(int count) {
+        StringBuilder s = new StringBuilder("table ip other {\n  set s { type ipv4_addr; }\n}\n");
+        for (int i = 0; i < count; i += 1000) {
+            s.append("add element ip other s { ");
+            for (int j = i; j < Math.min(count, i + 1000); j++) {
+                s.append(j == i ? "" : ", ").append("10.").append(j >> 16 & 255).append('.').append(j >> 8 & 255)
+                        .append('.').append(j & 255);
+            }
+            s.append(" }\n");
+        }
+        return s.toString();
+    }
+
+    private static void nft(NetworkNamespace ns, String script) {
+        Oracle.Result r = Oracle.nftFile(ns, script);
+        assertThat(r.exitCode()).as(r.stderr()).isZero();
+    }
+
+    @Test
+    @Timeout(value = 10, unit = TimeUnit.MINUTES)
+    void floodsOverrunNothingThatServeWasToRepair(NetworkNamespace host) throws Exception {
+        String ns = host.name();
+        GatunCli.ok("--netns", ns, "net", "create", "n1", "--subnet", "10.88.0.0/16");
+        StringBuilder veths = new StringBuilder();
+        for (int i = 0; i < 2_500; i++) {
+            veths.append("link add fa").append(i).append(" group 77 type veth peer name fb").append(i).append(" group 77\n");
+        }
+        try (GatunServe serve = GatunServe.start(ns)) {
+            GatunCli.ok("--netns", ns, "publish", "n1", "10.88.0.2", "-p", "8080:80", "--owner", "web-1");
+            CompletableFuture<Void> links = CompletableFuture.runAsync(() -> {
+                Oracle.batch(host, veths.toString());
+                Oracle.in(host, "ip", "link", "del", "group", "77");
+            });
+            CompletableFuture<Void> elements = CompletableFuture.runAsync(() -> {
+                nft(host, foreignElements(50_000));
+                nft(host, "flush set ip other s\n");
+            });
+            Thread.sleep(200);
+            Oracle.in(host, "nft", "delete", "element", "inet", "gatun", "ports4", "{ tcp . 8080 }");
+            GatunCli.Run during = GatunCli.run("--netns", ns, "publish", "n1", "10.88.0.3", "-p", "8081:81", "--owner", "web-2");
+            links.get(5, TimeUnit.MINUTES);
+            elements.get(5, TimeUnit.MINUTES);
+
+            boolean back = gatunMap(host).contains("tcp . 8080");
+            for (int i = 0; i < 20 && !back; i++) {
+                Thread.sleep(50);
+                back = gatunMap(host).contains("tcp . 8080");
+            }
+            assertThat(back).as("gatun's element a second after the floods; serve's log:\n%s", serve.stderr()).isTrue();
+            assertThat(during.code()).as("a publish during the floods: %s", during.err()).isZero();
+            assertThat(gatunMap(host)).contains("tcp . 8081");
+            GatunCli.ok("--netns", ns, "publish", "n1", "10.88.0.4", "-p", "8082:82", "--owner", "web-3");
+            assertThat(gatunMap(host)).contains("tcp . 8082");
+            assertThat(Oracle.in(host, "ip", "-o", "link", "show")).doesNotContain("fa1@");
+            System.out.println("serve's log during the floods:\n" + serve.stderr());
+            nft(host, "delete table ip other\n");
+        }
+    }
+}
