@@ -166,32 +166,12 @@ final class NftablesFirewall implements Firewall {
                     }
                 }
                 missingEntries(networks, intact ? nft::elements : set -> List.of(), adds, repaired);
-                int ports = 0;
-                for (PortMapping m : wanted) {
-                    // A mapping's key in its map stands for its host key: one wanted twice is added once.
-                    if (held.get(map(m)).add(key(m))) {
-                        mappingAdds.computeIfAbsent(map(m), k -> new ArrayList<>()).add(element(m));
-                        if (++ports <= PORTS_NAMED) {
-                            repaired.add(describeRepaired(m));
-                        }
-                    }
-                }
-                if (ports > PORTS_NAMED) {
-                    repaired.add((ports - PORTS_NAMED) + " more ports");
-                }
+                missingMappings(wanted, held, mappingAdds, repaired);
                 if (intact && adds.isEmpty() && mappingAdds.isEmpty()) {
                     return List.of();
                 }
-                adds.forEach(tx::addElements);
-                mappingAdds.forEach(tx::addStored);
-                beforeRepairCommit.run();
-                try {
-                    tx.commit();
+                if (commit(tx, adds, mappingAdds, attempt)) {
                     return repaired;
-                } catch (GenerationConflictException e) {
-                    if (attempt >= RESTORE_ATTEMPTS) {
-                        throw GenerationConflictException.gaveUp("repair " + GatunRuleset.TABLE.describe(), attempt, e);
-                    }
                 }
             }
         }
@@ -245,11 +225,12 @@ final class NftablesFirewall implements Firewall {
             for (int attempt = 1; ; attempt++) {
                 int generation = nft.generation();
                 Map<NftSet, List<Element>> read = new IdentityHashMap<>();
-                Map<NftSet, List<StoredElement>> stored = new IdentityHashMap<>();
+                // The keys each damaged map holds; a map not read is not missing anything.
+                Map<NftSet, KeySet> held = new IdentityHashMap<>();
                 try {
                     for (NftSet s : sets) {
                         if (MAPS.contains(s)) {
-                            stored.put(s, nft.storedElements(s));
+                            held.put(s, nft.storedKeys(s));
                         } else {
                             read.put(s, nft.elements(s));
                         }
@@ -266,30 +247,57 @@ final class NftablesFirewall implements Firewall {
                 missingEntries(networks, s -> read.containsKey(s) ? read.get(s)
                         : entriesOf(networks, s), adds, repaired);
                 Map<NftSet, List<StoredElement>> mappingAdds = new LinkedHashMap<>();
-                Set<PortMapping.HostKey> held = new HashSet<>();
-                stored.forEach((map, elements) -> elements.forEach(e -> held.add(mapping(map, e).hostKey())));
-                for (PortMapping m : wanted) {
-                    if (stored.containsKey(map(m)) && held.add(m.hostKey())) {
-                        mappingAdds.computeIfAbsent(map(m), k -> new ArrayList<>()).add(element(m));
-                        repaired.add(describeRepaired(m));
-                    }
-                }
+                missingMappings(wanted, held, mappingAdds, repaired);
                 if (adds.isEmpty() && mappingAdds.isEmpty()) {
                     return List.of();
                 }
-                Transaction tx = nft.transaction().guardGeneration(generation);
-                adds.forEach(tx::addElements);
-                mappingAdds.forEach(tx::addStored);
-                beforeRepairCommit.run();
-                try {
-                    tx.commit();
+                if (commit(nft.transaction().guardGeneration(generation), adds, mappingAdds, attempt)) {
                     return repaired;
-                } catch (GenerationConflictException e) {
-                    if (attempt >= RESTORE_ATTEMPTS) {
-                        throw GenerationConflictException.gaveUp("repair " + GatunRuleset.TABLE.describe(), attempt, e);
-                    }
                 }
             }
+        }
+    }
+
+    /**
+     * The wanted mappings whose key their map lacks in {@code held} (a map not in it is left
+     * alone), into {@code mappingAdds}; the first ten named in {@code repaired}, the rest counted.
+     * A mapping's key in its map stands for its host key: one wanted twice is added once.
+     */
+    private static void missingMappings(List<PortMapping> wanted, Map<NftSet, KeySet> held,
+                                        Map<NftSet, List<StoredElement>> mappingAdds, List<String> repaired) {
+        int ports = 0;
+        for (PortMapping m : wanted) {
+            KeySet keys = held.get(map(m));
+            if (keys != null && keys.add(key(m))) {
+                mappingAdds.computeIfAbsent(map(m), k -> new ArrayList<>()).add(element(m));
+                if (++ports <= PORTS_NAMED) {
+                    repaired.add(describeRepaired(m));
+                }
+            }
+        }
+        if (ports > PORTS_NAMED) {
+            repaired.add((ports - PORTS_NAMED) + " more ports");
+        }
+    }
+
+    /**
+     * Commits a repair's additions in {@code tx}; false when the ruleset changed since its
+     * generation was read (then the repair reads again), a {@link GenerationConflictException}
+     * once that happened {@link #RESTORE_ATTEMPTS} times.
+     */
+    private boolean commit(Transaction tx, Map<NftSet, List<Element>> adds, Map<NftSet, List<StoredElement>> mappingAdds,
+                           int attempt) {
+        adds.forEach(tx::addElements);
+        mappingAdds.forEach(tx::addStored);
+        beforeRepairCommit.run();
+        try {
+            tx.commit();
+            return true;
+        } catch (GenerationConflictException e) {
+            if (attempt >= RESTORE_ATTEMPTS) {
+                throw GenerationConflictException.gaveUp("repair " + GatunRuleset.TABLE.describe(), attempt, e);
+            }
+            return false;
         }
     }
 
