@@ -213,7 +213,7 @@ public final class GatunServe implements AutoCloseable {
     }
 
     /** Sends SIGTERM and returns the exit code; kills it (and fails) if it does not stop in time. */
-    int terminate() throws InterruptedException {
+    public int terminate() throws InterruptedException {
         process.destroy(); // SIGTERM
         if (!process.waitFor(STOP_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
             killAll();
