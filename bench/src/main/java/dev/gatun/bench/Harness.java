@@ -29,7 +29,8 @@ import java.util.function.Supplier;
 @Command(name = "gatun bench", mixinStandardHelpOptions = true,
         description = "Measure publishing with gatun against the C floor, nft, Docker-style iptables and Docker's nftables shape.",
         footer = {"", "Read ratios, not absolute times: they hold when the machine's speed drifts.",
-                "", "Examples:", "  sudo ./gatun bench --quick", "  sudo ./gatun bench --json --out /tmp/results"})
+                "", "Examples:", "  sudo ./gatun bench --quick", "  sudo ./gatun bench --json --out /tmp/results",
+                "  sudo ./gatun bench --soak --cycles 20000"})
 public final class Harness implements Callable<Integer> {
 
     @Option(names = "--quick", description = "A short smoke run (under two minutes): fewer samples, up to 1,000 mappings.")
@@ -37,6 +38,17 @@ public final class Harness implements Callable<Integer> {
 
     @Option(names = "--json", description = "Print one JSON document instead of the table.")
     boolean json;
+
+    @Option(names = "--soak", description = "Instead of the comparison: publish/unpublish cycles through a gatun serve from"
+            + " many clients, its memory, descriptors and threads and the kernel's elements sampled; each must end within"
+            + " 10% of its baseline, and nothing may be left behind (not run by the normal or the quick run).")
+    boolean soak;
+
+    @Option(names = "--cycles", paramLabel = "N", description = "Publish/unpublish cycles of the soak (default: ${DEFAULT-VALUE}).")
+    int cycles = Soak.DEFAULT_CYCLES;
+
+    @Option(names = "--clients", paramLabel = "N", description = "Clients of the soak, at once (default: ${DEFAULT-VALUE}).")
+    int clients = Soak.DEFAULT_CLIENTS;
 
     @Option(names = "--out", paramLabel = "DIR", description = "Where to write the scale curve (SVG); default bench/results.")
     Path out;
@@ -67,6 +79,9 @@ public final class Harness implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Path root = Path.of(System.getenv().getOrDefault("GATUN_HOME", ".")).toAbsolutePath();
+        if (soak) {
+            return soak(root);
+        }
         Path cRef = CBuild.build(root);
         timer = CBuild.timer(root);
         if (out == null) {
@@ -158,6 +173,18 @@ public final class Harness implements Callable<Integer> {
             Report.table(results, ratios, controls, checks, footprint, bulk, method, svg);
         }
         return 0;
+    }
+
+    /** The soak alone: its report, exit 0 when every figure ended within 10% of its baseline and nothing was left. */
+    private int soak(Path root) throws Exception {
+        System.err.println("soak: " + cycles + " cycles from " + clients + " clients through gatun serve");
+        Map<String, Object> m = Soak.run(root.resolve("gatun"), CBuild.timer(root), cycles, clients);
+        if (json) {
+            System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(m));
+        } else {
+            System.out.print(Soak.text(m));
+        }
+        return Boolean.TRUE.equals(m.get("all_within_10_percent")) && ((List<?>) m.get("left_behind")).isEmpty() ? 0 : 1;
     }
 
     private List<Supplier<Subjects.Subject>> subjects(Path root, Path cRef) {

@@ -19,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A {@code gatun serve} for one namespace, started through the launcher as its users start it
@@ -40,8 +41,8 @@ final class Serve implements AutoCloseable {
      * has exited (lines read from a pipe by a thread could still be on their way).
      */
     private final Path logFile;
-    /** Requests this harness sent the serve itself (the warm-up), each a command it ran. */
-    private int sent;
+    /** Requests this harness sent the serve itself (the warm-up, the soak's clients), each a command it ran. */
+    private final AtomicInteger sent = new AtomicInteger();
 
     /** Runs {@code cmd}, a serve (or in a test, what stands in for one) that listens on {@code socket}. */
     Serve(List<String> cmd, Path socket) {
@@ -109,7 +110,7 @@ final class Serve implements AutoCloseable {
      */
     int warmUp(List<String> command, List<String> undo, long limitMs) {
         long deadline = System.nanoTime() + limitMs * 1_000_000;
-        int before = sent;
+        int before = sent.get();
         long compiled = cpuTicks(true);
         for (int idle = 0, block = 0; (idle < 3 || block < 4) && System.nanoTime() < deadline; block++) {
             for (int i = 0; i < 250 && System.nanoTime() < deadline; i++) {
@@ -120,15 +121,18 @@ final class Serve implements AutoCloseable {
             idle = now == compiled ? idle + 1 : 0;
             compiled = now;
         }
-        return sent - before;
+        return sent.get() - before;
     }
 
     int sent() {
-        return sent;
+        return sent.get();
     }
 
-    /** One command line, as the C client sends it (POST /v1/cli, each argument followed by a NUL); it must exit 0. */
-    private void send(List<String> args) {
+    /**
+     * One command line, as the C client sends it (POST /v1/cli, each argument followed by a NUL,
+     * a connection of its own); it must exit 0. Safe to call from many threads.
+     */
+    void send(List<String> args) {
         ByteArrayOutputStream body = new ByteArrayOutputStream();
         for (String a : args) {
             body.writeBytes(a.getBytes(StandardCharsets.UTF_8));
@@ -146,7 +150,7 @@ final class Serve implements AutoCloseable {
         } catch (IOException e) {
             throw new IllegalStateException("cannot send the serve on " + socket + " a command: " + e.getMessage(), e);
         }
-        sent++;
+        sent.incrementAndGet();
         String lower = answer.toLowerCase(java.util.Locale.ROOT);
         if (!answer.startsWith("HTTP/1.1 200") || !lower.contains("\r\ngatun-exit-code: 0\r\n")) {
             throw new IllegalStateException("the serve answered " + String.join(" ", args) + " with: "

@@ -17,7 +17,11 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.LocalTime;
 import java.time.temporal.ChronoUnit;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 /** The long-running driver: desired state in memory, repaired when others remove it, optionally Docker's plugin. */
@@ -38,6 +42,12 @@ import java.util.function.Consumer;
                 "", "Prints one line starting with 'ready' on stdout when serving; logs go to stderr.",
                 "", "Examples:", "  gatun serve", "  gatun serve --docker-plugin", "  gatun --netns lab serve --docker-plugin gatun-test"})
 final class ServeCommand extends Base {
+
+    /**
+     * How long a stop lets requests in flight finish: SIGTERM to exit stays under two seconds
+     * (the JVM's own exit and the driver's close take the rest).
+     */
+    static final long DRAIN_MILLIS = 1_500;
 
     @Option(names = "--docker-plugin", arity = "0..1", fallbackValue = "gatun", paramLabel = "NAME",
             description = "Also serve Docker's network-driver protocol as plugin NAME (default name: gatun).")
@@ -78,7 +88,14 @@ final class ServeCommand extends Base {
             starting.close();
             throw e;
         }
-        try (driver; starting; UnixHttpServer api = LocalApi.start(new Served(host, driverName, driver), logRequests ? log : null);
+        // The driver is closed unless a request may still run in it (see below).
+        boolean[] stillRunning = {false};
+        Release closeDriver = () -> {
+            if (!stillRunning[0]) {
+                driver.close();
+            }
+        };
+        try (closeDriver; starting; UnixHttpServer api = LocalApi.start(new Served(host, driverName, driver), logRequests ? log : null);
              PluginServer server = socket == null ? null : PluginServer.start(new DockerPlugin(driver, log), socket);
              HeapKeeper heap = HeapKeeper.start()) {
             starting.close();
@@ -88,8 +105,30 @@ final class ServeCommand extends Base {
             out.println("ready: " + what + " (driver " + driverName + ")");
             out.flush();
             stop.await();
+            // Stop taking requests (the sockets go; a request that still arrives gets 503 and
+            // runs nothing, and the C client then runs its command itself), let those in flight
+            // finish and answer, for at most DRAIN_MILLIS, then exit. A request still running
+            // after that loses its connection: its one transaction is in the kernel or not, never
+            // half, and the driver is left open under it rather than closed in its hands.
+            log.accept("stopping: taking no new requests, finishing those in flight");
+            CompletableFuture<Void> inFlight = CompletableFuture.allOf(api.shutdown(),
+                    server == null ? CompletableFuture.completedFuture(null) : server.shutdown());
+            try {
+                inFlight.get(DRAIN_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                stillRunning[0] = true;
+                log.accept("requests still running after " + DRAIN_MILLIS + " ms; stopping without their answers");
+            } catch (ExecutionException e) {
+                log.accept("stopping: " + e.getCause());
+            }
             log.accept("stopping; the kernel keeps every network, endpoint and port");
         }
         return ExitCode.OK;
+    }
+
+    /** A resource whose close throws nothing checked. */
+    private interface Release extends AutoCloseable {
+        @Override
+        void close();
     }
 }

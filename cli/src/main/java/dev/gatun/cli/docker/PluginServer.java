@@ -12,6 +12,7 @@ import org.eclipse.jetty.util.Callback;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Serves a {@link DockerPlugin} where dockerd looks for plugins (/run/docker/plugins/NAME.sock),
@@ -64,6 +65,11 @@ public final class PluginServer implements AutoCloseable {
 
     public Path socket() {
         return server.socket();
+    }
+
+    /** Stops taking requests; completes when none runs any more ({@link UnixHttpServer#shutdown}). */
+    public CompletableFuture<Void> shutdown() {
+        return server.shutdown();
     }
 
     /** Stops serving and removes the socket file; the driver's state stays as it is. */

@@ -10,6 +10,7 @@ import org.eclipse.jetty.io.SelectableChannelEndPoint;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.handler.GracefulHandler;
 import org.eclipse.jetty.unixdomain.server.UnixDomainServerConnector;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
@@ -20,6 +21,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * HTTP/1.1 on a unix socket, never on TCP: the socket file readable and writable by root only,
@@ -31,11 +33,19 @@ public final class UnixHttpServer implements AutoCloseable {
     /** How long a connection may stay silent, mid-request included, before it is closed. */
     private static final long IDLE_TIMEOUT_MILLIS = 10_000;
 
+    /**
+     * How long {@link #close} lets the thread pool's threads end once the server has stopped: the
+     * requests were drained before ({@link #shutdown}), so what is left is idle threads.
+     */
+    private static final long THREADS_STOP_MILLIS = 200;
+
     private final Server server;
+    private final GracefulHandler graceful;
     private final Path socket;
 
-    private UnixHttpServer(Server server, Path socket) {
+    private UnixHttpServer(Server server, GracefulHandler graceful, Path socket) {
         this.server = server;
+        this.graceful = graceful;
         this.socket = socket;
     }
 
@@ -67,12 +77,16 @@ public final class UnixHttpServer implements AutoCloseable {
         QueuedThreadPool threads = new QueuedThreadPool(64, 2);
         threads.setName(threadName);
         threads.setDaemon(true);
+        threads.setStopTimeout(THREADS_STOP_MILLIS);
         Server server = new Server(threads);
+        // The caller drains requests itself (shutdown, then close): stop does not wait again.
+        server.setStopTimeout(0);
         UnixDomainServerConnector connector = new UnixDomainServerConnector(server, new BlankHostConnectionFactory());
         connector.setUnixDomainPath(socket);
         connector.setIdleTimeout(IDLE_TIMEOUT_MILLIS);
         server.addConnector(connector);
-        server.setHandler(handler);
+        GracefulHandler graceful = new GracefulHandler(handler);
+        server.setHandler(graceful);
         try {
             server.start();
             Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-------"));
@@ -84,7 +98,7 @@ public final class UnixHttpServer implements AutoCloseable {
             }
             throw new GatunException("cannot serve on " + socket + ": " + e.getMessage(), e);
         }
-        return new UnixHttpServer(server, socket);
+        return new UnixHttpServer(server, graceful, socket);
     }
 
     /** Whether a server accepts connections on {@code socket} now. */
@@ -118,7 +132,22 @@ public final class UnixHttpServer implements AutoCloseable {
         return socket;
     }
 
-    /** Stops serving and removes the socket file. */
+    /**
+     * Begins a graceful stop: removes the socket file, so that a new client finds no server (the
+     * C client then runs its command itself), and answers a request that still arrives on a
+     * connection made before with 503 without running it. Returns a future that completes when
+     * no request is running any more; {@link #close} then stops the server.
+     */
+    public CompletableFuture<Void> shutdown() {
+        try {
+            Files.deleteIfExists(socket);
+        } catch (IOException ignored) {
+            // close tries again
+        }
+        return graceful.shutdown();
+    }
+
+    /** Stops serving (a request still running loses its connection) and removes the socket file. */
     @Override
     public void close() {
         try {
