@@ -76,14 +76,14 @@ public final class Conntrack implements AutoCloseable {
     }
 
     /** The raw CTA_TUPLE_ORIG attribute of a destination-NATed entry to one of the ports, else null. */
-    private static byte[] tupleIfMatches(MemorySegment m, List<NattedPort> ports) {
+    static byte[] tupleIfMatches(MemorySegment m, List<NattedPort> ports) {
         long start = NetlinkMessages.align(NetlinkMessages.HEADER_BYTES + (int) nfgenmsg.sizeof());
         byte[][] tuple = {null};
         int[] status = {0};
         boolean[] match = {false};
         NetlinkMessages.forEachAttribute(m, start, (type, payload) -> {
             if (type == kernel_h.CTA_STATUS) {
-                status[0] = payload.get(NetlinkMessages.NETWORK_INT, 0);
+                status[0] = NetlinkMessages.networkU32(payload, "CTA_STATUS");
             } else if (type == kernel_h.CTA_TUPLE_ORIG) {
                 tuple[0] = payload.toArray(JAVA_BYTE);
                 match[0] = Destination.of(payload).isAnyOf(ports);
@@ -111,10 +111,9 @@ public final class Conntrack implements AutoCloseable {
                 } else if (type == kernel_h.CTA_TUPLE_PROTO) {
                     NetlinkMessages.forEachAttribute(payload, 0, (t, p) -> {
                         if (t == kernel_h.CTA_PROTO_NUM) {
-                            protocolAndPort[0] = Byte.toUnsignedInt(p.get(JAVA_BYTE, 0));
+                            protocolAndPort[0] = NetlinkMessages.u8(p, "CTA_PROTO_NUM");
                         } else if (t == kernel_h.CTA_PROTO_DST_PORT) {
-                            protocolAndPort[1] = (Byte.toUnsignedInt(p.get(JAVA_BYTE, 0)) << 8)
-                                    | Byte.toUnsignedInt(p.get(JAVA_BYTE, 1));
+                            protocolAndPort[1] = NetlinkMessages.networkU16(p, "CTA_PROTO_DST_PORT");
                         }
                     });
                 }

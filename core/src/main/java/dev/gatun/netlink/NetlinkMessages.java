@@ -72,7 +72,8 @@ public final class NetlinkMessages {
         while (offset + HEADER_BYTES <= length) {
             int len = nlmsghdr.nlmsg_len(buffer.asSlice(offset, HEADER_BYTES));
             if (len < HEADER_BYTES || offset + len > length) {
-                throw new IllegalStateException("malformed netlink message at offset " + offset + " (length " + len + ")");
+                throw new MalformedReplyException("a netlink message at offset " + offset + " of a " + length
+                        + "-byte datagram claims " + Integer.toUnsignedString(len) + " bytes");
             }
             each.accept(buffer.asSlice(offset, len));
             offset += align(len);
@@ -80,25 +81,89 @@ public final class NetlinkMessages {
     }
 
     public static int type(MemorySegment message) {
-        return Short.toUnsignedInt(nlmsghdr.nlmsg_type(message));
+        return Short.toUnsignedInt(nlmsghdr.nlmsg_type(header(message)));
     }
 
     public static int flags(MemorySegment message) {
-        return Short.toUnsignedInt(nlmsghdr.nlmsg_flags(message));
+        return Short.toUnsignedInt(nlmsghdr.nlmsg_flags(header(message)));
     }
 
     public static int sequence(MemorySegment message) {
-        return nlmsghdr.nlmsg_seq(message);
+        return nlmsghdr.nlmsg_seq(header(message));
+    }
+
+    private static MemorySegment header(MemorySegment message) {
+        if (message.byteSize() < HEADER_BYTES) {
+            throw new MalformedReplyException("a netlink message of " + message.byteSize() + " bytes has no "
+                    + HEADER_BYTES + "-byte header");
+        }
+        return message;
+    }
+
+    /**
+     * The {@code bytes} after the netlink header of {@code message} (its family header, such as
+     * an ifinfomsg), or a {@link MalformedReplyException} naming {@code what} when the message
+     * is too short to hold them.
+     */
+    public static MemorySegment familyHeader(MemorySegment message, long bytes, String what) {
+        if (message.byteSize() < HEADER_BYTES + bytes) {
+            throw new MalformedReplyException("a " + message.byteSize() + "-byte " + what + " message is too short for its "
+                    + (HEADER_BYTES + bytes) + "-byte headers");
+        }
+        return message.asSlice(HEADER_BYTES, bytes);
     }
 
     /** For an NLMSG_ERROR message: the negative errno, or 0 for an acknowledgement. */
     public static int error(MemorySegment message) {
-        return nlmsgerr.error(message.asSlice(HEADER_BYTES));
+        return nlmsgerr.error(familyHeader(message, ERROR_BYTES, "error"));
     }
 
     /** For an NLMSG_ERROR message: the sequence number of the request it answers. */
     public static int errorSequence(MemorySegment message) {
-        return nlmsghdr.nlmsg_seq(nlmsgerr.msg(message.asSlice(HEADER_BYTES)));
+        return nlmsghdr.nlmsg_seq(nlmsgerr.msg(familyHeader(message, ERROR_BYTES, "error")));
+    }
+
+    /** An nlmsgerr as every error message carries it: the errno and at least the header of the request. */
+    private static final long ERROR_BYTES = nlmsgerr.msg$OFFSET + HEADER_BYTES;
+
+    /** A 4-byte attribute value in host order; a {@link MalformedReplyException} naming {@code what} when it is not 4 bytes. */
+    public static int u32(MemorySegment payload, String what) {
+        return sized(payload, Integer.BYTES, what).get(ValueLayout.JAVA_INT_UNALIGNED, 0);
+    }
+
+    /** A 4-byte attribute value in network order, as {@link #u32}. */
+    public static int networkU32(MemorySegment payload, String what) {
+        return sized(payload, Integer.BYTES, what).get(NETWORK_INT, 0);
+    }
+
+    /** A 2-byte attribute value in network order, as {@link #u32}. */
+    public static int networkU16(MemorySegment payload, String what) {
+        return Short.toUnsignedInt(sized(payload, Short.BYTES, what).get(NETWORK_SHORT, 0));
+    }
+
+    /** A 1-byte attribute value, as {@link #u32}. */
+    public static int u8(MemorySegment payload, String what) {
+        return Byte.toUnsignedInt(sized(payload, Byte.BYTES, what).get(ValueLayout.JAVA_BYTE, 0));
+    }
+
+    private static MemorySegment sized(MemorySegment payload, int bytes, String what) {
+        if (payload.byteSize() != bytes) {
+            throw new MalformedReplyException(what + " holds " + payload.byteSize() + " bytes, not " + bytes);
+        }
+        return payload;
+    }
+
+    /**
+     * A string attribute: its bytes up to the first NUL, or all of them when the kernel sent none
+     * (it always does; never read past the attribute for one).
+     */
+    public static String string(MemorySegment payload) {
+        byte[] bytes = payload.toArray(ValueLayout.JAVA_BYTE);
+        int end = 0;
+        while (end < bytes.length && bytes[end] != 0) {
+            end++;
+        }
+        return new String(bytes, 0, end, java.nio.charset.StandardCharsets.UTF_8);
     }
 
     /** The kernel's extended-ACK text of an NLMSG_ERROR message, or null. */
@@ -107,13 +172,18 @@ public final class NetlinkMessages {
         if ((flags & kernel_h.NLM_F_ACK_TLVS) == 0) {
             return null;
         }
-        MemorySegment err = message.asSlice(HEADER_BYTES);
-        int echoed = (flags & kernel_h.NLM_F_CAPPED) != 0 ? HEADER_BYTES : align(nlmsghdr.nlmsg_len(nlmsgerr.msg(err)));
+        MemorySegment err = familyHeader(message, ERROR_BYTES, "error");
+        long echoed = (flags & kernel_h.NLM_F_CAPPED) != 0 ? HEADER_BYTES
+                : align(nlmsghdr.nlmsg_len(nlmsgerr.msg(err))) & 0xffffffffL;
         long offset = HEADER_BYTES + nlmsgerr.msg$OFFSET + echoed;
+        if (echoed < HEADER_BYTES || offset > message.byteSize()) {
+            throw new MalformedReplyException("an error message of " + message.byteSize() + " bytes echoes a request of "
+                    + echoed + " bytes, which it cannot hold");
+        }
         String[] found = {null};
         forEachAttribute(message, offset, (type, payload) -> {
             if (type == kernel_h.NLMSGERR_ATTR_MSG && found[0] == null) {
-                found[0] = payload.getString(0);
+                found[0] = string(payload);
             }
         });
         return found[0];
@@ -124,7 +194,11 @@ public final class NetlinkMessages {
         void visit(int type, MemorySegment payload);
     }
 
-    /** Visits the attributes from {@code offset} to the end of {@code container}. */
+    /**
+     * Visits the attributes from {@code offset} to the end of {@code container}. An attribute
+     * shorter than its own header or longer than what is left of the container is a
+     * {@link MalformedReplyException}; fewer bytes than a header at the end are padding.
+     */
     public static void forEachAttribute(MemorySegment container, long offset, AttributeVisitor visitor) {
         long end = container.byteSize();
         int header = (int) nlattr.sizeof();
@@ -132,7 +206,9 @@ public final class NetlinkMessages {
             MemorySegment a = container.asSlice(offset, header);
             int len = Short.toUnsignedInt(nlattr.nla_len(a));
             if (len < header || offset + len > end) {
-                return;
+                throw new MalformedReplyException("an attribute of type " + (Short.toUnsignedInt(nlattr.nla_type(a))
+                        & kernel_h.NLA_TYPE_MASK) + " at offset " + offset + " claims " + len + " bytes where "
+                        + (end - offset) + " are left");
             }
             int type = Short.toUnsignedInt(nlattr.nla_type(a)) & kernel_h.NLA_TYPE_MASK;
             visitor.visit(type, container.asSlice(offset + header, len - header));

@@ -252,7 +252,7 @@ public final class NftChannel implements AutoCloseable {
      * u32 in network order, so it may look negative. Read here rather than through libnftnl's
      * gen object: one attribute, and four fewer native calls on every publish.
      */
-    private static boolean parseGeneration(MemorySegment reply, int[] into) {
+    static boolean parseGeneration(MemorySegment reply, int[] into) {
         if ((NetlinkMessages.type(reply) & 0xff) != kernel_h.NFT_MSG_NEWGEN) {
             return false;
         }

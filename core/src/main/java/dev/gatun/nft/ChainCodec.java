@@ -1,5 +1,7 @@
 package dev.gatun.nft;
 
+import dev.gatun.netlink.MalformedReplyException;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Map;
@@ -54,8 +56,9 @@ final class ChainCodec {
     static Chain read(MemorySegment nlh) {
         MemorySegment c = nftnl_chain_alloc();
         try (Arena arena = Arena.ofConfined()) {
+            NftReplyCheck.chain(nlh);
             if (nftnl_chain_nlmsg_parse(nlh, c) < 0) {
-                throw new IllegalStateException("libnftnl could not parse a chain message");
+                throw new MalformedReplyException("libnftnl could not parse a chain message");
             }
             Family family = Family.of(nftnl_chain_get_u32(c, (short) NFTNL_CHAIN_FAMILY));
             Chain.Base base = null;

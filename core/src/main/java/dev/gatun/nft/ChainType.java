@@ -1,6 +1,7 @@
 package dev.gatun.nft;
 
 import dev.gatun.internal.Constants;
+import dev.gatun.netlink.MalformedReplyException;
 /** The type of a base chain, which decides what its rules may do. */
 public enum ChainType {
     FILTER("filter"), NAT("nat"), ROUTE("route");
@@ -17,6 +18,6 @@ public enum ChainType {
 
     static ChainType parse(String keyword) {
         return Constants.first(values(), t -> t.keyword.equals(keyword))
-                .orElseThrow(() -> new IllegalArgumentException("unknown chain type " + keyword));
+                .orElseThrow(() -> new MalformedReplyException("a base chain of type '" + keyword + "', which gatun does not know"));
     }
 }

@@ -4,6 +4,7 @@ import dev.gatun.InvalidInputException;
 import dev.gatun.bindings.internal.libc_h;
 import dev.gatun.bindings.internal.nft_userspace_h;
 import dev.gatun.internal.Constants;
+import dev.gatun.netlink.MalformedReplyException;
 
 import java.net.Inet4Address;
 import java.net.Inet6Address;
@@ -62,7 +63,7 @@ public enum DataType {
 
     static DataType ofId(int id) {
         return Constants.first(values(), t -> t.id == id)
-                .orElseThrow(() -> new IllegalArgumentException("nft datatype " + id + " is not one gatun knows"));
+                .orElseThrow(() -> new MalformedReplyException("nft datatype " + id + " is not one gatun knows"));
     }
 
     /** The protocol number for "tcp", "udp", "sctp", "icmp", "ipv6-icmp" or a number. */

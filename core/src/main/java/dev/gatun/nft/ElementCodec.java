@@ -3,6 +3,7 @@ package dev.gatun.nft;
 import dev.gatun.InvalidInputException;
 import dev.gatun.bindings.internal.kernel_h;
 import dev.gatun.bindings.internal.nlmsghdr;
+import dev.gatun.netlink.MalformedReplyException;
 import dev.gatun.netlink.NetlinkMessages;
 
 import java.lang.foreign.Arena;
@@ -318,8 +319,9 @@ final class ElementCodec {
         MemorySegment s = nftnl_set_alloc();
         List<Encoded> out = new ArrayList<>();
         try (Arena arena = Arena.ofConfined()) {
+            NftReplyCheck.elements(nlh);
             if (nftnl_set_elems_nlmsg_parse(nlh, s) < 0) {
-                throw new IllegalStateException("libnftnl could not parse a set element message");
+                throw new MalformedReplyException("libnftnl could not parse a set element message");
             }
             MemorySegment it = nftnl_set_elems_iter_create(s);
             try {
@@ -327,6 +329,10 @@ final class ElementCodec {
                      el = nftnl_set_elems_iter_next(it)) {
                     MemorySegment e = el;
                     byte[] key = Native.data(arena, len -> nftnl_set_elem_get(e, (short) NFTNL_SET_ELEM_KEY, len));
+                    if (key == null) {
+                        throw new MalformedReplyException("a set element of " + Native.string(nftnl_set_get_str(s,
+                                (short) NFTNL_SET_NAME)) + " without a key");
+                    }
                     int flags = nftnl_set_elem_is_set(e, (short) NFTNL_SET_ELEM_FLAGS) != 0
                             ? nftnl_set_elem_get_u32(e, (short) NFTNL_SET_ELEM_FLAGS) : 0;
                     byte[] data = nftnl_set_elem_is_set(e, (short) NFTNL_SET_ELEM_DATA) != 0
@@ -400,6 +406,9 @@ final class ElementCodec {
     }
 
     private static List<String> split(List<DataType> types, byte[] bytes) {
+        if (bytes.length != NftSet.length(types)) {
+            throw new MalformedReplyException("an element of " + bytes.length + " bytes is not a value of " + types);
+        }
         List<String> out = new ArrayList<>();
         byte[][] values = Concatenation.split(types, bytes);
         for (int i = 0; i < values.length; i++) {
@@ -415,6 +424,10 @@ final class ElementCodec {
     }
 
     private static String intervalText(DataType type, byte[] start, byte[] endPlusOne) {
+        if (start.length != type.length || (endPlusOne != null && endPlusOne.length != type.length)) {
+            throw new MalformedReplyException("an interval of " + start.length + " and "
+                    + (endPlusOne == null ? 0 : endPlusOne.length) + " bytes is not one of " + type);
+        }
         BigInteger s = new BigInteger(1, start);
         BigInteger last = endPlusOne == null
                 ? BigInteger.ONE.shiftLeft(start.length * 8).subtract(BigInteger.ONE)

@@ -3,6 +3,7 @@ package dev.gatun.nft;
 import dev.gatun.InvalidInputException;
 import dev.gatun.bindings.internal.kernel_h;
 import dev.gatun.internal.Constants;
+import dev.gatun.netlink.MalformedReplyException;
 
 /** The nftables table families, with the nft keyword and the kernel's NFPROTO value. */
 public enum Family {
@@ -44,7 +45,7 @@ public enum Family {
 
     public static Family of(int nfproto) {
         return Constants.first(values(), f -> f.nfproto == nfproto)
-                .orElseThrow(() -> new IllegalArgumentException("unknown NFPROTO " + nfproto));
+                .orElseThrow(() -> new MalformedReplyException("NFPROTO " + nfproto + " is no nftables family gatun knows"));
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.gatun.nft;
 import dev.gatun.InvalidInputException;
 import dev.gatun.bindings.internal.kernel_h;
 import dev.gatun.internal.Constants;
+import dev.gatun.netlink.MalformedReplyException;
 
 /** Where a base chain is attached in the packet path. */
 public enum Hook {
@@ -42,7 +43,7 @@ public enum Hook {
             return INGRESS;
         }
         return Constants.first(values(), h -> h != INGRESS && h.number == number)
-                .orElseThrow(() -> new IllegalArgumentException("unknown hook number " + number + " in family " + family));
+                .orElseThrow(() -> new MalformedReplyException("hook number " + number + " is no hook gatun knows in family " + family));
     }
 
     public static Hook parse(String keyword) {

@@ -1,5 +1,6 @@
 package dev.gatun.nft;
 
+import dev.gatun.netlink.MalformedReplyException;
 import dev.gatun.nft.expr.Expr;
 
 import java.lang.foreign.Arena;
@@ -74,8 +75,9 @@ final class RuleCodec {
     static Rule readHeader(MemorySegment nlh) {
         MemorySegment r = nftnl_rule_alloc();
         try {
+            NftReplyCheck.rule(nlh);
             if (nftnl_rule_nlmsg_parse(nlh, r) < 0) {
-                throw new IllegalStateException("libnftnl could not parse a rule message");
+                throw new MalformedReplyException("libnftnl could not parse a rule message");
             }
             return new Rule(Family.of(nftnl_rule_get_u32(r, (short) NFTNL_RULE_FAMILY)),
                     Native.string(nftnl_rule_get_str(r, (short) NFTNL_RULE_TABLE)),
@@ -89,8 +91,9 @@ final class RuleCodec {
     static Rule read(MemorySegment nlh) {
         MemorySegment r = nftnl_rule_alloc();
         try (Arena arena = Arena.ofConfined()) {
+            NftReplyCheck.rule(nlh);
             if (nftnl_rule_nlmsg_parse(nlh, r) < 0) {
-                throw new IllegalStateException("libnftnl could not parse a rule message");
+                throw new MalformedReplyException("libnftnl could not parse a rule message");
             }
             List<Expr> exprs = new ArrayList<>();
             MemorySegment it = nftnl_expr_iter_create(r);

@@ -2,6 +2,7 @@ package dev.gatun.nft;
 
 import dev.gatun.bindings.internal.kernel_h;
 import dev.gatun.bindings.internal.libc_h;
+import dev.gatun.netlink.MalformedReplyException;
 import dev.gatun.nft.expr.Bitwise;
 import dev.gatun.nft.expr.Cmp;
 import dev.gatun.nft.expr.CmpOp;
@@ -220,7 +221,7 @@ final class RuleRenderer {
                     + text(m.of, c.data()));
             return;
         }
-        if (v instanceof Prefix p) {
+        if (v instanceof Prefix p && p.bytes >= 0 && p.bytes <= Math.min(c.data().length(), p.field.type.length)) {
             byte[] full = new byte[p.field.type.length];
             System.arraycopy(c.data().raw(), 0, full, 0, p.bytes);
             words.add(p.words + op + p.field.type.render(Bytes.wrap(full)) + "/" + p.bytes * 8);

@@ -187,8 +187,10 @@ public final class RulesetMonitor implements AutoCloseable {
         MemorySegment s = nftnl_set_alloc();
         try {
             if (elements) {
+                NftReplyCheck.elements(m);
                 nftnl_set_elems_nlmsg_parse(m, s);
             } else {
+                NftReplyCheck.set(m);
                 nftnl_set_nlmsg_parse(m, s);
             }
             return new RulesetEvent(kind, Family.of(nftnl_set_get_u32(s, (short) NFTNL_SET_FAMILY)),

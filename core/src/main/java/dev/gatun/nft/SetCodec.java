@@ -2,6 +2,7 @@ package dev.gatun.nft;
 
 import dev.gatun.bindings.internal.kernel_h;
 import dev.gatun.bindings.internal.nft_userspace_h;
+import dev.gatun.netlink.MalformedReplyException;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -111,8 +112,9 @@ final class SetCodec {
     static NftSet read(MemorySegment nlh) {
         MemorySegment s = nftnl_set_alloc();
         try (Arena arena = Arena.ofConfined()) {
+            NftReplyCheck.set(nlh);
             if (nftnl_set_nlmsg_parse(nlh, s) < 0) {
-                throw new IllegalStateException("libnftnl could not parse a set message");
+                throw new MalformedReplyException("libnftnl could not parse a set message");
             }
             int flags = nftnl_set_get_u32(s, (short) NFTNL_SET_FLAGS);
             List<DataType> key = types(nftnl_set_get_u32(s, (short) NFTNL_SET_KEY_TYPE));
@@ -145,6 +147,7 @@ final class SetCodec {
     static boolean isAnonymous(MemorySegment nlh) {
         MemorySegment s = nftnl_set_alloc();
         try {
+            NftReplyCheck.set(nlh);
             nftnl_set_nlmsg_parse(nlh, s);
             return (nftnl_set_get_u32(s, (short) NFTNL_SET_FLAGS) & kernel_h.NFT_SET_ANONYMOUS) != 0;
         } finally {

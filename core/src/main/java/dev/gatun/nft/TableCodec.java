@@ -1,5 +1,7 @@
 package dev.gatun.nft;
 
+import dev.gatun.netlink.MalformedReplyException;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Map;
@@ -32,8 +34,9 @@ final class TableCodec {
     static Table read(MemorySegment nlh) {
         MemorySegment t = nftnl_table_alloc();
         try (Arena arena = Arena.ofConfined()) {
+            NftReplyCheck.table(nlh);
             if (nftnl_table_nlmsg_parse(nlh, t) < 0) {
-                throw new IllegalStateException("libnftnl could not parse a table message");
+                throw new MalformedReplyException("libnftnl could not parse a table message");
             }
             String comment = null;
             if (nftnl_table_is_set(t, (short) NFTNL_TABLE_USERDATA) != 0) {

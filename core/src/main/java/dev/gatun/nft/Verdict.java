@@ -2,6 +2,7 @@ package dev.gatun.nft;
 
 import dev.gatun.bindings.internal.kernel_h;
 import dev.gatun.internal.Constants;
+import dev.gatun.netlink.MalformedReplyException;
 
 import java.util.Objects;
 
@@ -34,7 +35,7 @@ public record Verdict(Code code, String chain) {
 
         public static Code of(int value) {
             return Constants.first(values(), c -> c.value == value)
-                    .orElseThrow(() -> new IllegalArgumentException("unknown verdict code " + value));
+                    .orElseThrow(() -> new MalformedReplyException("verdict code " + value + " is no verdict gatun knows"));
         }
     }
 

@@ -17,7 +17,7 @@ final class AddressDecoder {
         if (NetlinkMessages.type(m) != kernel_h.RTM_NEWADDR) {
             return null;
         }
-        MemorySegment ifa = m.asSlice(NetlinkMessages.HEADER_BYTES, ifaddrmsg.sizeof());
+        MemorySegment ifa = NetlinkMessages.familyHeader(m, ifaddrmsg.sizeof(), "address");
         byte[][] local = {null};
         byte[][] address = {null};
         NetlinkMessages.forEachAttribute(m, Rtnetlink.attributesStart(ifaddrmsg.sizeof()), (type, payload) -> {

@@ -7,7 +7,6 @@ import dev.gatun.netlink.NetlinkMessages;
 import java.lang.foreign.MemorySegment;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 
 /** A link from an RTM_NEWLINK message. */
 final class LinkDecoder {
@@ -18,7 +17,7 @@ final class LinkDecoder {
         if (NetlinkMessages.type(m) != kernel_h.RTM_NEWLINK) {
             return null;
         }
-        MemorySegment ifi = m.asSlice(NetlinkMessages.HEADER_BYTES, ifinfomsg.sizeof());
+        MemorySegment ifi = NetlinkMessages.familyHeader(m, ifinfomsg.sizeof(), "link");
         String[] name = {null};
         String[] kind = {null};
         String[] alias = {null};
@@ -28,15 +27,15 @@ final class LinkDecoder {
         int[] oper = {0};
         NetlinkMessages.forEachAttribute(m, Rtnetlink.attributesStart(ifinfomsg.sizeof()), (type, payload) -> {
             switch (type) {
-                case kernel_h.IFLA_IFNAME -> name[0] = payload.getString(0);
+                case kernel_h.IFLA_IFNAME -> name[0] = NetlinkMessages.string(payload);
                 case kernel_h.IFLA_ADDRESS -> mac[0] = payload.toArray(JAVA_BYTE);
-                case kernel_h.IFLA_MTU -> mtu[0] = payload.get(JAVA_INT_UNALIGNED, 0);
-                case kernel_h.IFLA_MASTER -> master[0] = payload.get(JAVA_INT_UNALIGNED, 0);
-                case kernel_h.IFLA_OPERSTATE -> oper[0] = Byte.toUnsignedInt(payload.get(JAVA_BYTE, 0));
-                case kernel_h.IFLA_IFALIAS -> alias[0] = payload.getString(0);
+                case kernel_h.IFLA_MTU -> mtu[0] = NetlinkMessages.u32(payload, "IFLA_MTU");
+                case kernel_h.IFLA_MASTER -> master[0] = NetlinkMessages.u32(payload, "IFLA_MASTER");
+                case kernel_h.IFLA_OPERSTATE -> oper[0] = NetlinkMessages.u8(payload, "IFLA_OPERSTATE");
+                case kernel_h.IFLA_IFALIAS -> alias[0] = NetlinkMessages.string(payload);
                 case kernel_h.IFLA_LINKINFO -> NetlinkMessages.forEachAttribute(payload, 0, (t, p) -> {
                     if (t == kernel_h.IFLA_INFO_KIND) {
-                        kind[0] = p.getString(0);
+                        kind[0] = NetlinkMessages.string(p);
                     }
                 });
                 default -> { }

@@ -8,7 +8,6 @@ import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 
 /** A unicast route from an RTM_NEWROUTE message; null for other route types. */
 final class RouteDecoder {
@@ -19,7 +18,7 @@ final class RouteDecoder {
         if (NetlinkMessages.type(m) != kernel_h.RTM_NEWROUTE) {
             return null;
         }
-        MemorySegment rt = m.asSlice(NetlinkMessages.HEADER_BYTES, rtmsg.sizeof());
+        MemorySegment rt = NetlinkMessages.familyHeader(m, rtmsg.sizeof(), "route");
         if (Byte.toUnsignedInt(rtmsg.rtm_type(rt)) != kernel_h.RTN_UNICAST) {
             return null;
         }
@@ -31,8 +30,8 @@ final class RouteDecoder {
             switch (type) {
                 case kernel_h.RTA_DST -> dst[0] = payload.toArray(JAVA_BYTE);
                 case kernel_h.RTA_GATEWAY -> gw[0] = payload.toArray(JAVA_BYTE);
-                case kernel_h.RTA_OIF -> oif[0] = payload.get(JAVA_INT_UNALIGNED, 0);
-                case kernel_h.RTA_TABLE -> table[0] = payload.get(JAVA_INT_UNALIGNED, 0);
+                case kernel_h.RTA_OIF -> oif[0] = NetlinkMessages.u32(payload, "RTA_OIF");
+                case kernel_h.RTA_TABLE -> table[0] = NetlinkMessages.u32(payload, "RTA_TABLE");
                 default -> { }
             }
         });

@@ -234,7 +234,7 @@ public final class HostSockets implements AutoCloseable {
      * does not repeat it): the inet_diag_msg after the header, and its attributes.
      */
     public static BoundSocket decode(MemorySegment message, int protocol) {
-        MemorySegment m = message.asSlice(NetlinkMessages.HEADER_BYTES, inet_diag_msg.sizeof());
+        MemorySegment m = NetlinkMessages.familyHeader(message, inet_diag_msg.sizeof(), "sock_diag");
         boolean ipv6 = Byte.toUnsignedInt(inet_diag_msg.idiag_family(m)) == libc_h.AF_INET6;
         MemorySegment id = m.asSlice(inet_diag_msg.id$OFFSET, inet_diag_sockid.sizeof());
         int port = Short.toUnsignedInt(id.get(NetlinkMessages.NETWORK_SHORT, inet_diag_sockid.idiag_sport$OFFSET));

@@ -228,7 +228,7 @@ public final class LocalApi extends Handler.Abstract {
         }
     }
 
-    private static JsonNode parse(byte[] body, String what) {
+    static JsonNode parse(byte[] body, String what) {
         try {
             return JSON.readTree(body);
         } catch (JsonProcessingException e) {

@@ -10,6 +10,7 @@ import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
@@ -22,6 +23,11 @@ public final class PluginServer implements AutoCloseable {
 
     public static final Path PLUGIN_DIR = Path.of("/run/docker/plugins");
     private static final String CONTENT_TYPE = "application/vnd.docker.plugins.v1+json";
+    /**
+     * The largest request body taken. Docker's largest, ProgramExternalConnectivity for every
+     * port of a host (65,535 bindings and as many exposed ports), is about 7 MiB.
+     */
+    static final int MAX_BODY = 16 * 1024 * 1024;
 
     private final UnixHttpServer server;
 
@@ -44,9 +50,15 @@ public final class PluginServer implements AutoCloseable {
             @Override
             public boolean handle(Request request, Response response, Callback callback) {
                 String path = Request.getPathInContext(request);
-                DockerPlugin.Reply reply = "POST".equals(request.getMethod())
-                        ? plugin.handle(path.startsWith("/") ? path.substring(1) : path, read(request))
-                        : DockerPlugin.error(405, request.getMethod() + " is not allowed: Docker's plugin calls are POSTs");
+                DockerPlugin.Reply reply;
+                if (!"POST".equals(request.getMethod())) {
+                    reply = DockerPlugin.error(405, request.getMethod() + " is not allowed: Docker's plugin calls are POSTs");
+                } else {
+                    String body = read(request);
+                    reply = body == null
+                            ? DockerPlugin.error(413, "the request body is over " + MAX_BODY + " bytes")
+                            : plugin.handle(path.startsWith("/") ? path.substring(1) : path, body);
+                }
                 response.setStatus(reply.status());
                 response.getHeaders().put(HttpHeader.CONTENT_TYPE, CONTENT_TYPE);
                 Content.Sink.write(response, true, reply.json(), callback);
@@ -55,9 +67,17 @@ public final class PluginServer implements AutoCloseable {
         }, null));
     }
 
+    /**
+     * The body, or null when it is over {@link #MAX_BODY} bytes (read no further than that: a
+     * body of any size was once read whole into memory).
+     */
     private static String read(Request request) {
-        try {
-            return Content.Source.asString(request, StandardCharsets.UTF_8);
+        if (request.getLength() > MAX_BODY) {
+            return null;
+        }
+        try (InputStream in = Content.Source.asInputStream(request)) {
+            byte[] b = in.readNBytes(MAX_BODY + 1);
+            return b.length > MAX_BODY ? null : new String(b, StandardCharsets.UTF_8);
         } catch (IOException e) {
             return "";
         }

@@ -22,8 +22,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -182,6 +184,63 @@ class LocalApiIT {
             assertThat(curl(host, "GET", "/v1/networks", null).status()).as("still serving").isEqualTo(200);
             assertThat(serve.isAlive()).isTrue();
         }
+    }
+
+    /**
+     * Documents that cannot be obeyed, sent to a serve that owns a network with a published
+     * port: every request cut short at random points, fields of the wrong type, a document
+     * nested deeper than the parser takes, one over the body limit. Each is refused with its
+     * status and a sentence, the kernel's ruleset and links are as they were, and the serve
+     * keeps serving.
+     */
+    @Test
+    void malformedDocumentsChangeNothingAndTheServeKeepsServing(NetworkNamespace host, NetworkNamespace c1) {
+        try (GatunServe serve = GatunServe.start(host.name())) {
+            assertThat(curl(host, "POST", "/v1/networks", "{\"name\": \"n1\", \"subnets\": [\"10.88.0.0/16\"]}").status())
+                    .isEqualTo(200);
+            assertThat(curl(host, "POST", "/v1/networks/n1/endpoints", "{\"containerNetns\": \"" + c1.name()
+                    + "\", \"owner\": \"web-1\"}").status()).isEqualTo(200);
+            assertThat(curl(host, "POST", "/v1/networks/n1/ports",
+                    "{\"containerIp\": \"10.88.0.2\", \"ports\": [\"8080:80\"], \"owner\": \"web-1\"}").status())
+                    .isEqualTo(200);
+            String ruleset = Oracle.in(host, "nft", "list", "ruleset");
+            List<String> links = linkNames(host);
+
+            Map<String, String> valid = new LinkedHashMap<>();
+            valid.put("/v1/networks", "{\"name\": \"n2\", \"subnets\": [\"10.89.0.0/16\"], \"mtu\": 1400, \"icc\": false}");
+            valid.put("/v1/networks/n1/endpoints", "{\"containerNetns\": \"" + c1.name() + "\", \"ifname\": \"eth1\", \"owner\": \"web-2\"}");
+            valid.put("/v1/networks/n1/ports", "{\"containerIp\": \"10.88.0.2\", \"ports\": [\"9090:90\"], \"owner\": \"web-2\"}");
+            Random random = new Random(20);
+            List<String[]> bad = new ArrayList<>();
+            for (Map.Entry<String, String> v : valid.entrySet()) {
+                String doc = v.getValue();
+                for (int i = 0; i < 8; i++) {
+                    bad.add(new String[] {v.getKey(), doc.substring(0, random.nextInt(doc.length() - 1))});
+                }
+                bad.add(new String[] {v.getKey(), doc.replaceFirst(":\\s*\"[^\"]*\"", ": {\"nested\": [1, 2]}")});
+                bad.add(new String[] {v.getKey(), doc.replaceFirst(":\\s*\"[^\"]*\"", ": 12")});
+                bad.add(new String[] {v.getKey(), "[".repeat(5_000) + "]".repeat(5_000)});
+                bad.add(new String[] {v.getKey(), doc.replaceFirst("\\}$", ", \"pad\": \"" + "x".repeat(70_000) + "\"}")});
+            }
+            for (String[] b : bad) {
+                Answer a = curl(host, "POST", b[0], b[1]);
+                String shown = b[1].length() > 200 ? b[1].substring(0, 200) + "..." : b[1];
+                assertThat(a.status()).as("POST %s %s: %s", b[0], shown, a.body()).isIn(400, 413);
+                if (a.status() == 400) {
+                    assertThat(a.json().get("error").get("message").asText()).as(shown).isNotBlank();
+                }
+            }
+
+            assertThat(Oracle.in(host, "nft", "list", "ruleset")).isEqualTo(ruleset);
+            assertThat(linkNames(host)).isEqualTo(links);
+            assertThat(curl(host, "GET", "/v1/ports", null).json()).hasSize(1);
+            assertThat(serve.isAlive()).isTrue();
+        }
+    }
+
+    /** The namespace's links by name (their state may move on by itself; which exist may not). */
+    private static List<String> linkNames(NetworkNamespace ns) {
+        return Oracle.in(ns, "ip", "-br", "link", "show").lines().map(l -> l.split("\\s+")[0]).sorted().toList();
     }
 
     private static String readToEnd(SocketChannel c) throws IOException {

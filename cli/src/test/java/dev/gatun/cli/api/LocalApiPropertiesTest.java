@@ -1,0 +1,92 @@
+package dev.gatun.cli.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.gatun.cli.GatunCommand;
+import dev.gatun.cli.JsonFuzz;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import picocli.CommandLine;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The local API's JSON entry point fed malformed, truncated and oversized documents
+ * (JsonFuzz) on every path that takes a body: each is a command line that picocli parses or
+ * refuses (exit 2, so 400), or a refusal with a documented status and a sentence; never
+ * another exception. No command runs here: what reaches the kernel is LocalApiIT's.
+ */
+class LocalApiPropertiesTest {
+
+    private record Route(String method, String path, String body) {}
+
+    private static final List<Route> ROUTES = List.of(
+            new Route("POST", "/v1/networks", """
+                    {"name": "n1", "subnets": ["10.88.0.0/16", "fd00::/64"], "bridge": "br-n1", "gateway": "10.88.0.1",
+                     "mac": "02:42:0a:58:00:01", "mtu": 1400, "icc": false, "internal": true}"""),
+            new Route("POST", "/v1/networks/n1/endpoints", """
+                    {"containerNetns": "c1", "ip": "10.88.0.2", "ip6": "fd00::2", "ifname": "eth1", "mac": "02:42:0a:58:00:02", "owner": "web-1"}"""),
+            new Route("POST", "/v1/networks/n1/ports", """
+                    {"containerIp": "10.88.0.2", "ports": ["8080:80", "127.0.0.1:5353:53/udp"], "owner": "web-1", "checkHostPorts": false}"""),
+            new Route("DELETE", "/v1/networks/n1/ports", """
+                    {"containerIp": "10.88.0.2", "ports": ["8080:80"], "owner": "web-1"}"""),
+            new Route("GET", "/v1/networks", ""),
+            new Route("DELETE", "/v1/networks/n1", ""));
+
+    @Provide
+    Arbitrary<Route> requests() {
+        return Arbitraries.of(ROUTES).flatMap(r -> JsonFuzz.mutated(List.of(r.body()))
+                .map(body -> new Route(r.method(), r.path(), body)));
+    }
+
+    @Property(tries = 1000)
+    void aBodyIsACommandLineOrARefusalWithItsStatus(@ForAll("requests") Route r) {
+        byte[] body = r.body().getBytes(StandardCharsets.UTF_8);
+        String what = r.method() + " " + r.path();
+        try {
+            JsonNode json = body.length == 0 ? null : LocalApi.parse(body, what);
+            List<String> args = new ArrayList<>(List.of("--json"));
+            args.addAll(ApiRoutes.args(r.method(), r.path(), Map.of(), json));
+            String[] words = args.toArray(String[]::new);
+            try {
+                GatunCommand.commandLine(words).parseArgs(words);
+            } catch (CommandLine.ParameterException refusedAsUsage) {
+                assertThat(refusedAsUsage.getMessage()).isNotBlank();
+            }
+        } catch (ApiRoutes.Refused e) {
+            assertThat(e.status).as(e.getMessage()).isIn(400, 404, 405, 413);
+            assertThat(e.getMessage()).isNotBlank();
+        }
+    }
+
+    /** The thin client's command lines, NUL-terminated arguments: any bytes, cut anywhere. */
+    @Provide
+    Arbitrary<byte[]> commandLines() {
+        Arbitrary<byte[]> valid = Arbitraries.of(List.of("publish", "n1", "10.88.0.2", "-p", "8080:80"), List.of("ls"),
+                List.of("net", "ls")).map(words -> (String.join("\0", words) + "\0").getBytes(StandardCharsets.UTF_8));
+        Arbitrary<byte[]> cut = Combinators.combine(valid, Arbitraries.integers().between(0, 40))
+                .as((b, n) -> Arrays.copyOf(b, Math.min(b.length, n)));
+        Arbitrary<byte[]> random = Arbitraries.bytes().array(byte[].class).ofMaxSize(2_000);
+        Arbitrary<byte[]> many = Arbitraries.integers().between(500, 700).map(n -> "x\0".repeat(n).getBytes(StandardCharsets.UTF_8));
+        return Arbitraries.oneOf(valid, cut, random, many);
+    }
+
+    @Property(tries = 500)
+    void aForwardedCommandLineIsArgumentsOrA400(@ForAll("commandLines") byte[] body) {
+        try {
+            assertThat(LocalApi.commandLine(body)).hasSizeLessThanOrEqualTo(513);
+        } catch (ApiRoutes.Refused e) {
+            assertThat(e.status).isEqualTo(400);
+            assertThat(e.getMessage()).isNotBlank();
+        }
+    }
+}
