@@ -1,0 +1,80 @@
+package dev.gatun.cli;
+
+import dev.gatun.driver.NetworkDriver;
+import dev.gatun.driver.PortMapping;
+import dev.gatun.driver.PortSpec;
+import dev.gatun.netns.NetworkNamespace;
+import org.junit.jupiter.api.Test;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.Proxy;
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A serve's thread parses every request of a command with the one picocli model it made for the
+ * first: nothing of one request (an option, a value) may reach the next. No root: the driver is
+ * a stand-in that records what it was asked.
+ */
+class ServedReuseTest {
+
+    private final List<String> owners = new ArrayList<>();
+
+    private NetworkDriver recording() {
+        InvocationHandler handler = (proxy, method, args) -> switch (method.getName()) {
+            case "publish" -> {
+                InetAddress ip = (InetAddress) args[1];
+                @SuppressWarnings("unchecked")
+                List<PortSpec> ports = (List<PortSpec>) args[2];
+                String owner = (String) args[3];
+                owners.add(String.valueOf(owner));
+                PortSpec p = ports.getFirst();
+                yield List.of(new PortMapping((String) args[0], p.protocol(), null, p.hostStart(), ip, p.containerStart(),
+                        owner == null ? ip.getHostAddress() : owner));
+            }
+            default -> method.isDefault() ? InvocationHandler.invokeDefault(proxy, method, args)
+                    : failUnexpected(method.getName());
+        };
+        return (NetworkDriver) Proxy.newProxyInstance(NetworkDriver.class.getClassLoader(),
+                new Class<?>[] {NetworkDriver.class}, handler);
+    }
+
+    private static Object failUnexpected(String name) {
+        throw new AssertionError("the command called " + name + ", which this test driver does not answer");
+    }
+
+    private record Ran(int code, String out, String err) {}
+
+    private static Ran run(Served served, String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true), served);
+        return new Ran(code, out.toString(), err.toString());
+    }
+
+    @Test
+    void aRequestLeavesNothingToTheNextOnTheSameThread() {
+        Served served = new Served(NetworkNamespace.current(), "nftables", recording());
+
+        Ran first = run(served, "--json", "publish", "n1", "10.88.0.2", "-p", "8080:80", "--owner", "web-1", "--timing");
+        Ran second = run(served, "publish", "n1", "10.88.0.3", "-p", "9090:90");
+        Ran bad = run(served, "publish", "n1", "10.88.0.4");
+        Ran third = run(served, "publish", "n1", "10.88.0.5", "-p", "7070:70");
+
+        assertThat(first.code()).as(first.err()).isZero();
+        assertThat(first.out()).startsWith("[").contains("\"owner\" : \"web-1\"");
+        assertThat(first.err()).contains("published in");
+        assertThat(second.code()).as(second.err()).isZero();
+        assertThat(second.out()).as("no --json, no --owner, no --timing carried over")
+                .isEqualTo("published *:9090 -> 10.88.0.3:90/tcp (owner 10.88.0.3)\n");
+        assertThat(second.err()).isEmpty();
+        assertThat(bad.code()).as("-p is required again").isEqualTo(ExitCode.USAGE);
+        assertThat(third.out()).isEqualTo("published *:7070 -> 10.88.0.5:70/tcp (owner 10.88.0.5)\n");
+        assertThat(owners).containsExactly("web-1", "null", "null");
+    }
+}
