@@ -63,7 +63,7 @@ final class Footprint {
                 Serve.Memory after = serve.memory();
                 sleep(seconds);
                 Serve.Memory later = serve.memory();
-                long healMillis = Bulk.heal(inside, 2 * half, 10_000);
+                long healMillis = Bulk.heal(inside, ns, 2 * half, 10_000);
                 int ran = serve.stop();
                 if (ran != 2) {
                     throw new IllegalStateException("gatun serve ran " + ran + " of the 2 publish commands: the others"

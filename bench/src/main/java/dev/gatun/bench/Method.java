@@ -36,8 +36,9 @@ final class Method {
         m.put("serve footprint", "a serve in a fresh namespace with one network: VmRSS and VmHWM from /proc/PID/status"
                 + " once its CPU is idle, right after two ./gatun publish calls through it (a tcp and a udp range, half"
                 + " the mappings each), and some seconds later; then nft flush ruleset run in the namespace and the"
-                + " milliseconds until nft finds the first and last mapping of each protocol back (heal_after_flush_ms,"
-                + " polled with nft get element, a process per poll: a few ms of resolution)");
+                + " milliseconds until the first and last mapping of each protocol are back (heal_after_flush_ms), each"
+                + " asked with one netlink lookup from the harness, again and again (nft get element reads the whole map,"
+                + " a second with 100,000 elements)");
         m.put("bulk publish", "in one namespace with gatun's table, in turn (the first alternating by round, one unmeasured"
                 + " round each): gatun's driver in the harness's JVM publishing all the mappings in one call (half tcp,"
                 + " half udp, ports from 1), and the C floor sending the same elements in one batch (publish_ref 'bulk':"
