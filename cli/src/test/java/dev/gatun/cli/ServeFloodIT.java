@@ -3,6 +3,7 @@ package dev.gatun.cli;
 import dev.gatun.cli.docker.GatunCli;
 import dev.gatun.cli.docker.GatunServe;
 import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.testing.Floods;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
 import org.junit.jupiter.api.Test;
@@ -27,19 +28,6 @@ class ServeFloodIT {
         return Oracle.in(ns, "nft", "list", "map", "inet", "gatun", "ports4");
     }
 
-    private static String foreignElements(int count) {
-        StringBuilder s = new StringBuilder("table ip other {\n  set s { type ipv4_addr; }\n}\n");
-        for (int i = 0; i < count; i += 1000) {
-            s.append("add element ip other s { ");
-            for (int j = i; j < Math.min(count, i + 1000); j++) {
-                s.append(j == i ? "" : ", ").append("10.").append(j >> 16 & 255).append('.').append(j >> 8 & 255)
-                        .append('.').append(j & 255);
-            }
-            s.append(" }\n");
-        }
-        return s.toString();
-    }
-
     private static void nft(NetworkNamespace ns, String script) {
         Oracle.Result r = Oracle.nftFile(ns, script);
         assertThat(r.exitCode()).as(r.stderr()).isZero();
@@ -61,7 +49,7 @@ class ServeFloodIT {
                 Oracle.in(host, "ip", "link", "del", "group", "77");
             });
             CompletableFuture<Void> elements = CompletableFuture.runAsync(() -> {
-                nft(host, foreignElements(50_000));
+                nft(host, Floods.foreignTable(50_000));
                 nft(host, "flush set ip other s\n");
             });
             Thread.sleep(200);

@@ -10,6 +10,7 @@ import dev.gatun.nft.NftSet;
 import dev.gatun.nft.Nftables;
 import dev.gatun.nft.Table;
 import dev.gatun.rtnl.Prefix;
+import dev.gatun.testing.Floods;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
 import org.junit.jupiter.api.Test;
@@ -57,20 +58,6 @@ class SelfHealingOverrunTest {
             Thread.sleep(50);
         }
         return gatunMap(ns).contains(text);
-    }
-
-    /** A table of another tool with {@code count} elements, as one nft -f script. */
-    private static String foreignTable(int count) {
-        StringBuilder s = new StringBuilder("table ip other {\n  set s { type ipv4_addr; }\n}\n");
-        for (int i = 0; i < count; i += 1000) {
-            s.append("add element ip other s { ");
-            for (int j = i; j < Math.min(count, i + 1000); j++) {
-                s.append(j == i ? "" : ", ").append("10.").append(j >> 16 & 255).append('.').append(j >> 8 & 255)
-                        .append('.').append(j & 255);
-            }
-            s.append(" }\n");
-        }
-        return s.toString();
     }
 
     private static void nftFile(NetworkNamespace ns, String script) {
@@ -154,7 +141,7 @@ class SelfHealingOverrunTest {
                 Oracle.in(host, "ip", "link", "del", "group", "77");
             });
             CompletableFuture<Void> elements = CompletableFuture.runAsync(() -> {
-                nftFile(host, foreignTable(50_000));
+                nftFile(host, Floods.foreignTable(50_000));
                 nftFile(host, "flush set ip other s\n");
             });
             Thread.sleep(200);
