@@ -443,8 +443,8 @@ public final class Firewalld implements AutoCloseable {
         try {
             Process p = pb.start();
             p.getOutputStream().close();
-            CompletableFuture<String> out = readAsync(p.getInputStream());
-            CompletableFuture<String> err = readAsync(p.getErrorStream());
+            CompletableFuture<String> out = Streams.readAsync(p.getInputStream());
+            CompletableFuture<String> err = Streams.readAsync(p.getErrorStream());
             if (!p.waitFor(COMMAND_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
                 p.destroyForcibly();
                 p.waitFor(5, TimeUnit.SECONDS);
@@ -458,18 +458,6 @@ public final class Firewalld implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new AssertionError("interrupted: " + String.join(" ", cmd), e);
         }
-    }
-
-    private static CompletableFuture<String> readAsync(InputStream in) {
-        CompletableFuture<String> f = new CompletableFuture<>();
-        Thread.ofVirtual().start(() -> {
-            try (in) {
-                f.complete(new String(in.readAllBytes(), StandardCharsets.UTF_8));
-            } catch (IOException e) {
-                f.complete("(unreadable: " + e.getMessage() + ")");
-            }
-        });
-        return f;
     }
 
     private static String tail(Path log) {

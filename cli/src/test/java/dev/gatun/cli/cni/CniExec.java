@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gatun.cli.docker.GatunCli;
 import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.testing.Streams;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -85,8 +86,8 @@ final class CniExec {
         });
         try {
             Process p = pb.start();
-            CompletableFuture<String> out = read(p.getInputStream());
-            CompletableFuture<String> err = read(p.getErrorStream());
+            CompletableFuture<String> out = Streams.readAsync(p.getInputStream());
+            CompletableFuture<String> err = Streams.readAsync(p.getErrorStream());
             try (OutputStream in = p.getOutputStream()) {
                 in.write(stdin.getBytes(StandardCharsets.UTF_8));
             } catch (IOException ignored) {
@@ -169,15 +170,4 @@ final class CniExec {
         return out;
     }
 
-    private static CompletableFuture<String> read(InputStream in) {
-        CompletableFuture<String> f = new CompletableFuture<>();
-        Thread.ofVirtual().start(() -> {
-            try (in) {
-                f.complete(new String(in.readAllBytes(), StandardCharsets.UTF_8));
-            } catch (IOException e) {
-                f.complete("");
-            }
-        });
-        return f;
-    }
 }

@@ -6,12 +6,12 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gatun.cli.docker.GatunCli;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.FreshNamespaces;
+import dev.gatun.testing.Streams;
 import org.junit.jupiter.api.Assumptions;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -243,8 +243,8 @@ final class PodmanLab implements AutoCloseable {
         try {
             Process p = pb.start();
             p.getOutputStream().close();
-            CompletableFuture<String> out = read(p.getInputStream());
-            CompletableFuture<String> err = read(p.getErrorStream());
+            CompletableFuture<String> out = Streams.readAsync(p.getInputStream());
+            CompletableFuture<String> err = Streams.readAsync(p.getErrorStream());
             if (!p.waitFor(300, TimeUnit.SECONDS)) {
                 p.descendants().forEach(ProcessHandle::destroyForcibly);
                 p.destroyForcibly();
@@ -257,18 +257,6 @@ final class PodmanLab implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new AssertionError(e);
         }
-    }
-
-    private static CompletableFuture<String> read(InputStream in) {
-        CompletableFuture<String> f = new CompletableFuture<>();
-        Thread.ofVirtual().start(() -> {
-            try (in) {
-                f.complete(new String(in.readAllBytes(), StandardCharsets.UTF_8));
-            } catch (IOException e) {
-                f.complete("");
-            }
-        });
-        return f;
     }
 
     /** The addresses host-local holds for {@code network}. */

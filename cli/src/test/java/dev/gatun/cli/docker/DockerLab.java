@@ -1,6 +1,7 @@
 package dev.gatun.cli.docker;
 
 import dev.gatun.testing.FreshNamespaces;
+import dev.gatun.testing.Streams;
 import org.junit.jupiter.api.Assumptions;
 
 import java.io.ByteArrayOutputStream;
@@ -808,8 +809,8 @@ public final class DockerLab implements AutoCloseable {
         try {
             Process p = pb.start();
             p.getOutputStream().close();
-            CompletableFuture<String> out = GatunCli.readAsync(p.getInputStream());
-            CompletableFuture<String> err = GatunCli.readAsync(p.getErrorStream());
+            CompletableFuture<String> out = Streams.readAsync(p.getInputStream());
+            CompletableFuture<String> err = Streams.readAsync(p.getErrorStream());
             if (!p.waitFor(COMMAND_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
                 p.destroyForcibly();
                 throw new AssertionError(String.join(" ", cmd) + " did not finish within " + COMMAND_TIMEOUT.toSeconds()

@@ -2,10 +2,10 @@ package dev.gatun.cli.docker;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.gatun.testing.Streams;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -65,8 +65,8 @@ public final class GatunCli {
             builder.environment().putAll(env);
             Process p = builder.start();
             p.getOutputStream().close();
-            CompletableFuture<String> out = readAsync(p.getInputStream());
-            CompletableFuture<String> err = readAsync(p.getErrorStream());
+            CompletableFuture<String> out = Streams.readAsync(p.getInputStream());
+            CompletableFuture<String> err = Streams.readAsync(p.getErrorStream());
             if (!p.waitFor(120, TimeUnit.SECONDS)) {
                 p.descendants().forEach(ProcessHandle::destroyForcibly);
                 p.destroyForcibly();
@@ -112,15 +112,4 @@ public final class GatunCli {
         return mine;
     }
 
-    static CompletableFuture<String> readAsync(InputStream in) {
-        CompletableFuture<String> f = new CompletableFuture<>();
-        Thread.ofVirtual().start(() -> {
-            try (in) {
-                f.complete(new String(in.readAllBytes(), StandardCharsets.UTF_8));
-            } catch (IOException e) {
-                f.complete("(unreadable: " + e.getMessage() + ")");
-            }
-        });
-        return f;
-    }
 }
