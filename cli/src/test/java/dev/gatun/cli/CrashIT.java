@@ -2,6 +2,7 @@ package dev.gatun.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.gatun.cli.api.ServeClient;
 import dev.gatun.cli.docker.GatunCli;
 import dev.gatun.cli.docker.GatunServe;
 import dev.gatun.netns.NetworkNamespace;
@@ -106,18 +107,10 @@ class CrashIT {
 
     /** POST /v1/cli exactly as the C client sends it: the arguments, each followed by a NUL byte. */
     private static Reply served(Path socket, List<String> argv) {
-        ByteArrayOutputStream body = new ByteArrayOutputStream();
-        for (String a : argv) {
-            body.writeBytes(a.getBytes(StandardCharsets.UTF_8));
-            body.write(0);
-        }
-        String head = "POST /v1/cli HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/octet-stream\r\n"
-                + "Content-Length: " + body.size() + "\r\nConnection: close\r\n\r\n";
         try (SocketChannel c = SocketChannel.open(StandardProtocolFamily.UNIX)) {
             try {
                 c.connect(UnixDomainSocketAddress.of(socket));
-                ByteBuffer out = ByteBuffer.allocate(head.length() + body.size());
-                out.put(head.getBytes(StandardCharsets.US_ASCII)).put(body.toByteArray()).flip();
+                ByteBuffer out = ByteBuffer.wrap(ServeClient.cliRequest(argv));
                 while (out.hasRemaining()) {
                     c.write(out);
                 }

@@ -18,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalInt;
@@ -52,7 +53,7 @@ public final class ServeClient {
         } catch (IOException | GatunException | IllegalArgumentException e) {
             return OptionalInt.empty(); // the command, run here, says what is wrong with the namespace
         }
-        return underStartLock(() -> post(LocalApi.socketOf(inode), "/v1/cli", commandLine(sent), out, err,
+        return underStartLock(() -> post(LocalApi.socketOf(inode), cliRequest(List.of(sent)), out, err,
                 ServeClient::commandStopped));
     }
 
@@ -77,7 +78,7 @@ public final class ServeClient {
         });
         body.write(0);
         body.writeBytes(config);
-        return underStartLock(() -> post(socket, "/v1/cni", body.toByteArray(), out, err,
+        return underStartLock(() -> post(socket, request("/v1/cni", body.toByteArray()), out, err,
                 s -> cniStopped(s, env.get("CNI_COMMAND"))));
     }
 
@@ -101,7 +102,7 @@ public final class ServeClient {
     private static StartLock heldWhileRunning;
 
     /** One request to the serve on {@code socket}; {@code stopped} is what to print when its answer breaks off. */
-    private static OptionalInt post(Path socket, String path, byte[] body, OutputStream out, OutputStream err,
+    private static OptionalInt post(Path socket, byte[] request, OutputStream out, OutputStream err,
                                     Function<Path, Printed> stopped) {
         if (!Files.exists(socket)) {
             return OptionalInt.empty();
@@ -110,9 +111,9 @@ public final class ServeClient {
         try (SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX)) {
             try {
                 channel.connect(UnixDomainSocketAddress.of(socket));
-                ByteBuffer request = ByteBuffer.wrap(request(path, body));
-                while (request.hasRemaining()) {
-                    channel.write(request);
+                ByteBuffer bytes = ByteBuffer.wrap(request);
+                while (bytes.hasRemaining()) {
+                    channel.write(bytes);
                 }
             } catch (IOException e) {
                 return OptionalInt.empty(); // a stale socket, or a serve gone before it read the request
@@ -157,14 +158,17 @@ public final class ServeClient {
         return nameOrPath.contains("/") ? Path.of(nameOrPath).toAbsolutePath().normalize().toString() : nameOrPath;
     }
 
-    /** A command line as the serve takes it: each argument followed by a NUL byte. */
-    private static byte[] commandLine(String[] args) {
+    /**
+     * The C client's request for a command line, whole: POST /v1/cli with each argument followed
+     * by a NUL byte. Tests that stand in for many clients send exactly this.
+     */
+    public static byte[] cliRequest(List<String> args) {
         ByteArrayOutputStream body = new ByteArrayOutputStream();
         for (String a : args) {
             body.writeBytes(a.getBytes(StandardCharsets.UTF_8));
             body.write(0);
         }
-        return body.toByteArray();
+        return request("/v1/cli", body.toByteArray());
     }
 
     private static byte[] request(String path, byte[] body) {

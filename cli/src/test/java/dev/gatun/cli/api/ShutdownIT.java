@@ -10,7 +10,6 @@ import dev.gatun.testing.Oracle;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
@@ -165,13 +164,6 @@ class ShutdownIT {
 
     /** POST /v1/cli, as the C client sends it; an answer must be exit 0. */
     private static Outcome send(Path socket, List<String> args, AtomicInteger inFlight) {
-        ByteArrayOutputStream body = new ByteArrayOutputStream();
-        for (String a : args) {
-            body.writeBytes(a.getBytes(StandardCharsets.UTF_8));
-            body.write(0);
-        }
-        byte[] head = ("POST /v1/cli HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/octet-stream\r\n"
-                + "Content-Length: " + body.size() + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
         SocketChannel ch;
         try {
             ch = SocketChannel.open(UnixDomainSocketAddress.of(socket));
@@ -181,7 +173,7 @@ class ShutdownIT {
         String answer;
         inFlight.incrementAndGet();
         try (ch) {
-            ByteBuffer request = ByteBuffer.allocate(head.length + body.size()).put(head).put(body.toByteArray()).flip();
+            ByteBuffer request = ByteBuffer.wrap(ServeClient.cliRequest(args));
             while (request.hasRemaining()) {
                 ch.write(request);
             }
