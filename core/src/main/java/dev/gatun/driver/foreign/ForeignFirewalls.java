@@ -65,6 +65,12 @@ public final class ForeignFirewalls {
         String bus = System.getProperty("gatun.dbusSystemBusAddress");
         Tool tool = new Tool(host, path, Duration.ofSeconds(60),
                 bus == null ? Map.of() : Map.of("DBUS_SYSTEM_BUS_ADDRESS", bus));
+        return of(tool, gatunTable, gatunPriority, mark, ownVariant);
+    }
+
+    /** As {@link #of(NetworkNamespace, String, int, int, String)}, running the other tools with {@code tool}. */
+    static ForeignFirewalls of(Tool tool, String gatunTable, int gatunPriority, int mark, String ownVariant) {
+        NetworkNamespace host = tool.namespace();
         List<XtablesForward> xtables = new ArrayList<>();
         for (String suffix : List.of("-legacy", "-nft")) {
             if (!suffix.equals(ownVariant)) {
@@ -91,18 +97,23 @@ public final class ForeignFirewalls {
     /** Every foreign drop and whether {@code bridges} get through it now; changes nothing. */
     public List<ForeignDrop> survey(List<String> bridges) {
         List<ForeignDrop> out = new ArrayList<>();
-        for (XtablesForward x : xtables) {
-            try {
-                x.state(x.read(), bridges).ifPresent(out::add);
-            } catch (GatunException e) {
-                out.add(new ForeignDrop(x.label(), "filter FORWARD", "could not be read", e.getMessage(), false));
-            }
-        }
         Ruleset now;
         try {
             now = ruleset();
         } catch (GatunException e) {
             out.add(new ForeignDrop("nftables", "the ruleset", "could not be read", e.getMessage(), false));
+            now = null;
+        }
+        for (XtablesForward x : xtables) {
+            try {
+                if (x.filterMayExist(now)) {
+                    x.state(x.read(), bridges).ifPresent(out::add);
+                }
+            } catch (GatunException e) {
+                out.add(new ForeignDrop(x.label(), "filter FORWARD", "could not be read", e.getMessage(), false));
+            }
+        }
+        if (now == null) {
             return out;
         }
         if (firewalldRuns(now)) {
@@ -141,15 +152,27 @@ public final class ForeignFirewalls {
     public Opened open(List<String> bridges) {
         List<String> changed = new ArrayList<>();
         List<String> failures = new ArrayList<>();
+        Ruleset now;
+        try {
+            now = ruleset();
+        } catch (GatunException e) {
+            failures.add(e.getMessage());
+            now = null;
+        }
         for (XtablesForward x : xtables) {
             try {
-                x.sync(bridges).ifPresent(changed::add);
+                // A variant without a filter table has nothing to open and nothing of gatun's to remove.
+                if (x.filterMayExist(now)) {
+                    x.sync(bridges).ifPresent(changed::add);
+                }
             } catch (GatunException e) {
                 failures.add(e.getMessage());
             }
         }
+        if (now == null) {
+            return new Opened(List.copyOf(changed), List.copyOf(failures));
+        }
         try {
-            Ruleset now = ruleset();
             Optional<Table> fw = firewalldTable(now);
             String synced = fw.map(t -> t.handle() + " " + bridges).orElse(null);
             if (fw.isPresent() && firewalld.installed() && !bridges.isEmpty() && !synced.equals(firewalldSynced)) {

@@ -1,6 +1,9 @@
 package dev.gatun.driver.foreign;
 
+import dev.gatun.GatunException;
 import dev.gatun.internal.Tool;
+import dev.gatun.nft.Family;
+import dev.gatun.nft.Ruleset;
 
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -42,6 +45,20 @@ final class XtablesForward {
 
     private String program(String what) {
         return label() + "-" + what;
+    }
+
+    /**
+     * Whether this variant may have a filter table now, answered without starting its tools:
+     * the nft variant's tables are nftables tables ({@code now}, null when unknown); the legacy
+     * ones the kernel lists itself. A table that is not there drops nothing and holds nothing
+     * of gatun's, so the backstop need not read it every few seconds.
+     */
+    boolean filterMayExist(Ruleset now) {
+        if (suffix.equals("-nft")) {
+            Family family = v6 ? Family.IP6 : Family.IP;
+            return now == null || now.tables().stream().anyMatch(t -> t.family() == family && t.name().equals("filter"));
+        }
+        return LegacyTables.hasFilter(tool.namespace(), v6);
     }
 
     boolean installed() {
@@ -153,7 +170,7 @@ final class XtablesForward {
             }
             // Someone changed the table between the read and the restore: read again, once.
             if (attempt >= 2) {
-                throw new dev.gatun.GatunException("could not open " + label() + " filter FORWARD for gatun's bridges: "
+                throw new GatunException("could not open " + label() + " filter FORWARD for gatun's bridges: "
                         + program("restore") + " exited " + r.exitCode() + ": " + r.stderr().strip());
             }
         }
