@@ -14,9 +14,11 @@ import java.util.function.Supplier;
 /** The gatun command and its global options (given before the subcommand). */
 @Command(name = "gatun", mixinStandardHelpOptions = true, versionProvider = Version.class,
         description = "Container networking over netlink: networks, endpoints and published ports on nftables.",
-        footer = {"", "Exit codes: 0 success; 1 the operation failed in the kernel or a tool; 2 invalid usage or input",
-                "(nothing was changed); 3 conflict (held by another owner, already exists, in use);",
-                "4 environment (missing privilege, library or kernel feature).",
+        // Lines under picocli's 80 columns: a longer one is wrapped again and reads broken.
+        footer = {"", "Exit codes: 0 success; 1 the operation failed in the kernel or a tool;",
+                "2 invalid usage or input (nothing was changed); 3 conflict (held by another",
+                "owner, already exists, in use); 4 environment (missing privilege, library",
+                "or kernel feature).",
                 "", "Examples:", "  gatun demo", "  gatun net create n1 --subnet 10.88.0.0/16",
                 "  gatun attach n1 c1", "  gatun publish n1 10.88.0.2 -p 8080:80 -p 53:53/udp", "  gatun --json ls"})
 public final class GatunCommand {

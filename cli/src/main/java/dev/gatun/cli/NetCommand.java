@@ -20,7 +20,8 @@ final class NetCommand {
     @Command(name = "create", mixinStandardHelpOptions = true,
             description = "Create a network: a bridge with a fixed MAC, gateway addresses, forwarding and firewall entries.",
             footer = {"", "Examples:", "  gatun net create n1 --subnet 10.88.0.0/16",
-                    "  gatun net create n2 --subnet 10.89.0.0/16 --subnet fd00:89::/64 --no-icc --mtu 1400"})
+                    "  gatun net create n2 --subnet 10.89.0.0/16 --subnet fd00:89::/64 \\",
+                    "      --no-icc --mtu 1400"})
     static final class Create extends Base {
         @Parameters(paramLabel = "NAME")
         String name;

@@ -13,12 +13,14 @@ import java.util.List;
 /** Publish container ports the way docker run -p does. */
 @Command(name = "publish", mixinStandardHelpOptions = true,
         description = "Publish ports of a container address: one atomic transaction, no rule added.",
-        footer = {"", "SPEC: [HOST_IP:][HOST_PORT[-END]:]CONTAINER_PORT[-END][/tcp|udp|sctp]; IPv6 host addresses in",
-                "brackets ([::1]:8080:80). Without HOST_PORT the host port is the container port.",
+        footer = {"", "SPEC: [HOST_IP:][HOST_PORT[-END]:]CONTAINER_PORT[-END][/tcp|udp|sctp]",
+                "IPv6 host addresses in brackets ([::1]:8080:80). Without HOST_PORT the host",
+                "port is the container port.",
                 "", "Examples:", "  gatun publish n1 10.88.0.2 -p 8080:80",
-                "  gatun publish n1 10.88.0.2 -p 127.0.0.1:5432:5432 -p 9000-9009:9000-9009/udp --owner db-1",
-                "", "A host port that a socket of the host already listens on (TCP) or is bound to (UDP) is",
-                "refused with exit code 3, naming the process; nothing is changed."})
+                "  gatun publish n1 10.88.0.2 -p 127.0.0.1:5432:5432 \\",
+                "      -p 9000-9009:9000-9009/udp --owner db-1",
+                "", "A host port that a socket of the host already listens on (TCP) or is bound",
+                "to (UDP) is refused with exit code 3, naming the process; nothing is changed."})
 final class PublishCommand extends Base {
     @Parameters(index = "0", paramLabel = "NET")
     String network;

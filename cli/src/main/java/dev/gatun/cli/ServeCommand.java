@@ -30,16 +30,18 @@ import java.util.function.Consumer;
                 "Keeps the ports published through it (and those found at start) in place: when gatun's table, sets or "
                         + "elements are removed from outside (nft flush ruleset, a firewall reload) it puts them back "
                         + "within a second and logs what it repaired. Stopping removes nothing."},
-        footer = {"", "With --docker-plugin, serves Docker's remote network-driver protocol on "
-                + "/run/docker/plugins/NAME.sock (mode 0600), so that",
-                "  docker network create -d NAME --subnet 10.89.0.0/24 [-o gatun.icc=false] [-o gatun.bridge=BR] "
-                        + "[-o gatun.mtu=N] [--internal] NET",
+        footer = {"", "With --docker-plugin, serves Docker's remote network-driver protocol on",
+                "/run/docker/plugins/NAME.sock (mode 0600), so that",
+                "  docker network create -d NAME --subnet 10.89.0.0/24 [-o gatun.icc=false] \\",
+                "      [-o gatun.bridge=BR] [-o gatun.mtu=N] [--internal] NET",
                 "  docker run --network NET -p 8080:80 ...",
-                "publish through gatun. gatun names the network after the first 12 digits of Docker's network id; "
-                        + "mappings are owned by Docker's endpoint id.",
-                "", "Always serves the local API on /run/gatun/netns-INODE.sock (root only): one-shot gatun commands for "
-                        + "this namespace run through it, and so can any HTTP client (see README).",
-                "", "Prints one line starting with 'ready' on stdout when serving; logs go to stderr.",
+                "publish through gatun. gatun names the network after the first 12 digits of",
+                "Docker's network id; mappings are owned by Docker's endpoint id.",
+                "", "Always serves the local API on /run/gatun/netns-INODE.sock (root only):",
+                "one-shot gatun commands for this namespace run through it, and so can any",
+                "HTTP client (see README).",
+                "", "Prints one line starting with 'ready' on stdout when serving; logs go to",
+                "stderr.",
                 "", "Examples:", "  gatun serve", "  gatun serve --docker-plugin", "  gatun --netns lab serve --docker-plugin gatun-test"})
 final class ServeCommand extends Base {
 

@@ -6,6 +6,8 @@ import picocli.CommandLine.Command;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.util.ArrayList;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -53,5 +55,27 @@ class SubcommandsTest {
         int code = Main.run(new String[] {"pubish"}, new PrintWriter(new StringWriter(), true), new PrintWriter(err, true));
         assertThat(code).isEqualTo(ExitCode.USAGE);
         assertThat(err.toString()).contains("pubish").contains("publish");
+    }
+
+    /** picocli wraps a footer line longer than its 80 columns again, mid-sentence: every one is written to fit. */
+    @Test
+    void everyHelpTextFitsItsColumnsWithoutBeingWrappedAgain() {
+        CommandLine top = GatunCommand.commandLine(new String[] {"--version"});
+        assertThat(top.getUsageMessage()).contains("2 invalid usage or input (nothing was changed); 3 conflict");
+        List<String> tooLong = new ArrayList<>();
+        for (CommandLine c : withSubcommands(top)) {
+            for (String line : c.getCommandSpec().usageMessage().footer()) {
+                if (line.length() >= 80) {
+                    tooLong.add(c.getCommandSpec().qualifiedName() + ": " + line);
+                }
+            }
+        }
+        assertThat(tooLong).isEmpty();
+    }
+
+    private static List<CommandLine> withSubcommands(CommandLine c) {
+        List<CommandLine> all = new ArrayList<>(List.of(c));
+        c.getSubcommands().values().forEach(s -> all.addAll(withSubcommands(s)));
+        return all;
     }
 }
