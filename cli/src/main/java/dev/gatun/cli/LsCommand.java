@@ -5,23 +5,33 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
 import java.net.Inet4Address;
+import java.util.ArrayList;
 import java.util.List;
 
 /** List published ports. */
 @Command(name = "ls", mixinStandardHelpOptions = true, description = "List published ports, read from the kernel.",
-        footer = {"", "Examples:", "  gatun ls", "  gatun --json ls n1"})
+        footer = {"", "Without NET also the ports published to addresses outside gatun's networks",
+                "(a CNI chain after another plugin's bridge), with network '-' (null in JSON).",
+                "", "Examples:", "  gatun ls", "  gatun --json ls n1"})
 final class LsCommand extends Base {
     @Parameters(index = "0", arity = "0..1", paramLabel = "NET")
     String network;
 
     @Override
     public Integer call() {
-        List<PortMapping> all = withDriver(d -> d.published(network));
+        List<PortMapping> all = withDriver(d -> {
+            List<PortMapping> listed = new ArrayList<>(d.published(network));
+            if (network == null) {
+                listed.addAll(d.publishedOutside());
+            }
+            return listed;
+        });
         Output o = out();
         if (o.json()) {
             o.json(Json.mappings(all));
         } else {
-            o.table(List.of("NETWORK", "PROTO", "HOST", "CONTAINER", "OWNER"), all.stream().map(m -> List.of(m.network(),
+            o.table(List.of("NETWORK", "PROTO", "HOST", "CONTAINER", "OWNER"), all.stream().map(m -> List.of(
+                    m.network() == null ? "-" : m.network(),
                     m.protocol().keyword(), host(m), container(m), m.owner())).toList());
         }
         return ExitCode.OK;

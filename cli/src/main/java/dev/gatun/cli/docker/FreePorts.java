@@ -16,6 +16,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /**
  * Chooses a host port for a binding that leaves it to the driver: the lowest port of a range
@@ -49,7 +50,8 @@ final class FreePorts {
             reserved = reservedPorts(sysctls.read("ipv4/ip_local_reserved_ports"));
         }
         Set<Integer> taken = new HashSet<>();
-        for (PortMapping m : driver.published(null)) {
+        // Ports a CNI chain published outside gatun's networks are taken too.
+        for (PortMapping m : Stream.concat(driver.published(null).stream(), driver.publishedOutside().stream()).toList()) {
             if (m.protocol() == protocol && (hostIp == null || m.hostIp() == null || hostIp.equals(m.hostIp()))) {
                 taken.add(m.hostPort());
             }

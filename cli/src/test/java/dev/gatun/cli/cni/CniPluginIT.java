@@ -209,7 +209,7 @@ class CniPluginIT {
                 "{\"hostPort\": 9090, \"containerPort\": 90}");
         cni.call("ADD", "stale", c2, "eth0", other).ok();
         // Someone else's mapping on the same network: not the plugin's, never collected.
-        dev.gatun.cli.docker.GatunCli.ok("--netns", host.name(), "publish", "gc", "10.93.0.200", "-p", "7070:70",
+        GatunCli.ok("--netns", host.name(), "publish", "gc", "10.93.0.200", "-p", "7070:70",
                 "--owner", "web-1");
         String gc = CniExec.with(cni.config("1.1.0", "gc", "10.93.0.0/24", null),
                 Map.of("cni.dev/valid-attachments", List.of(Map.of("containerID", "keep", "ifname", "eth0"))));
@@ -259,6 +259,12 @@ class CniPluginIT {
         assertThat(r.path("ips")).isEqualTo(prev.path("ips"));
         assertThat(links(host)).as("no bridge of gatun's").doesNotContain("gatun-network");
         assertThat(elements(host)).contains("tcp . 8080 comment \"ch1/eth0@chain\" : 10.96.0.2 . 80");
+        // Listed by gatun ls too, outside any network of gatun's; not by ls of one network.
+        assertThat(GatunCli.ok("--netns", host.name(), "ls").out())
+                .containsPattern("(?m)^-\\s+tcp\\s+\\*:8080\\s+10\\.96\\.0\\.2:80\\s+ch1/eth0@chain$");
+        JsonNode listed = GatunCli.ok("--netns", host.name(), "--json", "ls").json();
+        assertThat(listed.findValuesAsText("owner")).contains("ch1/eth0@chain");
+        assertThat(listed.toString()).contains("\"network\":null");
         try (ServerSocketChannel server = Traffic.listen(c1, "0.0.0.0", 80);
              SocketChannel client = Traffic.connect(host, "10.96.0.1", 8080);
              SocketChannel accepted = server.accept()) {

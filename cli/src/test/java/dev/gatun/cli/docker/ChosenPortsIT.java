@@ -3,6 +3,8 @@ package dev.gatun.cli.docker;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gatun.driver.PortMapping;
+import dev.gatun.driver.PortSpec;
+import dev.gatun.driver.Protocol;
 import dev.gatun.driver.bridge.BridgeDriver;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.rtnl.Rtnetlink;
@@ -19,6 +21,7 @@ import java.nio.channels.ServerSocketChannel;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -111,6 +114,21 @@ class ChosenPortsIT {
             }
             assertThat(driver.published(null)).hasSize(ENDPOINTS + 4).extracting(PortMapping::hostPort)
                     .contains(42300, 42301, 42303, 42304).doesNotContain(42302);
+        }
+    }
+
+    /** A port a CNI chain published outside gatun's networks is taken: the plugin chooses the next one. */
+    @Test
+    void aPortPublishedOutsideTheNetworksIsNotChosen(NetworkNamespace host) {
+        Oracle.in(host, "sh", "-c", "echo '42400 42401' > /proc/sys/net/ipv4/ip_local_port_range; "
+                + "echo '' > /proc/sys/net/ipv4/ip_local_reserved_ports");
+        try (BridgeDriver driver = BridgeDriver.nftables(host)) {
+            FreePorts free = new FreePorts(driver);
+            assertThat(free.lowest(Protocol.TCP, null, 0, 0, Map.of())).as("before the chain's mapping").isEqualTo(42400);
+            driver.publishOutside("chain", InetAddress.ofLiteral("10.96.0.2"), List.of(PortSpec.parse("42400:80")),
+                    "ch1/eth0@chain");
+            assertThat(free.lowest(Protocol.TCP, null, 0, 0, Map.of())).isEqualTo(42401);
+            assertThat(free.lowest(Protocol.UDP, null, 0, 0, Map.of())).as("another protocol").isEqualTo(42400);
         }
     }
 
