@@ -1,5 +1,6 @@
 package dev.gatun.cli;
 
+import dev.gatun.Gatun;
 import dev.gatun.bindings.internal.libc_h;
 import dev.gatun.driver.Network;
 import dev.gatun.driver.NetworkDriver;
@@ -60,7 +61,7 @@ final class DoctorCommand extends Base {
         }
         if (host != null) {
             try {
-                dev.gatun.Gatun.Choice choice = dev.gatun.Gatun.choose(host);
+                Gatun.Choice choice = Gatun.choose(host);
                 checks.add(new Check("driver", true, "auto picks " + choice.driver() + ": " + choice.reason()));
             } catch (RuntimeException e) {
                 checks.add(new Check("driver", false, e.getMessage()));

@@ -1,9 +1,12 @@
 package dev.gatun.rtnl;
 
 import dev.gatun.GatunException;
+import dev.gatun.InvalidInputException;
 import dev.gatun.netns.NetworkNamespace;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -39,7 +42,7 @@ public final class Sysctls {
     /** net.ipv6.conf.IFACE.accept_ra: 0 never, 1 when not forwarding, 2 always. */
     public void setAcceptRouterAdvertisements(String iface, int mode) {
         if (mode < 0 || mode > 2) {
-            throw new dev.gatun.InvalidInputException("accept_ra is 0, 1 or 2, not " + mode);
+            throw new InvalidInputException("accept_ra is 0, 1 or 2, not " + mode);
         }
         write(NET.resolve("ipv6/conf").resolve(InterfaceNames.check(iface)).resolve("accept_ra"), Integer.toString(mode));
     }
@@ -61,12 +64,12 @@ public final class Sysctls {
     public String read(String key) {
         Path p = NET.resolve(key).normalize();
         if (!p.startsWith(NET)) {
-            throw new dev.gatun.InvalidInputException("sysctl key " + key + " is outside net");
+            throw new InvalidInputException("sysctl key " + key + " is outside net");
         }
         // procfs reports a size of 0, and Files.readString then returns only the first byte here.
         return namespace.call(() -> {
-            try (java.io.InputStream in = Files.newInputStream(p)) {
-                return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII).strip();
+            try (InputStream in = Files.newInputStream(p)) {
+                return new String(in.readAllBytes(), StandardCharsets.US_ASCII).strip();
             }
         });
     }
