@@ -17,6 +17,7 @@ import dev.gatun.nft.expr.Masquerade;
 import dev.gatun.nft.expr.Meta;
 import dev.gatun.nft.expr.MetaSet;
 import dev.gatun.nft.expr.Nat;
+import dev.gatun.nft.expr.NatFlag;
 import dev.gatun.nft.expr.Opaque;
 import dev.gatun.nft.expr.Payload;
 import dev.gatun.nft.expr.Range;
@@ -171,17 +172,17 @@ final class ExprCodec {
                 optional(x, NFTNL_EXPR_NAT_REG_ADDR_MAX, n.addrMax());
                 optional(x, NFTNL_EXPR_NAT_REG_PROTO_MIN, n.protoMin());
                 optional(x, NFTNL_EXPR_NAT_REG_PROTO_MAX, n.protoMax());
-                optional(x, NFTNL_EXPR_NAT_FLAGS, n.flags());
+                optional(x, NFTNL_EXPR_NAT_FLAGS, NatFlag.bits(n.flags()));
             }
             case Masquerade m -> {
-                optional(x, NFTNL_EXPR_MASQ_FLAGS, m.flags());
+                optional(x, NFTNL_EXPR_MASQ_FLAGS, NatFlag.bits(m.flags()));
                 optional(x, NFTNL_EXPR_MASQ_REG_PROTO_MIN, m.protoMin());
                 optional(x, NFTNL_EXPR_MASQ_REG_PROTO_MAX, m.protoMax());
             }
             case Redirect r -> {
                 optional(x, NFTNL_EXPR_REDIR_REG_PROTO_MIN, r.protoMin());
                 optional(x, NFTNL_EXPR_REDIR_REG_PROTO_MAX, r.protoMax());
-                optional(x, NFTNL_EXPR_REDIR_FLAGS, r.flags());
+                optional(x, NFTNL_EXPR_REDIR_FLAGS, NatFlag.bits(r.flags()));
             }
             case Reject r -> {
                 u32(x, NFTNL_EXPR_REJECT_TYPE, r.type());
@@ -261,11 +262,11 @@ final class ExprCodec {
             case "nat" -> new Nat(Nat.Type.of(u32(x, NFTNL_EXPR_NAT_TYPE)), Family.of(u32(x, NFTNL_EXPR_NAT_FAMILY)),
                     optional(x, NFTNL_EXPR_NAT_REG_ADDR_MIN), optional(x, NFTNL_EXPR_NAT_REG_ADDR_MAX),
                     optional(x, NFTNL_EXPR_NAT_REG_PROTO_MIN), optional(x, NFTNL_EXPR_NAT_REG_PROTO_MAX),
-                    optional(x, NFTNL_EXPR_NAT_FLAGS));
-            case "masq" -> new Masquerade(optional(x, NFTNL_EXPR_MASQ_FLAGS), optional(x, NFTNL_EXPR_MASQ_REG_PROTO_MIN),
+                    NatFlag.of(optional(x, NFTNL_EXPR_NAT_FLAGS)));
+            case "masq" -> new Masquerade(NatFlag.of(optional(x, NFTNL_EXPR_MASQ_FLAGS)), optional(x, NFTNL_EXPR_MASQ_REG_PROTO_MIN),
                     optional(x, NFTNL_EXPR_MASQ_REG_PROTO_MAX));
             case "redir" -> new Redirect(optional(x, NFTNL_EXPR_REDIR_REG_PROTO_MIN),
-                    optional(x, NFTNL_EXPR_REDIR_REG_PROTO_MAX), optional(x, NFTNL_EXPR_REDIR_FLAGS));
+                    optional(x, NFTNL_EXPR_REDIR_REG_PROTO_MAX), NatFlag.of(optional(x, NFTNL_EXPR_REDIR_FLAGS)));
             case "reject" -> new Reject(u32(x, NFTNL_EXPR_REJECT_TYPE),
                     Byte.toUnsignedInt(nftnl_expr_get_u8(x, (short) NFTNL_EXPR_REJECT_CODE)));
             case "counter" -> new Counter(nftnl_expr_get_u64(x, (short) NFTNL_EXPR_CTR_PACKETS),

@@ -17,6 +17,7 @@ import dev.gatun.nft.expr.Masquerade;
 import dev.gatun.nft.expr.Meta;
 import dev.gatun.nft.expr.MetaSet;
 import dev.gatun.nft.expr.Nat;
+import dev.gatun.nft.expr.NatFlag;
 import dev.gatun.nft.expr.Payload;
 import dev.gatun.nft.expr.Range;
 import dev.gatun.nft.expr.Redirect;
@@ -31,6 +32,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 
 /**
  * Writes a rule the way it reads in nft, producing the expressions nft produces for the same
@@ -192,7 +194,7 @@ public final class RuleBuilder {
 
     /** {@code masquerade}, with {@code fully-random} when asked. */
     public RuleBuilder masquerade(boolean fullyRandom) {
-        exprs.add(new Masquerade(fullyRandom ? kernel_h.NF_NAT_RANGE_PROTO_RANDOM_FULLY : 0, 0, 0));
+        exprs.add(new Masquerade(fullyRandom ? Set.of(NatFlag.PROTO_RANDOM_FULLY) : NatFlag.none(), 0, 0));
         return this;
     }
 
@@ -223,7 +225,7 @@ public final class RuleBuilder {
         exprs.add(new Lookup(Registers.REG1, NftNames.check("map", map), Registers.REG1, false));
         int addressWords = (addressFamily == Family.IP ? DataType.IPV4_ADDR : DataType.IPV6_ADDR).length
                 / Registers.BYTES_32;
-        exprs.add(new Nat(Nat.Type.DNAT, addressFamily, Registers.REG1, 0, Registers.after(addressWords), 0, 0));
+        exprs.add(new Nat(Nat.Type.DNAT, addressFamily, Registers.REG1, 0, Registers.after(addressWords), 0, NatFlag.none()));
         return this;
     }
 
@@ -231,7 +233,7 @@ public final class RuleBuilder {
     public RuleBuilder redirect(int port) {
         requireTransport("redirect to a port");
         exprs.add(new Immediate(Registers.REG1, port(port)));
-        exprs.add(new Redirect(Registers.REG1, 0, kernel_h.NF_NAT_RANGE_PROTO_SPECIFIED));
+        exprs.add(new Redirect(Registers.REG1, 0, Set.of(NatFlag.PROTO_SPECIFIED)));
         return this;
     }
 
@@ -383,12 +385,12 @@ public final class RuleBuilder {
         Bytes addr = (v6 ? DataType.IPV6_ADDR : DataType.IPV4_ADDR).encode(address);
         exprs.add(new Immediate(Registers.REG1, addr));
         int protoReg = 0;
-        int flags = 0;
+        Set<NatFlag> flags = NatFlag.none();
         if (port != null) {
             requireTransport(type.keyword + " to a port");
             exprs.add(new Immediate(Registers.REG2, port(port)));
             protoReg = Registers.REG2;
-            flags = kernel_h.NF_NAT_RANGE_PROTO_SPECIFIED;
+            flags = Set.of(NatFlag.PROTO_SPECIFIED);
         }
         exprs.add(new Nat(type, addressFamily, Registers.REG1, 0, protoReg, 0, flags));
         return this;

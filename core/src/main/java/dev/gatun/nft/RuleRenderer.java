@@ -17,6 +17,7 @@ import dev.gatun.nft.expr.Masquerade;
 import dev.gatun.nft.expr.Meta;
 import dev.gatun.nft.expr.MetaSet;
 import dev.gatun.nft.expr.Nat;
+import dev.gatun.nft.expr.NatFlag;
 import dev.gatun.nft.expr.Opaque;
 import dev.gatun.nft.expr.Payload;
 import dev.gatun.nft.expr.Range;
@@ -32,6 +33,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -114,8 +116,7 @@ final class RuleRenderer {
                 case Log l -> words.add(log(l));
                 case Nat n -> words.add(nat(n));
                 case Masquerade m -> words.add("masquerade" + to(m.protoMin()) + natFlags(m.flags()));
-                case Redirect r -> words.add("redirect" + to(r.protoMin())
-                        + natFlags(r.flags() & ~kernel_h.NF_NAT_RANGE_PROTO_SPECIFIED));
+                case Redirect r -> words.add("redirect" + to(r.protoMin()) + natFlags(r.flags()));
                 case Reject r -> words.add(reject(r));
                 case MetaSet m -> words.add("meta " + m.key().keyword + " set " + setValue(m.key(), take(m.sreg())));
                 case Opaque o -> {
@@ -288,7 +289,7 @@ final class RuleRenderer {
         } else if (n.protoMin() != 0) {
             out += " to" + port(n.protoMin());
         }
-        return out + natFlags(n.flags() & ~kernel_h.NF_NAT_RANGE_PROTO_SPECIFIED);
+        return out + natFlags(n.flags());
     }
 
     private String to(int portRegister) {
@@ -307,16 +308,13 @@ final class RuleRenderer {
         return "";
     }
 
-    private static String natFlags(int flags) {
+    /** The flags a user writes, in nft's order; the ones nft derives from the statement (a port given) are left out. */
+    private static String natFlags(Set<NatFlag> flags) {
         List<String> out = new ArrayList<>();
-        if ((flags & kernel_h.NF_NAT_RANGE_PROTO_RANDOM) != 0) {
-            out.add("random");
-        }
-        if ((flags & kernel_h.NF_NAT_RANGE_PROTO_RANDOM_FULLY) != 0) {
-            out.add("fully-random");
-        }
-        if ((flags & kernel_h.NF_NAT_RANGE_PERSISTENT) != 0) {
-            out.add("persistent");
+        for (NatFlag f : List.of(NatFlag.PROTO_RANDOM, NatFlag.PROTO_RANDOM_FULLY, NatFlag.PERSISTENT)) {
+            if (flags.contains(f)) {
+                out.add(f.keyword);
+            }
         }
         return out.isEmpty() ? "" : " " + String.join(",", out);
     }

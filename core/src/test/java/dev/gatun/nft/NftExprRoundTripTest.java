@@ -15,6 +15,7 @@ import dev.gatun.nft.expr.Masquerade;
 import dev.gatun.nft.expr.Meta;
 import dev.gatun.nft.expr.MetaSet;
 import dev.gatun.nft.expr.Nat;
+import dev.gatun.nft.expr.NatFlag;
 import dev.gatun.nft.expr.Payload;
 import dev.gatun.nft.expr.Range;
 import dev.gatun.nft.expr.Redirect;
@@ -27,6 +28,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -57,9 +59,10 @@ class NftExprRoundTripTest {
                 new VerdictExpr(Verdict.jump("other")),
                 new VerdictExpr(Verdict.DROP),
                 new Nat(Nat.Type.DNAT, Family.IP, Registers.REG1, 0, Registers.REG2, 0,
-                        kernel_h.NF_NAT_RANGE_PROTO_SPECIFIED),
-                new Masquerade(kernel_h.NF_NAT_RANGE_PROTO_RANDOM_FULLY, 0, 0),
-                new Redirect(Registers.REG1, 0, kernel_h.NF_NAT_RANGE_PROTO_SPECIFIED),
+                        Set.of(NatFlag.PROTO_SPECIFIED)),
+                new Masquerade(Set.of(NatFlag.PROTO_RANDOM_FULLY), 0, 0),
+                new Masquerade(Set.of(NatFlag.PROTO_RANDOM, NatFlag.PERSISTENT), Registers.REG1, 0),
+                new Redirect(Registers.REG1, 0, Set.of(NatFlag.PROTO_SPECIFIED)),
                 new Reject(kernel_h.NFT_REJECT_ICMPX_UNREACH, kernel_h.NFT_REJECT_ICMPX_ADMIN_PROHIBITED),
                 new Counter(3, 180),
                 new Ct(Ct.Key.MARK, 1, Registers.REG1),
