@@ -25,13 +25,10 @@ import dev.gatun.nft.expr.Registers;
 import dev.gatun.nft.expr.Reject;
 import dev.gatun.nft.expr.VerdictExpr;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 
 /**
@@ -105,28 +102,20 @@ public final class RuleBuilder {
 
     /** {@code ct state established,related}. */
     public RuleBuilder ctState(String... states) {
-        int mask = 0;
-        for (String s : states) {
-            mask |= ctStateBit(s);
-        }
-        return ctBits(Ct.Key.STATE, mask);
+        return ctBits(Ct.Key.STATE, NftKeywords.CT_STATES.bits(states));
     }
 
     /** {@code ct status dnat}. */
     public RuleBuilder ctStatus(String... statuses) {
-        int mask = 0;
-        for (String s : statuses) {
-            mask |= ctStatusBit(s);
-        }
-        return ctBits(Ct.Key.STATUS, mask);
+        return ctBits(Ct.Key.STATUS, NftKeywords.CT_STATUSES.bits(statuses));
     }
 
     /** {@code meta mark & BITS == BITS}: all of these mark bits are set, as {@link #setMarkBits} leaves them. */
     public RuleBuilder matchMarkBits(int bits) {
         requireMarkBits(bits);
         exprs.add(new Meta(Meta.Key.MARK, Registers.REG1));
-        exprs.add(new Bitwise(Registers.REG1, Registers.REG1, hostInt(bits), Bytes.zeros(4), true));
-        exprs.add(new Cmp(Registers.REG1, CmpOp.EQ, hostInt(bits)));
+        exprs.add(new Bitwise(Registers.REG1, Registers.REG1, HostOrder.int32(bits), Bytes.zeros(4), true));
+        exprs.add(new Cmp(Registers.REG1, CmpOp.EQ, HostOrder.int32(bits)));
         return this;
     }
 
@@ -141,14 +130,14 @@ public final class RuleBuilder {
             throw new InvalidInputException("fib daddr type compares with == or !=, not " + op.symbol);
         }
         exprs.add(new Fib(kernel_h.NFTA_FIB_F_DADDR, kernel_h.NFT_FIB_RESULT_ADDRTYPE, Registers.REG1));
-        exprs.add(new Cmp(Registers.REG1, op, hostInt(addressType(type))));
+        exprs.add(new Cmp(Registers.REG1, op, HostOrder.int32(NftKeywords.ADDRESS_TYPES.value(type))));
         return this;
     }
 
     /** {@code fib daddr oif INDEX}: the route to the destination leaves through interface INDEX. */
     public RuleBuilder fibDaddrOif(int interfaceIndex) {
         exprs.add(new Fib(kernel_h.NFTA_FIB_F_DADDR, kernel_h.NFT_FIB_RESULT_OIF, Registers.REG1));
-        exprs.add(new Cmp(Registers.REG1, CmpOp.EQ, hostInt(interfaceIndex)));
+        exprs.add(new Cmp(Registers.REG1, CmpOp.EQ, HostOrder.int32(interfaceIndex)));
         return this;
     }
 
@@ -163,7 +152,7 @@ public final class RuleBuilder {
     public RuleBuilder setMarkBits(int bits) {
         requireMarkBits(bits);
         exprs.add(new Meta(Meta.Key.MARK, Registers.REG1));
-        exprs.add(new Bitwise(Registers.REG1, Registers.REG1, hostInt(~bits), hostInt(bits), true));
+        exprs.add(new Bitwise(Registers.REG1, Registers.REG1, HostOrder.int32(~bits), HostOrder.int32(bits), true));
         exprs.add(new MetaSet(Meta.Key.MARK, Registers.REG1));
         return this;
     }
@@ -374,7 +363,7 @@ public final class RuleBuilder {
 
     private RuleBuilder ctBits(Ct.Key key, int mask) {
         exprs.add(new Ct(key, null, Registers.REG1));
-        exprs.add(new Bitwise(Registers.REG1, Registers.REG1, hostInt(mask), Bytes.zeros(4)));
+        exprs.add(new Bitwise(Registers.REG1, Registers.REG1, HostOrder.int32(mask), Bytes.zeros(4)));
         exprs.add(new Cmp(Registers.REG1, CmpOp.NEQ, Bytes.zeros(4)));
         return this;
     }
@@ -448,7 +437,7 @@ public final class RuleBuilder {
             case ETHER -> {
                 if (!etherKnown) {
                     exprs.add(new Meta(Meta.Key.IIFTYPE, Registers.REG1));
-                    exprs.add(new Cmp(Registers.REG1, CmpOp.EQ, hostShort(kernel_h.ARPHRD_ETHER)));
+                    exprs.add(new Cmp(Registers.REG1, CmpOp.EQ, HostOrder.int16(NftKeywords.INTERFACE_TYPES.value("ether"))));
                     etherKnown = true;
                 }
             }
@@ -482,27 +471,11 @@ public final class RuleBuilder {
 
     private static Bytes encode(Field field, String value) {
         return switch (field) {
-            case META_NFPROTO -> Bytes.of((byte) switch (value) {
-                case "ipv4" -> kernel_h.NFPROTO_IPV4;
-                case "ipv6" -> kernel_h.NFPROTO_IPV6;
-                default -> throw new InvalidInputException("meta nfproto is ipv4 or ipv6, not '" + value + "'");
-            });
-            case CT_DIRECTION -> Bytes.of((byte) switch (value) {
-                case "original" -> kernel_h.IP_CT_DIR_ORIGINAL;
-                case "reply" -> kernel_h.IP_CT_DIR_REPLY;
-                default -> throw new InvalidInputException("ct direction is original or reply, not '" + value + "'");
-            });
-            case META_IIF, META_OIF -> hostInt((int) DataType.parseNumber(value, 1, Integer.MAX_VALUE, "interface index"));
+            case META_NFPROTO -> Bytes.of((byte) NftKeywords.NETWORK_PROTOCOLS.value(value));
+            case CT_DIRECTION -> Bytes.of((byte) NftKeywords.CT_DIRECTIONS.value(value));
+            case META_IIF, META_OIF -> HostOrder.int32((int) DataType.parseNumber(value, 1, Integer.MAX_VALUE, "interface index"));
             default -> field.type.encode(value);
         };
-    }
-
-    static Bytes hostInt(int v) {
-        return Bytes.wrap(ByteBuffer.allocate(4).order(ByteOrder.nativeOrder()).putInt(v).array());
-    }
-
-    static Bytes hostShort(int v) {
-        return Bytes.wrap(ByteBuffer.allocate(2).order(ByteOrder.nativeOrder()).putShort((short) v).array());
     }
 
     private static Bytes port(int port) {
@@ -522,52 +495,5 @@ public final class RuleBuilder {
                     + (kernel_h.NF_LOG_PREFIXLEN - 1) + " characters without double quotes");
         }
         return prefix;
-    }
-
-    static int ctStateBit(String state) {
-        return switch (state.toLowerCase(Locale.ROOT)) {
-            case "invalid" -> kernel_h.NF_CT_STATE_INVALID_BIT;
-            case "established" -> stateBit(kernel_h.IP_CT_ESTABLISHED);
-            case "related" -> stateBit(kernel_h.IP_CT_RELATED);
-            case "new" -> stateBit(kernel_h.IP_CT_NEW);
-            case "untracked" -> kernel_h.NF_CT_STATE_UNTRACKED_BIT;
-            default -> throw new InvalidInputException("unknown ct state '" + state
-                    + "' (expected invalid, established, related, new or untracked)");
-        };
-    }
-
-    /** The kernel's NF_CT_STATE_BIT(ctinfo) macro. */
-    private static int stateBit(int ctinfo) {
-        return 1 << (ctinfo % kernel_h.IP_CT_IS_REPLY + 1);
-    }
-
-    static int addressType(String type) {
-        return switch (type) {
-            case "unicast" -> kernel_h.RTN_UNICAST;
-            case "local" -> kernel_h.RTN_LOCAL;
-            case "broadcast" -> kernel_h.RTN_BROADCAST;
-            case "anycast" -> kernel_h.RTN_ANYCAST;
-            case "multicast" -> kernel_h.RTN_MULTICAST;
-            case "blackhole" -> kernel_h.RTN_BLACKHOLE;
-            case "unreachable" -> kernel_h.RTN_UNREACHABLE;
-            case "prohibit" -> kernel_h.RTN_PROHIBIT;
-            default -> throw new InvalidInputException("unknown address type '" + type + "'");
-        };
-    }
-
-    static final String[] CT_STATES = {"invalid", "established", "related", "new", "untracked"};
-    static final String[] CT_STATUSES = {"expected", "seen-reply", "assured", "confirmed", "snat", "dnat", "dying"};
-
-    static int ctStatusBit(String status) {
-        return switch (status.toLowerCase(Locale.ROOT)) {
-            case "expected" -> kernel_h.IPS_EXPECTED;
-            case "seen-reply" -> kernel_h.IPS_SEEN_REPLY;
-            case "assured" -> kernel_h.IPS_ASSURED;
-            case "confirmed" -> kernel_h.IPS_CONFIRMED;
-            case "snat" -> kernel_h.IPS_SRC_NAT;
-            case "dnat" -> kernel_h.IPS_DST_NAT;
-            case "dying" -> kernel_h.IPS_DYING;
-            default -> throw new InvalidInputException("unknown ct status '" + status + "'");
-        };
     }
 }

@@ -26,8 +26,7 @@ import dev.gatun.nft.expr.Registers;
 import dev.gatun.nft.expr.Reject;
 import dev.gatun.nft.expr.VerdictExpr;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -43,8 +42,6 @@ import java.util.TreeMap;
  * bytecode comes out the same).
  */
 final class RuleRenderer {
-
-    private static final String[] LOG_LEVELS = {"emerg", "alert", "crit", "err", "warn", "notice", "info", "debug"};
 
     /** What a register holds while the rule is read. */
     private sealed interface Value permits Load, Prefix, Masked, Data, MapResult, Raw {}
@@ -208,7 +205,8 @@ final class RuleRenderer {
         String op = c.op() == CmpOp.EQ ? " " : " " + c.op().symbol + " ";
         if (v instanceof Masked m && m.xor.isZero() && c.op() == CmpOp.NEQ && c.data().isZero() && m.of instanceof Load l
                 && (l.words.equals("ct state") || l.words.equals("ct status"))) {
-            words.add(l.words + " " + ctBits(l.words.equals("ct state"), m.mask));
+            KeywordTable bits = l.words.equals("ct state") ? NftKeywords.CT_STATES : NftKeywords.CT_STATUSES;
+            words.add(l.words + " " + bits.words(HostOrder.int32(m.mask)));
             return;
         }
         if (v instanceof Masked m && m.xor.isZero() && BitwiseText.isPrefix(m.mask) && m.of instanceof Load l
@@ -341,8 +339,8 @@ final class RuleRenderer {
         if (l.prefix() != null) {
             s.append(" prefix \"").append(l.prefix()).append('"');
         }
-        if (l.level() != null && l.level() >= 0 && l.level() < LOG_LEVELS.length) {
-            s.append(" level ").append(LOG_LEVELS[l.level()]);
+        if (l.level() != null) {
+            NftKeywords.LOG_LEVELS.word(l.level()).ifPresent(level -> s.append(" level ").append(level));
         }
         if (l.group() != null) {
             s.append(" group ").append(l.group());
@@ -366,25 +364,25 @@ final class RuleRenderer {
         if (v instanceof Load l && l.field != null) {
             Field f = l.field;
             return switch (f) {
-                case META_NFPROTO -> data.get(0) == kernel_h.NFPROTO_IPV4 ? "ipv4"
-                        : data.get(0) == kernel_h.NFPROTO_IPV6 ? "ipv6" : Integer.toString(data.get(0));
-                case CT_DIRECTION -> data.get(0) == kernel_h.IP_CT_DIR_ORIGINAL ? "original" : "reply";
-                case META_IIF, META_OIF -> Integer.toString(hostInt(data));
+                case META_NFPROTO -> NftKeywords.NETWORK_PROTOCOLS.word(data.get(0)).orElse(Integer.toString(data.get(0)));
+                // A direction is one bit: what is not original is the reply.
+                case CT_DIRECTION -> NftKeywords.CT_DIRECTIONS.word(data.get(0)).orElse("reply");
+                case META_IIF, META_OIF -> Integer.toString(HostOrder.int32(data));
                 case META_IIFNAME, META_OIFNAME -> ifname(data);
                 default -> f.type.render(data);
             };
         }
         if (v instanceof Load l && l.words.startsWith("fib daddr type")) {
-            return addressType(hostInt(data));
+            int type = HostOrder.int32(data);
+            return NftKeywords.ADDRESS_TYPES.word(type).orElse(Integer.toString(type));
         }
         if (v instanceof Load l && l.words.equals("fib daddr oif")) {
-            return Integer.toString(hostInt(data));
+            return Integer.toString(HostOrder.int32(data));
         }
         if (v instanceof Load l && l.words.equals("meta iiftype")) {
-            return ByteBuffer.wrap(data.raw()).order(ByteOrder.nativeOrder()).getShort() == kernel_h.ARPHRD_ETHER
-                    ? "ether" : Integer.toString(data.get(0));
+            return NftKeywords.INTERFACE_TYPES.word(HostOrder.int16(data)).orElse(Integer.toString(data.get(0)));
         }
-        return "0x" + new java.math.BigInteger(1, data.raw()).toString(16);
+        return "0x" + new BigInteger(1, data.raw()).toString(16);
     }
 
     private static String ifname(Bytes data) {
@@ -395,37 +393,6 @@ final class RuleRenderer {
         }
         String name = new String(raw, 0, n, StandardCharsets.UTF_8);
         return "\"" + name + (n == raw.length && raw.length < libc_h.IFNAMSIZ ? "*" : "") + "\"";
-    }
-
-    private static int hostInt(Bytes data) {
-        byte[] b = java.util.Arrays.copyOf(data.raw(), 4);
-        return ByteBuffer.wrap(b).order(ByteOrder.nativeOrder()).getInt();
-    }
-
-    private static String addressType(int rtn) {
-        return switch (rtn) {
-            case kernel_h.RTN_UNICAST -> "unicast";
-            case kernel_h.RTN_LOCAL -> "local";
-            case kernel_h.RTN_BROADCAST -> "broadcast";
-            case kernel_h.RTN_ANYCAST -> "anycast";
-            case kernel_h.RTN_MULTICAST -> "multicast";
-            case kernel_h.RTN_BLACKHOLE -> "blackhole";
-            case kernel_h.RTN_UNREACHABLE -> "unreachable";
-            case kernel_h.RTN_PROHIBIT -> "prohibit";
-            default -> Integer.toString(rtn);
-        };
-    }
-
-    private static String ctBits(boolean state, Bytes mask) {
-        int bits = hostInt(mask);
-        List<String> names = new ArrayList<>();
-        for (String s : state ? RuleBuilder.CT_STATES : RuleBuilder.CT_STATUSES) {
-            int bit = state ? RuleBuilder.ctStateBit(s) : RuleBuilder.ctStatusBit(s);
-            if ((bits & bit) != 0) {
-                names.add(s);
-            }
-        }
-        return String.join(",", names);
     }
 
     private static int prefixLength(Bytes mask) {
