@@ -18,14 +18,11 @@ import dev.gatun.nft.expr.Meta;
 import dev.gatun.nft.expr.MetaSet;
 import dev.gatun.nft.expr.Nat;
 import dev.gatun.nft.expr.NatFlag;
-import dev.gatun.nft.expr.Payload;
-import dev.gatun.nft.expr.Range;
 import dev.gatun.nft.expr.Redirect;
 import dev.gatun.nft.expr.Registers;
 import dev.gatun.nft.expr.Reject;
 import dev.gatun.nft.expr.VerdictExpr;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -48,54 +45,49 @@ public final class RuleBuilder {
     private final String table;
     private final String chain;
     private final List<Expr> exprs = new ArrayList<>();
+    private final ProtocolContext context;
+    private final MatchLowering matches;
     private String comment;
-    /** The network protocol the rule has already matched (IPV4, IPV6) or null. */
-    private Field.Dependency networkKnown;
-    /** The transport protocol number the rule has already matched, or -1. */
-    private int transportKnown = -1;
-    private boolean etherKnown;
 
     RuleBuilder(Family family, String table, String chain) {
         this.family = family;
         this.table = table;
         this.chain = chain;
-        if (family == Family.IP) {
-            networkKnown = Field.Dependency.IPV4;
-        } else if (family == Family.IP6) {
-            networkKnown = Field.Dependency.IPV6;
-        }
-        etherKnown = family == Family.BRIDGE;
+        this.context = new ProtocolContext(family, exprs);
+        this.matches = new MatchLowering(exprs, context);
     }
 
     // ------------------------------------------------------------------ matches
 
     /** {@code FIELD VALUE}: equality, a prefix ("10.0.0.0/8"), a range ("8000-8010") or an interface wildcard ("br-*"). */
     public RuleBuilder match(Field field, String value) {
-        return compare(field, CmpOp.EQ, value);
+        matches.compare(field, CmpOp.EQ, value);
+        return this;
     }
 
     /** {@code FIELD != VALUE}. */
     public RuleBuilder matchNot(Field field, String value) {
-        return compare(field, CmpOp.NEQ, value);
+        matches.compare(field, CmpOp.NEQ, value);
+        return this;
     }
 
     /** {@code FIELD . FIELD ... @set}: the fields, concatenated, are in the set. */
     public RuleBuilder inSet(String set, Field... key) {
-        loadConcatenation(key);
+        matches.loadConcatenation(key);
         exprs.add(new Lookup(Registers.REG1, NftNames.check("set", set), null, false));
         return this;
     }
 
     /** {@code FIELD . FIELD ... != @set}. */
     public RuleBuilder notInSet(String set, Field... key) {
-        loadConcatenation(key);
+        matches.loadConcatenation(key);
         exprs.add(new Lookup(Registers.REG1, NftNames.check("set", set), null, true));
         return this;
     }
 
     /** {@code FIELD . FIELD ... vmap @map}: the verdict is the map's data for the key. */
     public RuleBuilder verdictMap(String map, Field... key) {
-        loadConcatenation(key);
+        matches.loadConcatenation(key);
         exprs.add(new Lookup(Registers.REG1, NftNames.check("map", map), Registers.VERDICT, false));
         return this;
     }
@@ -210,7 +202,7 @@ public final class RuleBuilder {
         if (addressFamily != Family.IP && addressFamily != Family.IP6) {
             throw new InvalidInputException("dnat maps to ip or ip6 addresses, not " + addressFamily);
         }
-        loadConcatenation(key);
+        matches.loadConcatenation(key);
         exprs.add(new Lookup(Registers.REG1, NftNames.check("map", map), Registers.REG1, false));
         int addressWords = (addressFamily == Family.IP ? DataType.IPV4_ADDR : DataType.IPV6_ADDR).length
                 / Registers.BYTES_32;
@@ -220,7 +212,7 @@ public final class RuleBuilder {
 
     /** {@code redirect to :PORT}: needs a transport protocol match before it. */
     public RuleBuilder redirect(int port) {
-        requireTransport("redirect to a port");
+        context.requireTransport("redirect to a port");
         exprs.add(new Immediate(Registers.REG1, port(port)));
         exprs.add(new Redirect(Registers.REG1, 0, Set.of(NatFlag.PROTO_SPECIFIED)));
         return this;
@@ -238,7 +230,7 @@ public final class RuleBuilder {
 
     /** {@code reject with tcp reset}. */
     public RuleBuilder rejectWithTcpReset() {
-        if (transportKnown != libc_h.IPPROTO_TCP) {
+        if (!context.transportIs(libc_h.IPPROTO_TCP)) {
             throw new InvalidInputException("reject with tcp reset needs a tcp match before it");
         }
         exprs.add(new Reject(kernel_h.NFT_REJECT_TCP_RST, 0));
@@ -285,81 +277,7 @@ public final class RuleBuilder {
         return new Rule(family, table, chain, exprs, comment, 0);
     }
 
-    // ------------------------------------------------------------------ how nft does it
-
-    private RuleBuilder compare(Field field, CmpOp op, String value) {
-        if (value == null || value.isEmpty()) {
-            throw new InvalidInputException(field.words + ": the value to match must not be empty");
-        }
-        addDependency(field);
-        if (field.type == DataType.IFNAME && value.endsWith("*")) {
-            load(field, Registers.REG1);
-            byte[] prefix = value.substring(0, value.length() - 1).getBytes(StandardCharsets.UTF_8);
-            DataType.IFNAME.encode(value.substring(0, Math.max(1, value.length() - 1))); // validates the length
-            exprs.add(new Cmp(Registers.REG1, op, Bytes.wrap(prefix)));
-            return this;
-        }
-        int slash = value.indexOf('/');
-        if (slash > 0 && (field.type == DataType.IPV4_ADDR || field.type == DataType.IPV6_ADDR)) {
-            return comparePrefix(field, op, value.substring(0, slash), value.substring(slash + 1));
-        }
-        int dash = rangeDash(field, value);
-        if (dash > 0) {
-            Bytes from = encode(field, value.substring(0, dash));
-            Bytes to = encode(field, value.substring(dash + 1));
-            if (compareUnsigned(from, to) > 0) {
-                throw new InvalidInputException(field.words + " range " + value + " is reversed");
-            }
-            load(field, Registers.REG1);
-            if (op == CmpOp.EQ) {
-                exprs.add(new Cmp(Registers.REG1, CmpOp.GTE, from));
-                exprs.add(new Cmp(Registers.REG1, CmpOp.LTE, to));
-            } else {
-                exprs.add(new Range(Registers.REG1, CmpOp.NEQ, from, to));
-            }
-            return this;
-        }
-        Bytes data = encode(field, value);
-        load(field, Registers.REG1);
-        exprs.add(new Cmp(Registers.REG1, op, data));
-        noteContext(field, op, data);
-        return this;
-    }
-
-    private RuleBuilder comparePrefix(Field field, CmpOp op, String address, String prefixText) {
-        Bytes addr = field.type.encode(address);
-        int bits = addr.length() * 8;
-        int prefix = (int) DataType.parseNumber(prefixText, 0, bits, "prefix length");
-        byte[] mask = new byte[addr.length()];
-        for (int i = 0; i < prefix; i++) {
-            mask[i / 8] |= (byte) (0x80 >>> (i % 8));
-        }
-        byte[] network = addr.toArray();
-        for (int i = 0; i < network.length; i++) {
-            network[i] &= mask[i];
-        }
-        if (prefix == bits) {
-            load(field, Registers.REG1);
-            exprs.add(new Cmp(Registers.REG1, op, Bytes.wrap(network)));
-        } else if (prefix > 0 && prefix % 8 == 0) {
-            // nft loads only the prefix's bytes and compares those.
-            int n = prefix / 8;
-            exprs.add(new Payload(field.base, field.offset, n, Registers.REG1));
-            exprs.add(new Cmp(Registers.REG1, op, Bytes.wrap(Arrays.copyOf(network, n))));
-        } else {
-            load(field, Registers.REG1);
-            exprs.add(new Bitwise(Registers.REG1, Registers.REG1, Bytes.wrap(mask), Bytes.zeros(mask.length)));
-            exprs.add(new Cmp(Registers.REG1, op, Bytes.wrap(network)));
-        }
-        return this;
-    }
-
-    private static int rangeDash(Field field, String value) {
-        if (field.type == DataType.IPV6_ADDR || field.type == DataType.IFNAME || field.type == null) {
-            return -1;
-        }
-        return value.indexOf('-', 1);
-    }
+    // ------------------------------------------------------------------ helpers
 
     private RuleBuilder ctBits(Ct.Key key, int mask) {
         exprs.add(new Ct(key, null, Registers.REG1));
@@ -376,7 +294,7 @@ public final class RuleBuilder {
         int protoReg = 0;
         Set<NatFlag> flags = NatFlag.none();
         if (port != null) {
-            requireTransport(type.keyword + " to a port");
+            context.requireTransport(type.keyword + " to a port");
             exprs.add(new Immediate(Registers.REG2, port(port)));
             protoReg = Registers.REG2;
             flags = Set.of(NatFlag.PROTO_SPECIFIED);
@@ -385,97 +303,10 @@ public final class RuleBuilder {
         return this;
     }
 
-    private void loadConcatenation(Field... key) {
-        if (key.length == 0) {
-            throw new InvalidInputException("a lookup needs at least one field");
-        }
-        for (Field f : key) {
-            addDependency(f);
-        }
-        int words = 0;
-        for (Field f : key) {
-            load(f, Registers.after(words));
-            words += NftSet.padded(f.length()) / Registers.BYTES_32;
-        }
-    }
-
-    private void load(Field field, int dreg) {
-        if (field.isPayload()) {
-            exprs.add(new Payload(field.base, field.offset, field.length(), dreg));
-        } else if (field.meta != null) {
-            exprs.add(new Meta(field.meta, dreg));
-        } else {
-            exprs.add(new Ct(field.ct, null, dreg));
-        }
-    }
-
-    private void addDependency(Field field) {
-        switch (field.dependency) {
-            case IPV4, IPV6 -> {
-                if (networkKnown != field.dependency) {
-                    if (!family.mixesNetworkProtocols()) {
-                        throw new InvalidInputException(field.words + " cannot match in a table of family " + family);
-                    }
-                    exprs.add(new Meta(Meta.Key.NFPROTO, Registers.REG1));
-                    int proto = field.dependency == Field.Dependency.IPV4 ? kernel_h.NFPROTO_IPV4 : kernel_h.NFPROTO_IPV6;
-                    exprs.add(new Cmp(Registers.REG1, CmpOp.EQ, Bytes.of((byte) proto)));
-                    networkKnown = field.dependency;
-                }
-            }
-            case TCP, UDP, SCTP -> {
-                int proto = switch (field.dependency) {
-                    case TCP -> libc_h.IPPROTO_TCP;
-                    case UDP -> libc_h.IPPROTO_UDP;
-                    default -> libc_h.IPPROTO_SCTP;
-                };
-                if (transportKnown != proto) {
-                    exprs.add(new Meta(Meta.Key.L4PROTO, Registers.REG1));
-                    exprs.add(new Cmp(Registers.REG1, CmpOp.EQ, Bytes.of((byte) proto)));
-                    transportKnown = proto;
-                }
-            }
-            case ETHER -> {
-                if (!etherKnown) {
-                    exprs.add(new Meta(Meta.Key.IIFTYPE, Registers.REG1));
-                    exprs.add(new Cmp(Registers.REG1, CmpOp.EQ, HostOrder.int16(NftKeywords.INTERFACE_TYPES.value("ether"))));
-                    etherKnown = true;
-                }
-            }
-            case NONE -> { }
-        }
-    }
-
-    /** An explicit protocol match satisfies later dependencies, as it does for nft. */
-    private void noteContext(Field field, CmpOp op, Bytes data) {
-        if (op != CmpOp.EQ) {
-            return;
-        }
-        if (field == Field.META_L4PROTO || field == Field.IP_PROTOCOL || field == Field.IP6_NEXTHDR) {
-            transportKnown = data.get(0);
-        } else if (field == Field.META_NFPROTO) {
-            networkKnown = data.get(0) == kernel_h.NFPROTO_IPV4 ? Field.Dependency.IPV4 : Field.Dependency.IPV6;
-        }
-    }
-
     private static void requireMarkBits(int bits) {
         if (bits == 0) {
             throw new InvalidInputException("mark bits must name at least one bit, not 0x00000000");
         }
-    }
-
-    private void requireTransport(String what) {
-        if (transportKnown < 0) {
-            throw new InvalidInputException(what + " needs a transport protocol match (tcp, udp or sctp) before it");
-        }
-    }
-
-    private static Bytes encode(Field field, String value) {
-        return switch (field) {
-            case META_NFPROTO -> Bytes.of((byte) NftKeywords.NETWORK_PROTOCOLS.value(value));
-            case CT_DIRECTION -> Bytes.of((byte) NftKeywords.CT_DIRECTIONS.value(value));
-            case META_IIF, META_OIF -> HostOrder.int32((int) DataType.parseNumber(value, 1, Integer.MAX_VALUE, "interface index"));
-            default -> field.type.encode(value);
-        };
     }
 
     private static Bytes port(int port) {
@@ -483,10 +314,6 @@ public final class RuleBuilder {
             throw new InvalidInputException("port " + port + " is out of range 1-65535");
         }
         return Bytes.of((byte) (port >> 8), (byte) port);
-    }
-
-    private static int compareUnsigned(Bytes a, Bytes b) {
-        return Arrays.compareUnsigned(a.raw(), b.raw());
     }
 
     private static String checkLogPrefix(String prefix) {

@@ -2,7 +2,6 @@ package dev.gatun.nft;
 
 import dev.gatun.bindings.internal.kernel_h;
 import dev.gatun.bindings.internal.libc_h;
-import dev.gatun.netlink.MalformedReplyException;
 import dev.gatun.nft.expr.Bitwise;
 import dev.gatun.nft.expr.Cmp;
 import dev.gatun.nft.expr.CmpOp;
