@@ -38,6 +38,10 @@ import java.util.Set;
  * Rule.in(prerouting).fibDaddrTypeLocal().dnatMap(Family.IP, "ports4", Field.META_L4PROTO, Field.TH_DPORT).build()
  *   // fib daddr type local dnat ip to meta l4proto . th dport map @ports4
  * }</pre>
+ *
+ * <p>The protocol checks come from {@link ProtocolContext}, matches are lowered by
+ * {@link MatchLowering}, and words such as ct states are read from {@link NftKeywords}, the
+ * tables {@link RuleRenderer} writes them back with.
  */
 public final class RuleBuilder {
 
