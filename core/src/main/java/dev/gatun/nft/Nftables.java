@@ -108,7 +108,7 @@ public final class Nftables implements AutoCloseable {
      * dump is read again.
      */
     public List<Element> elements(NftSet set) {
-        return ElementCodec.decode(set, dumpElements(set));
+        return ElementValues.decode(set, dumpElements(set));
     }
 
     /** {@link #elements(NftSet)} as the kernel keeps them, without rendering them into words. */
@@ -180,13 +180,13 @@ public final class Nftables implements AutoCloseable {
         List<ElementCodec.Encoded> keys = new ArrayList<>(lookups.size());
         for (Lookup l : lookups) {
             sets.add(l.set());
-            keys.add(ElementCodec.encode(l.set(), List.of(l.key()), true).getFirst());
+            keys.add(ElementValues.encode(l.set(), List.of(l.key()), true).getFirst());
         }
         NftChannel.AtGeneration<List<ElementCodec.Encoded>> answers = lookUp(sets, keys, false);
         List<Optional<Element>> out = new ArrayList<>(lookups.size());
         for (int i = 0; i < lookups.size(); i++) {
             NftSet set = sets.get(i);
-            out.add(answers.found().get(i).flatMap(e -> ElementCodec.decode(set, e).stream().findFirst()));
+            out.add(answers.found().get(i).flatMap(e -> ElementValues.decode(set, e).stream().findFirst()));
         }
         return out;
     }
@@ -207,7 +207,7 @@ public final class Nftables implements AutoCloseable {
         List<ElementCodec.Encoded> keys = new ArrayList<>(lookups.size());
         for (StoredLookup l : lookups) {
             sets.add(l.set());
-            keys.add(ElementCodec.storedKey(l.set(), l.key()));
+            keys.add(ElementValues.storedKey(l.set(), l.key()));
         }
         NftChannel.AtGeneration<List<ElementCodec.Encoded>> answers = lookUp(sets, keys, true);
         List<Optional<StoredElement>> out = new ArrayList<>(lookups.size());

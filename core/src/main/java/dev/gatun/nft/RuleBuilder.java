@@ -17,20 +17,16 @@ import dev.gatun.nft.expr.Masquerade;
 import dev.gatun.nft.expr.Meta;
 import dev.gatun.nft.expr.MetaSet;
 import dev.gatun.nft.expr.Nat;
-import dev.gatun.nft.expr.Payload;
-import dev.gatun.nft.expr.Range;
+import dev.gatun.nft.expr.NatFlag;
 import dev.gatun.nft.expr.Redirect;
 import dev.gatun.nft.expr.Registers;
 import dev.gatun.nft.expr.Reject;
 import dev.gatun.nft.expr.VerdictExpr;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
+import java.util.Set;
 
 /**
  * Writes a rule the way it reads in nft, producing the expressions nft produces for the same
@@ -42,6 +38,10 @@ import java.util.Locale;
  * Rule.in(prerouting).fibDaddrTypeLocal().dnatMap(Family.IP, "ports4", Field.META_L4PROTO, Field.TH_DPORT).build()
  *   // fib daddr type local dnat ip to meta l4proto . th dport map @ports4
  * }</pre>
+ *
+ * <p>The protocol checks come from {@link ProtocolContext}, matches are lowered by
+ * {@link MatchLowering}, and words such as ct states are read from {@link NftKeywords}, the
+ * tables {@link RuleRenderer} writes them back with.
  */
 public final class RuleBuilder {
 
@@ -49,82 +49,69 @@ public final class RuleBuilder {
     private final String table;
     private final String chain;
     private final List<Expr> exprs = new ArrayList<>();
+    private final ProtocolContext context;
+    private final MatchLowering matches;
     private String comment;
-    /** The network protocol the rule has already matched (IPV4, IPV6) or null. */
-    private Field.Dependency networkKnown;
-    /** The transport protocol number the rule has already matched, or -1. */
-    private int transportKnown = -1;
-    private boolean etherKnown;
 
     RuleBuilder(Family family, String table, String chain) {
         this.family = family;
         this.table = table;
         this.chain = chain;
-        if (family == Family.IP) {
-            networkKnown = Field.Dependency.IPV4;
-        } else if (family == Family.IP6) {
-            networkKnown = Field.Dependency.IPV6;
-        }
-        etherKnown = family == Family.BRIDGE;
+        this.context = new ProtocolContext(family, exprs);
+        this.matches = new MatchLowering(exprs, context);
     }
 
     // ------------------------------------------------------------------ matches
 
     /** {@code FIELD VALUE}: equality, a prefix ("10.0.0.0/8"), a range ("8000-8010") or an interface wildcard ("br-*"). */
     public RuleBuilder match(Field field, String value) {
-        return compare(field, CmpOp.EQ, value);
+        matches.compare(field, CmpOp.EQ, value);
+        return this;
     }
 
     /** {@code FIELD != VALUE}. */
     public RuleBuilder matchNot(Field field, String value) {
-        return compare(field, CmpOp.NEQ, value);
+        matches.compare(field, CmpOp.NEQ, value);
+        return this;
     }
 
     /** {@code FIELD . FIELD ... @set}: the fields, concatenated, are in the set. */
     public RuleBuilder inSet(String set, Field... key) {
-        loadConcatenation(key);
+        matches.loadConcatenation(key);
         exprs.add(new Lookup(Registers.REG1, NftNames.check("set", set), null, false));
         return this;
     }
 
     /** {@code FIELD . FIELD ... != @set}. */
     public RuleBuilder notInSet(String set, Field... key) {
-        loadConcatenation(key);
+        matches.loadConcatenation(key);
         exprs.add(new Lookup(Registers.REG1, NftNames.check("set", set), null, true));
         return this;
     }
 
     /** {@code FIELD . FIELD ... vmap @map}: the verdict is the map's data for the key. */
     public RuleBuilder verdictMap(String map, Field... key) {
-        loadConcatenation(key);
+        matches.loadConcatenation(key);
         exprs.add(new Lookup(Registers.REG1, NftNames.check("map", map), Registers.VERDICT, false));
         return this;
     }
 
     /** {@code ct state established,related}. */
     public RuleBuilder ctState(String... states) {
-        int mask = 0;
-        for (String s : states) {
-            mask |= ctStateBit(s);
-        }
-        return ctBits(Ct.Key.STATE, mask);
+        return ctBits(Ct.Key.STATE, NftKeywords.CT_STATES.bits(states));
     }
 
     /** {@code ct status dnat}. */
     public RuleBuilder ctStatus(String... statuses) {
-        int mask = 0;
-        for (String s : statuses) {
-            mask |= ctStatusBit(s);
-        }
-        return ctBits(Ct.Key.STATUS, mask);
+        return ctBits(Ct.Key.STATUS, NftKeywords.CT_STATUSES.bits(statuses));
     }
 
     /** {@code meta mark & BITS == BITS}: all of these mark bits are set, as {@link #setMarkBits} leaves them. */
     public RuleBuilder matchMarkBits(int bits) {
         requireMarkBits(bits);
         exprs.add(new Meta(Meta.Key.MARK, Registers.REG1));
-        exprs.add(new Bitwise(Registers.REG1, Registers.REG1, hostInt(bits), Bytes.zeros(4), true));
-        exprs.add(new Cmp(Registers.REG1, CmpOp.EQ, hostInt(bits)));
+        exprs.add(new Bitwise(Registers.REG1, Registers.REG1, HostOrder.int32(bits), Bytes.zeros(4), true));
+        exprs.add(new Cmp(Registers.REG1, CmpOp.EQ, HostOrder.int32(bits)));
         return this;
     }
 
@@ -139,14 +126,14 @@ public final class RuleBuilder {
             throw new InvalidInputException("fib daddr type compares with == or !=, not " + op.symbol);
         }
         exprs.add(new Fib(kernel_h.NFTA_FIB_F_DADDR, kernel_h.NFT_FIB_RESULT_ADDRTYPE, Registers.REG1));
-        exprs.add(new Cmp(Registers.REG1, op, hostInt(addressType(type))));
+        exprs.add(new Cmp(Registers.REG1, op, HostOrder.int32(NftKeywords.ADDRESS_TYPES.value(type))));
         return this;
     }
 
     /** {@code fib daddr oif INDEX}: the route to the destination leaves through interface INDEX. */
     public RuleBuilder fibDaddrOif(int interfaceIndex) {
         exprs.add(new Fib(kernel_h.NFTA_FIB_F_DADDR, kernel_h.NFT_FIB_RESULT_OIF, Registers.REG1));
-        exprs.add(new Cmp(Registers.REG1, CmpOp.EQ, hostInt(interfaceIndex)));
+        exprs.add(new Cmp(Registers.REG1, CmpOp.EQ, HostOrder.int32(interfaceIndex)));
         return this;
     }
 
@@ -161,7 +148,7 @@ public final class RuleBuilder {
     public RuleBuilder setMarkBits(int bits) {
         requireMarkBits(bits);
         exprs.add(new Meta(Meta.Key.MARK, Registers.REG1));
-        exprs.add(new Bitwise(Registers.REG1, Registers.REG1, hostInt(~bits), hostInt(bits), true));
+        exprs.add(new Bitwise(Registers.REG1, Registers.REG1, HostOrder.int32(~bits), HostOrder.int32(bits), true));
         exprs.add(new MetaSet(Meta.Key.MARK, Registers.REG1));
         return this;
     }
@@ -192,7 +179,7 @@ public final class RuleBuilder {
 
     /** {@code masquerade}, with {@code fully-random} when asked. */
     public RuleBuilder masquerade(boolean fullyRandom) {
-        exprs.add(new Masquerade(fullyRandom ? kernel_h.NF_NAT_RANGE_PROTO_RANDOM_FULLY : 0, 0, 0));
+        exprs.add(new Masquerade(fullyRandom ? Set.of(NatFlag.PROTO_RANDOM_FULLY) : NatFlag.none(), 0, 0));
         return this;
     }
 
@@ -219,19 +206,19 @@ public final class RuleBuilder {
         if (addressFamily != Family.IP && addressFamily != Family.IP6) {
             throw new InvalidInputException("dnat maps to ip or ip6 addresses, not " + addressFamily);
         }
-        loadConcatenation(key);
+        matches.loadConcatenation(key);
         exprs.add(new Lookup(Registers.REG1, NftNames.check("map", map), Registers.REG1, false));
         int addressWords = (addressFamily == Family.IP ? DataType.IPV4_ADDR : DataType.IPV6_ADDR).length
                 / Registers.BYTES_32;
-        exprs.add(new Nat(Nat.Type.DNAT, addressFamily, Registers.REG1, 0, Registers.after(addressWords), 0, 0));
+        exprs.add(new Nat(Nat.Type.DNAT, addressFamily, Registers.REG1, 0, Registers.after(addressWords), 0, NatFlag.none()));
         return this;
     }
 
     /** {@code redirect to :PORT}: needs a transport protocol match before it. */
     public RuleBuilder redirect(int port) {
-        requireTransport("redirect to a port");
+        context.requireTransport("redirect to a port");
         exprs.add(new Immediate(Registers.REG1, port(port)));
-        exprs.add(new Redirect(Registers.REG1, 0, kernel_h.NF_NAT_RANGE_PROTO_SPECIFIED));
+        exprs.add(new Redirect(Registers.REG1, 0, Set.of(NatFlag.PROTO_SPECIFIED)));
         return this;
     }
 
@@ -247,7 +234,7 @@ public final class RuleBuilder {
 
     /** {@code reject with tcp reset}. */
     public RuleBuilder rejectWithTcpReset() {
-        if (transportKnown != libc_h.IPPROTO_TCP) {
+        if (!context.transportIs(libc_h.IPPROTO_TCP)) {
             throw new InvalidInputException("reject with tcp reset needs a tcp match before it");
         }
         exprs.add(new Reject(kernel_h.NFT_REJECT_TCP_RST, 0));
@@ -294,85 +281,11 @@ public final class RuleBuilder {
         return new Rule(family, table, chain, exprs, comment, 0);
     }
 
-    // ------------------------------------------------------------------ how nft does it
-
-    private RuleBuilder compare(Field field, CmpOp op, String value) {
-        if (value == null || value.isEmpty()) {
-            throw new InvalidInputException(field.words + ": the value to match must not be empty");
-        }
-        addDependency(field);
-        if (field.type == DataType.IFNAME && value.endsWith("*")) {
-            load(field, Registers.REG1);
-            byte[] prefix = value.substring(0, value.length() - 1).getBytes(StandardCharsets.UTF_8);
-            DataType.IFNAME.encode(value.substring(0, Math.max(1, value.length() - 1))); // validates the length
-            exprs.add(new Cmp(Registers.REG1, op, Bytes.wrap(prefix)));
-            return this;
-        }
-        int slash = value.indexOf('/');
-        if (slash > 0 && (field.type == DataType.IPV4_ADDR || field.type == DataType.IPV6_ADDR)) {
-            return comparePrefix(field, op, value.substring(0, slash), value.substring(slash + 1));
-        }
-        int dash = rangeDash(field, value);
-        if (dash > 0) {
-            Bytes from = encode(field, value.substring(0, dash));
-            Bytes to = encode(field, value.substring(dash + 1));
-            if (compareUnsigned(from, to) > 0) {
-                throw new InvalidInputException(field.words + " range " + value + " is reversed");
-            }
-            load(field, Registers.REG1);
-            if (op == CmpOp.EQ) {
-                exprs.add(new Cmp(Registers.REG1, CmpOp.GTE, from));
-                exprs.add(new Cmp(Registers.REG1, CmpOp.LTE, to));
-            } else {
-                exprs.add(new Range(Registers.REG1, CmpOp.NEQ, from, to));
-            }
-            return this;
-        }
-        Bytes data = encode(field, value);
-        load(field, Registers.REG1);
-        exprs.add(new Cmp(Registers.REG1, op, data));
-        noteContext(field, op, data);
-        return this;
-    }
-
-    private RuleBuilder comparePrefix(Field field, CmpOp op, String address, String prefixText) {
-        Bytes addr = field.type.encode(address);
-        int bits = addr.length() * 8;
-        int prefix = (int) DataType.parseNumber(prefixText, 0, bits, "prefix length");
-        byte[] mask = new byte[addr.length()];
-        for (int i = 0; i < prefix; i++) {
-            mask[i / 8] |= (byte) (0x80 >>> (i % 8));
-        }
-        byte[] network = addr.toArray();
-        for (int i = 0; i < network.length; i++) {
-            network[i] &= mask[i];
-        }
-        if (prefix == bits) {
-            load(field, Registers.REG1);
-            exprs.add(new Cmp(Registers.REG1, op, Bytes.wrap(network)));
-        } else if (prefix > 0 && prefix % 8 == 0) {
-            // nft loads only the prefix's bytes and compares those.
-            int n = prefix / 8;
-            exprs.add(new Payload(field.base, field.offset, n, Registers.REG1));
-            exprs.add(new Cmp(Registers.REG1, op, Bytes.wrap(Arrays.copyOf(network, n))));
-        } else {
-            load(field, Registers.REG1);
-            exprs.add(new Bitwise(Registers.REG1, Registers.REG1, Bytes.wrap(mask), Bytes.zeros(mask.length)));
-            exprs.add(new Cmp(Registers.REG1, op, Bytes.wrap(network)));
-        }
-        return this;
-    }
-
-    private static int rangeDash(Field field, String value) {
-        if (field.type == DataType.IPV6_ADDR || field.type == DataType.IFNAME || field.type == null) {
-            return -1;
-        }
-        return value.indexOf('-', 1);
-    }
+    // ------------------------------------------------------------------ helpers
 
     private RuleBuilder ctBits(Ct.Key key, int mask) {
         exprs.add(new Ct(key, null, Registers.REG1));
-        exprs.add(new Bitwise(Registers.REG1, Registers.REG1, hostInt(mask), Bytes.zeros(4)));
+        exprs.add(new Bitwise(Registers.REG1, Registers.REG1, HostOrder.int32(mask), Bytes.zeros(4)));
         exprs.add(new Cmp(Registers.REG1, CmpOp.NEQ, Bytes.zeros(4)));
         return this;
     }
@@ -383,124 +296,21 @@ public final class RuleBuilder {
         Bytes addr = (v6 ? DataType.IPV6_ADDR : DataType.IPV4_ADDR).encode(address);
         exprs.add(new Immediate(Registers.REG1, addr));
         int protoReg = 0;
-        int flags = 0;
+        Set<NatFlag> flags = NatFlag.none();
         if (port != null) {
-            requireTransport(type.keyword + " to a port");
+            context.requireTransport(type.keyword + " to a port");
             exprs.add(new Immediate(Registers.REG2, port(port)));
             protoReg = Registers.REG2;
-            flags = kernel_h.NF_NAT_RANGE_PROTO_SPECIFIED;
+            flags = Set.of(NatFlag.PROTO_SPECIFIED);
         }
         exprs.add(new Nat(type, addressFamily, Registers.REG1, 0, protoReg, 0, flags));
         return this;
-    }
-
-    private void loadConcatenation(Field... key) {
-        if (key.length == 0) {
-            throw new InvalidInputException("a lookup needs at least one field");
-        }
-        for (Field f : key) {
-            addDependency(f);
-        }
-        int words = 0;
-        for (Field f : key) {
-            load(f, Registers.after(words));
-            words += NftSet.padded(f.length()) / Registers.BYTES_32;
-        }
-    }
-
-    private void load(Field field, int dreg) {
-        if (field.isPayload()) {
-            exprs.add(new Payload(field.base, field.offset, field.length(), dreg));
-        } else if (field.meta != null) {
-            exprs.add(new Meta(field.meta, dreg));
-        } else {
-            exprs.add(new Ct(field.ct, null, dreg));
-        }
-    }
-
-    private void addDependency(Field field) {
-        switch (field.dependency) {
-            case IPV4, IPV6 -> {
-                if (networkKnown != field.dependency) {
-                    if (!family.mixesNetworkProtocols()) {
-                        throw new InvalidInputException(field.words + " cannot match in a table of family " + family);
-                    }
-                    exprs.add(new Meta(Meta.Key.NFPROTO, Registers.REG1));
-                    int proto = field.dependency == Field.Dependency.IPV4 ? kernel_h.NFPROTO_IPV4 : kernel_h.NFPROTO_IPV6;
-                    exprs.add(new Cmp(Registers.REG1, CmpOp.EQ, Bytes.of((byte) proto)));
-                    networkKnown = field.dependency;
-                }
-            }
-            case TCP, UDP, SCTP -> {
-                int proto = switch (field.dependency) {
-                    case TCP -> libc_h.IPPROTO_TCP;
-                    case UDP -> libc_h.IPPROTO_UDP;
-                    default -> libc_h.IPPROTO_SCTP;
-                };
-                if (transportKnown != proto) {
-                    exprs.add(new Meta(Meta.Key.L4PROTO, Registers.REG1));
-                    exprs.add(new Cmp(Registers.REG1, CmpOp.EQ, Bytes.of((byte) proto)));
-                    transportKnown = proto;
-                }
-            }
-            case ETHER -> {
-                if (!etherKnown) {
-                    exprs.add(new Meta(Meta.Key.IIFTYPE, Registers.REG1));
-                    exprs.add(new Cmp(Registers.REG1, CmpOp.EQ, hostShort(kernel_h.ARPHRD_ETHER)));
-                    etherKnown = true;
-                }
-            }
-            case NONE -> { }
-        }
-    }
-
-    /** An explicit protocol match satisfies later dependencies, as it does for nft. */
-    private void noteContext(Field field, CmpOp op, Bytes data) {
-        if (op != CmpOp.EQ) {
-            return;
-        }
-        if (field == Field.META_L4PROTO || field == Field.IP_PROTOCOL || field == Field.IP6_NEXTHDR) {
-            transportKnown = data.get(0);
-        } else if (field == Field.META_NFPROTO) {
-            networkKnown = data.get(0) == kernel_h.NFPROTO_IPV4 ? Field.Dependency.IPV4 : Field.Dependency.IPV6;
-        }
     }
 
     private static void requireMarkBits(int bits) {
         if (bits == 0) {
             throw new InvalidInputException("mark bits must name at least one bit, not 0x00000000");
         }
-    }
-
-    private void requireTransport(String what) {
-        if (transportKnown < 0) {
-            throw new InvalidInputException(what + " needs a transport protocol match (tcp, udp or sctp) before it");
-        }
-    }
-
-    private static Bytes encode(Field field, String value) {
-        return switch (field) {
-            case META_NFPROTO -> Bytes.of((byte) switch (value) {
-                case "ipv4" -> kernel_h.NFPROTO_IPV4;
-                case "ipv6" -> kernel_h.NFPROTO_IPV6;
-                default -> throw new InvalidInputException("meta nfproto is ipv4 or ipv6, not '" + value + "'");
-            });
-            case CT_DIRECTION -> Bytes.of((byte) switch (value) {
-                case "original" -> kernel_h.IP_CT_DIR_ORIGINAL;
-                case "reply" -> kernel_h.IP_CT_DIR_REPLY;
-                default -> throw new InvalidInputException("ct direction is original or reply, not '" + value + "'");
-            });
-            case META_IIF, META_OIF -> hostInt((int) DataType.parseNumber(value, 1, Integer.MAX_VALUE, "interface index"));
-            default -> field.type.encode(value);
-        };
-    }
-
-    static Bytes hostInt(int v) {
-        return Bytes.wrap(ByteBuffer.allocate(4).order(ByteOrder.nativeOrder()).putInt(v).array());
-    }
-
-    static Bytes hostShort(int v) {
-        return Bytes.wrap(ByteBuffer.allocate(2).order(ByteOrder.nativeOrder()).putShort((short) v).array());
     }
 
     private static Bytes port(int port) {
@@ -510,62 +320,11 @@ public final class RuleBuilder {
         return Bytes.of((byte) (port >> 8), (byte) port);
     }
 
-    private static int compareUnsigned(Bytes a, Bytes b) {
-        return Arrays.compareUnsigned(a.raw(), b.raw());
-    }
-
     private static String checkLogPrefix(String prefix) {
         if (prefix.length() > kernel_h.NF_LOG_PREFIXLEN - 1 || prefix.contains("\"")) {
             throw new InvalidInputException("log prefix '" + prefix + "' must be at most "
                     + (kernel_h.NF_LOG_PREFIXLEN - 1) + " characters without double quotes");
         }
         return prefix;
-    }
-
-    static int ctStateBit(String state) {
-        return switch (state.toLowerCase(Locale.ROOT)) {
-            case "invalid" -> kernel_h.NF_CT_STATE_INVALID_BIT;
-            case "established" -> stateBit(kernel_h.IP_CT_ESTABLISHED);
-            case "related" -> stateBit(kernel_h.IP_CT_RELATED);
-            case "new" -> stateBit(kernel_h.IP_CT_NEW);
-            case "untracked" -> kernel_h.NF_CT_STATE_UNTRACKED_BIT;
-            default -> throw new InvalidInputException("unknown ct state '" + state
-                    + "' (expected invalid, established, related, new or untracked)");
-        };
-    }
-
-    /** The kernel's NF_CT_STATE_BIT(ctinfo) macro. */
-    private static int stateBit(int ctinfo) {
-        return 1 << (ctinfo % kernel_h.IP_CT_IS_REPLY + 1);
-    }
-
-    static int addressType(String type) {
-        return switch (type) {
-            case "unicast" -> kernel_h.RTN_UNICAST;
-            case "local" -> kernel_h.RTN_LOCAL;
-            case "broadcast" -> kernel_h.RTN_BROADCAST;
-            case "anycast" -> kernel_h.RTN_ANYCAST;
-            case "multicast" -> kernel_h.RTN_MULTICAST;
-            case "blackhole" -> kernel_h.RTN_BLACKHOLE;
-            case "unreachable" -> kernel_h.RTN_UNREACHABLE;
-            case "prohibit" -> kernel_h.RTN_PROHIBIT;
-            default -> throw new InvalidInputException("unknown address type '" + type + "'");
-        };
-    }
-
-    static final String[] CT_STATES = {"invalid", "established", "related", "new", "untracked"};
-    static final String[] CT_STATUSES = {"expected", "seen-reply", "assured", "confirmed", "snat", "dnat", "dying"};
-
-    static int ctStatusBit(String status) {
-        return switch (status.toLowerCase(Locale.ROOT)) {
-            case "expected" -> kernel_h.IPS_EXPECTED;
-            case "seen-reply" -> kernel_h.IPS_SEEN_REPLY;
-            case "assured" -> kernel_h.IPS_ASSURED;
-            case "confirmed" -> kernel_h.IPS_CONFIRMED;
-            case "snat" -> kernel_h.IPS_SRC_NAT;
-            case "dnat" -> kernel_h.IPS_DST_NAT;
-            case "dying" -> kernel_h.IPS_DYING;
-            default -> throw new InvalidInputException("unknown ct status '" + status + "'");
-        };
     }
 }

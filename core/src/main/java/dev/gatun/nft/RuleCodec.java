@@ -15,7 +15,7 @@ import dev.gatun.bindings.internal.kernel_h;
 import static dev.gatun.bindings.internal.libmnl_h.*;
 import static dev.gatun.bindings.internal.libnftnl_h.*;
 
-/** Rule messages through libnftnl; the expressions go through {@link ExprCodec}. */
+/** Rule messages through libnftnl; the expressions go through {@link ExprEncoder} and {@link ExprDecoder}. */
 final class RuleCodec {
 
     private RuleCodec() {}
@@ -65,7 +65,7 @@ final class RuleCodec {
         MemorySegment list = mnl_attr_nest_start(nlh, (short) kernel_h.NFTA_RULE_EXPRESSIONS);
         for (Expr e : exprs) {
             MemorySegment element = mnl_attr_nest_start(nlh, (short) kernel_h.NFTA_LIST_ELEM);
-            ExprCodec.write(nlh, arena, e, newSetIds);
+            ExprEncoder.write(nlh, arena, e, newSetIds);
             mnl_attr_nest_end(nlh, element);
         }
         mnl_attr_nest_end(nlh, list);
@@ -99,7 +99,7 @@ final class RuleCodec {
             MemorySegment it = nftnl_expr_iter_create(r);
             try {
                 for (MemorySegment x = nftnl_expr_iter_next(it); !x.equals(MemorySegment.NULL); x = nftnl_expr_iter_next(it)) {
-                    exprs.add(ExprCodec.fromNative(arena, x));
+                    exprs.add(ExprDecoder.fromNative(arena, x));
                 }
             } finally {
                 nftnl_expr_iter_destroy(it);

@@ -2,7 +2,12 @@ package dev.gatun.nft;
 
 import dev.gatun.bindings.internal.kernel_h;
 import dev.gatun.bindings.internal.libc_h;
-import dev.gatun.netlink.MalformedReplyException;
+import dev.gatun.nft.RegisterValue.Data;
+import dev.gatun.nft.RegisterValue.Load;
+import dev.gatun.nft.RegisterValue.MapResult;
+import dev.gatun.nft.RegisterValue.Masked;
+import dev.gatun.nft.RegisterValue.Prefix;
+import dev.gatun.nft.RegisterValue.Raw;
 import dev.gatun.nft.expr.Bitwise;
 import dev.gatun.nft.expr.Cmp;
 import dev.gatun.nft.expr.CmpOp;
@@ -25,14 +30,15 @@ import dev.gatun.nft.expr.Registers;
 import dev.gatun.nft.expr.Reject;
 import dev.gatun.nft.expr.VerdictExpr;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+
+import static dev.gatun.nft.RegisterValue.name;
+import static dev.gatun.nft.RegisterValue.setValue;
+import static dev.gatun.nft.RegisterValue.text;
 
 /**
  * Turns a rule's expressions back into an nft line. It follows the registers the way the
@@ -42,28 +48,11 @@ import java.util.TreeMap;
  */
 final class RuleRenderer {
 
-    private static final String[] LOG_LEVELS = {"emerg", "alert", "crit", "err", "warn", "notice", "info", "debug"};
-
-    /** What a register holds while the rule is read. */
-    private sealed interface Value permits Load, Prefix, Masked, Data, MapResult, Raw {}
-
-    private record Load(Field field, String words) implements Value {}
-
-    private record Prefix(Field field, String words, int bytes) implements Value {}
-
-    private record Masked(Value of, Bytes mask, Bytes xor) implements Value {}
-
-    private record Data(Bytes bytes) implements Value {}
-
-    private record MapResult(String key, String map) implements Value {}
-
-    private record Raw(String words, int length) implements Value {}
-
     private final Family family;
     private final List<Expr> exprs;
-    private final Map<Integer, Value> registers = new HashMap<>();
+    private final Map<Integer, RegisterValue> registers = new HashMap<>();
     /** Loads not yet consumed, by register: a lookup takes them all as one concatenated key. */
-    private final TreeMap<Integer, Value> pending = new TreeMap<>();
+    private final TreeMap<Integer, RegisterValue> pending = new TreeMap<>();
     private final List<String> words = new ArrayList<>();
     private int transport = -1;
 
@@ -94,7 +83,7 @@ final class RuleRenderer {
                 case Cmp c -> {
                     if (i + 1 < exprs.size() && c.op() == CmpOp.GTE && next instanceof Cmp upper
                             && upper.op() == CmpOp.LTE && upper.sreg() == c.sreg()) {
-                        Value v = take(c.sreg());
+                        RegisterValue v = take(c.sreg());
                         words.add(name(v) + " " + text(v, c.data()) + "-" + text(v, upper.data()));
                         i++;
                     } else {
@@ -102,7 +91,7 @@ final class RuleRenderer {
                     }
                 }
                 case Range r -> {
-                    Value v = take(r.sreg());
+                    RegisterValue v = take(r.sreg());
                     words.add(name(v) + (r.op() == CmpOp.NEQ ? " != " : " ") + text(v, r.from()) + "-" + text(v, r.to()));
                 }
                 case Lookup l -> lookup(l);
@@ -111,12 +100,11 @@ final class RuleRenderer {
                 case VerdictExpr v -> words.add(v.verdict().render());
                 case Counter c -> words.add(c.packets() == 0 && c.bytes() == 0 ? "counter"
                         : "counter packets " + c.packets() + " bytes " + c.bytes());
-                case Log l -> words.add(log(l));
+                case Log l -> words.add(StatementText.log(l));
                 case Nat n -> words.add(nat(n));
-                case Masquerade m -> words.add("masquerade" + to(m.protoMin()) + natFlags(m.flags()));
-                case Redirect r -> words.add("redirect" + to(r.protoMin())
-                        + natFlags(r.flags() & ~kernel_h.NF_NAT_RANGE_PROTO_SPECIFIED));
-                case Reject r -> words.add(reject(r));
+                case Masquerade m -> words.add("masquerade" + to(m.protoMin()) + StatementText.natFlags(m.flags()));
+                case Redirect r -> words.add("redirect" + to(r.protoMin()) + StatementText.natFlags(r.flags()));
+                case Reject r -> words.add(StatementText.reject(r, family));
                 case MetaSet m -> words.add("meta " + m.key().keyword + " set " + setValue(m.key(), take(m.sreg())));
                 case Opaque o -> {
                     words.add(OpaqueRenderer.render(o));
@@ -128,18 +116,18 @@ final class RuleRenderer {
         }
     }
 
-    private void set(int reg, Value v) {
+    private void set(int reg, RegisterValue v) {
         registers.put(reg, v);
         pending.put(reg, v);
     }
 
-    private Value take(int reg) {
+    private RegisterValue take(int reg) {
         pending.clear();
-        Value v = registers.get(reg);
+        RegisterValue v = registers.get(reg);
         return v == null ? new Raw("reg " + reg, 4) : v;
     }
 
-    private Value payload(Payload p) {
+    private RegisterValue payload(Payload p) {
         for (Field f : Field.values()) {
             boolean protocolSpecific = f.dependency == Field.Dependency.TCP || f.dependency == Field.Dependency.UDP
                     || f.dependency == Field.Dependency.SCTP;
@@ -174,7 +162,7 @@ final class RuleRenderer {
         return f.words;
     }
 
-    private static Value ct(Ct c) {
+    private static RegisterValue ct(Ct c) {
         String words = "ct " + (c.direction() == null ? "" : c.direction() == 0 ? "original " : "reply ") + c.key().keyword;
         for (Field f : Field.values()) {
             if (f.ct == c.key() && c.direction() == null) {
@@ -184,7 +172,7 @@ final class RuleRenderer {
         return new Load(null, words);
     }
 
-    private Value meta(Meta m) {
+    private RegisterValue meta(Meta m) {
         for (Field f : Field.values()) {
             if (f.meta == m.key()) {
                 return new Load(f, f.words);
@@ -194,37 +182,38 @@ final class RuleRenderer {
     }
 
     private void compare(Cmp c, Expr next) {
-        Value v = take(c.sreg());
+        RegisterValue v = take(c.sreg());
         if (c.op() == CmpOp.EQ && v instanceof Load l && isDependency(l, c.data(), next)) {
-            if (l.field == Field.META_L4PROTO) {
+            if (l.field() == Field.META_L4PROTO) {
                 transport = c.data().get(0);
             }
             return;
         }
-        if (v instanceof Load l && l.field == Field.META_L4PROTO && c.op() == CmpOp.EQ) {
+        if (v instanceof Load l && l.field() == Field.META_L4PROTO && c.op() == CmpOp.EQ) {
             transport = c.data().get(0);
         }
         String op = c.op() == CmpOp.EQ ? " " : " " + c.op().symbol + " ";
-        if (v instanceof Masked m && m.xor.isZero() && c.op() == CmpOp.NEQ && c.data().isZero() && m.of instanceof Load l
-                && (l.words.equals("ct state") || l.words.equals("ct status"))) {
-            words.add(l.words + " " + ctBits(l.words.equals("ct state"), m.mask));
+        if (v instanceof Masked m && m.xor().isZero() && c.op() == CmpOp.NEQ && c.data().isZero() && m.of() instanceof Load l
+                && (l.words().equals("ct state") || l.words().equals("ct status"))) {
+            KeywordTable bits = l.words().equals("ct state") ? NftKeywords.CT_STATES : NftKeywords.CT_STATUSES;
+            words.add(l.words() + " " + bits.words(HostOrder.int32(m.mask())));
             return;
         }
-        if (v instanceof Masked m && m.xor.isZero() && BitwiseText.isPrefix(m.mask) && m.of instanceof Load l
-                && l.field != null && (l.field.type == DataType.IPV4_ADDR || l.field.type == DataType.IPV6_ADDR)) {
-            words.add(l.words + op + l.field.type.render(c.data()) + "/" + prefixLength(m.mask));
+        if (v instanceof Masked m && m.xor().isZero() && BitwiseText.isPrefix(m.mask()) && m.of() instanceof Load l
+                && l.field() != null && (l.field().type == DataType.IPV4_ADDR || l.field().type == DataType.IPV6_ADDR)) {
+            words.add(l.words() + op + l.field().type.render(c.data()) + "/" + prefixLength(m.mask()));
             return;
         }
         if (v instanceof Masked m) {
             // nft writes the operator out after a bitwise value: meta mark & 0x00002000 == 0x00002000.
-            words.add(name(m.of) + BitwiseText.of(m.mask, m.xor, b -> text(m.of, b)) + " " + c.op().symbol + " "
-                    + text(m.of, c.data()));
+            words.add(name(m.of()) + BitwiseText.of(m.mask(), m.xor(), b -> text(m.of(), b)) + " " + c.op().symbol + " "
+                    + text(m.of(), c.data()));
             return;
         }
-        if (v instanceof Prefix p && p.bytes >= 0 && p.bytes <= Math.min(c.data().length(), p.field.type.length)) {
-            byte[] full = new byte[p.field.type.length];
-            System.arraycopy(c.data().raw(), 0, full, 0, p.bytes);
-            words.add(p.words + op + p.field.type.render(Bytes.wrap(full)) + "/" + p.bytes * 8);
+        if (v instanceof Prefix p && p.bytes() >= 0 && p.bytes() <= Math.min(c.data().length(), p.field().type.length)) {
+            byte[] full = new byte[p.field().type.length];
+            System.arraycopy(c.data().raw(), 0, full, 0, p.bytes());
+            words.add(p.words() + op + p.field().type.render(Bytes.wrap(full)) + "/" + p.bytes() * 8);
             return;
         }
         words.add(name(v) + op + text(v, c.data()));
@@ -235,31 +224,22 @@ final class RuleRenderer {
         if (!(next instanceof Payload p)) {
             return false;
         }
-        if (l.field == Field.META_NFPROTO) {
+        if (l.field() == Field.META_NFPROTO) {
             return p.base() == Payload.Base.NETWORK && family.mixesNetworkProtocols();
         }
-        if (l.field == Field.META_L4PROTO) {
+        if (l.field() == Field.META_L4PROTO) {
             int proto = data.get(0);
             return p.base() == Payload.Base.TRANSPORT
                     && (proto == libc_h.IPPROTO_TCP || proto == libc_h.IPPROTO_UDP || proto == libc_h.IPPROTO_SCTP);
         }
-        return l.words.equals("meta iiftype") && p.base() == Payload.Base.LINK;
-    }
-
-    /** What a statement sets: meta mark set meta mark | 0x00002000, meta mark set 0x00000005, meta mark set ct mark. */
-    private static String setValue(Meta.Key key, Value v) {
-        return switch (v) {
-            case Masked m -> name(m.of) + BitwiseText.of(m.mask, m.xor, b -> text(m.of, b));
-            case Data d -> key == Meta.Key.MARK ? DataType.MARK.render(d.bytes) : name(d);
-            default -> name(v);
-        };
+        return l.words().equals("meta iiftype") && p.base() == Payload.Base.LINK;
     }
 
     private void lookup(Lookup l) {
         String key;
         if (!pending.isEmpty() && pending.firstKey() == l.sreg()) {
             List<String> parts = new ArrayList<>();
-            for (Value v : pending.values()) {
+            for (RegisterValue v : pending.values()) {
                 parts.add(name(v));
             }
             key = String.join(" . ", parts);
@@ -278,17 +258,17 @@ final class RuleRenderer {
 
     private String nat(Nat n) {
         String out = n.type().keyword + (family == Family.INET ? " " + n.family().keyword() : "");
-        Value addr = n.addrMin() == 0 ? null : registers.get(n.addrMin());
+        RegisterValue addr = n.addrMin() == 0 ? null : registers.get(n.addrMin());
         if (addr instanceof MapResult m) {
-            out += " to " + m.key + " map @" + m.map;
+            out += " to " + m.key() + " map @" + m.map();
         } else if (addr instanceof Data d) {
-            DataType t = d.bytes.length() == 16 ? DataType.IPV6_ADDR : DataType.IPV4_ADDR;
-            String a = t.render(d.bytes);
+            DataType t = d.bytes().length() == 16 ? DataType.IPV6_ADDR : DataType.IPV4_ADDR;
+            String a = t.render(d.bytes());
             out += " to " + (t == DataType.IPV6_ADDR && n.protoMin() != 0 ? "[" + a + "]" : a) + port(n.protoMin());
         } else if (n.protoMin() != 0) {
             out += " to" + port(n.protoMin());
         }
-        return out + natFlags(n.flags() & ~kernel_h.NF_NAT_RANGE_PROTO_SPECIFIED);
+        return out + StatementText.natFlags(n.flags());
     }
 
     private String to(int portRegister) {
@@ -300,134 +280,11 @@ final class RuleRenderer {
         if (reg == 0) {
             return "";
         }
-        Value v = registers.get(reg);
+        RegisterValue v = registers.get(reg);
         if (v instanceof Data d) {
-            return ":" + DataType.INET_SERVICE.render(d.bytes);
+            return ":" + DataType.INET_SERVICE.render(d.bytes());
         }
         return "";
-    }
-
-    private static String natFlags(int flags) {
-        List<String> out = new ArrayList<>();
-        if ((flags & kernel_h.NF_NAT_RANGE_PROTO_RANDOM) != 0) {
-            out.add("random");
-        }
-        if ((flags & kernel_h.NF_NAT_RANGE_PROTO_RANDOM_FULLY) != 0) {
-            out.add("fully-random");
-        }
-        if ((flags & kernel_h.NF_NAT_RANGE_PERSISTENT) != 0) {
-            out.add("persistent");
-        }
-        return out.isEmpty() ? "" : " " + String.join(",", out);
-    }
-
-    private String reject(Reject r) {
-        if (r.type() == kernel_h.NFT_REJECT_TCP_RST) {
-            return "reject with tcp reset";
-        }
-        if (r.type() == kernel_h.NFT_REJECT_ICMPX_UNREACH && r.code() == kernel_h.NFT_REJECT_ICMPX_PORT_UNREACH) {
-            return "reject";
-        }
-        if (r.type() == kernel_h.NFT_REJECT_ICMP_UNREACH
-                && r.code() == (family == Family.IP6 ? kernel_h.ICMPV6_PORT_UNREACH : kernel_h.ICMP_PORT_UNREACH)) {
-            return "reject";
-        }
-        if (r.type() == kernel_h.NFT_REJECT_ICMPX_UNREACH) {
-            return "reject with icmpx " + r.code();
-        }
-        return "reject with " + (family == Family.IP6 ? "icmpv6 " : "icmp ") + r.code();
-    }
-
-    private static String log(Log l) {
-        StringBuilder s = new StringBuilder("log");
-        if (l.prefix() != null) {
-            s.append(" prefix \"").append(l.prefix()).append('"');
-        }
-        if (l.level() != null && l.level() >= 0 && l.level() < LOG_LEVELS.length) {
-            s.append(" level ").append(LOG_LEVELS[l.level()]);
-        }
-        if (l.group() != null) {
-            s.append(" group ").append(l.group());
-        }
-        return s.toString();
-    }
-
-    private static String name(Value v) {
-        return switch (v) {
-            case Load l -> l.words;
-            case Prefix p -> p.words;
-            case Masked m -> name(m.of);
-            case Raw r -> r.words;
-            case Data d -> d.bytes.toString();
-            case MapResult m -> m.key + " map @" + m.map;
-        };
-    }
-
-    /** A compared value in nft's words, by what was loaded. */
-    private static String text(Value v, Bytes data) {
-        if (v instanceof Load l && l.field != null) {
-            Field f = l.field;
-            return switch (f) {
-                case META_NFPROTO -> data.get(0) == kernel_h.NFPROTO_IPV4 ? "ipv4"
-                        : data.get(0) == kernel_h.NFPROTO_IPV6 ? "ipv6" : Integer.toString(data.get(0));
-                case CT_DIRECTION -> data.get(0) == kernel_h.IP_CT_DIR_ORIGINAL ? "original" : "reply";
-                case META_IIF, META_OIF -> Integer.toString(hostInt(data));
-                case META_IIFNAME, META_OIFNAME -> ifname(data);
-                default -> f.type.render(data);
-            };
-        }
-        if (v instanceof Load l && l.words.startsWith("fib daddr type")) {
-            return addressType(hostInt(data));
-        }
-        if (v instanceof Load l && l.words.equals("fib daddr oif")) {
-            return Integer.toString(hostInt(data));
-        }
-        if (v instanceof Load l && l.words.equals("meta iiftype")) {
-            return ByteBuffer.wrap(data.raw()).order(ByteOrder.nativeOrder()).getShort() == kernel_h.ARPHRD_ETHER
-                    ? "ether" : Integer.toString(data.get(0));
-        }
-        return "0x" + new java.math.BigInteger(1, data.raw()).toString(16);
-    }
-
-    private static String ifname(Bytes data) {
-        byte[] raw = data.raw();
-        int n = 0;
-        while (n < raw.length && raw[n] != 0) {
-            n++;
-        }
-        String name = new String(raw, 0, n, StandardCharsets.UTF_8);
-        return "\"" + name + (n == raw.length && raw.length < libc_h.IFNAMSIZ ? "*" : "") + "\"";
-    }
-
-    private static int hostInt(Bytes data) {
-        byte[] b = java.util.Arrays.copyOf(data.raw(), 4);
-        return ByteBuffer.wrap(b).order(ByteOrder.nativeOrder()).getInt();
-    }
-
-    private static String addressType(int rtn) {
-        return switch (rtn) {
-            case kernel_h.RTN_UNICAST -> "unicast";
-            case kernel_h.RTN_LOCAL -> "local";
-            case kernel_h.RTN_BROADCAST -> "broadcast";
-            case kernel_h.RTN_ANYCAST -> "anycast";
-            case kernel_h.RTN_MULTICAST -> "multicast";
-            case kernel_h.RTN_BLACKHOLE -> "blackhole";
-            case kernel_h.RTN_UNREACHABLE -> "unreachable";
-            case kernel_h.RTN_PROHIBIT -> "prohibit";
-            default -> Integer.toString(rtn);
-        };
-    }
-
-    private static String ctBits(boolean state, Bytes mask) {
-        int bits = hostInt(mask);
-        List<String> names = new ArrayList<>();
-        for (String s : state ? RuleBuilder.CT_STATES : RuleBuilder.CT_STATUSES) {
-            int bit = state ? RuleBuilder.ctStateBit(s) : RuleBuilder.ctStatusBit(s);
-            if ((bits & bit) != 0) {
-                names.add(s);
-            }
-        }
-        return String.join(",", names);
     }
 
     private static int prefixLength(Bytes mask) {

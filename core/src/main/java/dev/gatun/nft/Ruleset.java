@@ -25,7 +25,7 @@ public record Ruleset(List<Table> tables, List<Chain> chains, List<NftSet> sets,
 
     /** {@link #elementsOf} as the kernel keeps them (for sets that are not interval sets). */
     public List<StoredElement> storedElementsOf(NftSet set) {
-        return ElementCodec.encode(set, elementsOf(set), false).stream().map(ElementCodec.Encoded::stored).toList();
+        return ElementValues.encode(set, elementsOf(set), false).stream().map(ElementCodec.Encoded::stored).toList();
     }
 
     static String key(NftSet set) {

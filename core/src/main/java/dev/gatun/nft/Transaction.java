@@ -3,10 +3,8 @@ package dev.gatun.nft;
 import dev.gatun.InvalidInputException;
 import dev.gatun.bindings.internal.kernel_h;
 import dev.gatun.netlink.NftBatch;
-import dev.gatun.netlink.NetlinkMessages;
 import dev.gatun.netlink.NftChannel;
 
-import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -219,17 +217,17 @@ public final class Transaction {
 
     /** Adds elements given as the kernel keeps them; ones that exist already are left as they are. */
     public Transaction addStored(NftSet s, List<StoredElement> elements) {
-        return encoded("add", s, ElementCodec.stored(s, elements, false), kernel_h.NFT_MSG_NEWSETELEM,
+        return encoded("add", s, ElementValues.stored(s, elements, false), kernel_h.NFT_MSG_NEWSETELEM,
                 kernel_h.NLM_F_CREATE);
     }
 
     /** Deletes the elements with these keys (given as the kernel keeps them), failing with ENOENT if one is missing. */
     public Transaction deleteStored(NftSet s, List<StoredElement> elements) {
-        return encoded("delete", s, ElementCodec.stored(s, elements, true), kernel_h.NFT_MSG_DELSETELEM, 0);
+        return encoded("delete", s, ElementValues.stored(s, elements, true), kernel_h.NFT_MSG_DELSETELEM, 0);
     }
 
     private Transaction elements(String verb, NftSet s, List<Element> elements, int type, int flags) {
-        return encoded(verb, s, ElementCodec.encode(s, elements, type == kernel_h.NFT_MSG_DELSETELEM), type, flags);
+        return encoded(verb, s, ElementValues.encode(s, elements, type == kernel_h.NFT_MSG_DELSETELEM), type, flags);
     }
 
     private Transaction encoded(String verb, NftSet s, List<ElementCodec.Encoded> encoded, int type, int flags) {
@@ -239,23 +237,12 @@ public final class Transaction {
         // Most transactions make no set: no key string to build for them.
         Integer id = newSetIds.isEmpty() ? null : newSetIds.get(key(s));
         for (List<ElementCodec.Encoded> chunk : ElementCodec.chunks(encoded)) {
-            Supplier<String> op = () -> verb + " " + describeElements(s, chunk)
+            Supplier<String> op = () -> verb + " " + ElementCodec.describe(s, chunk)
                     + (type == kernel_h.NFT_MSG_DELSETELEM ? " from " : " in ") + s.describe();
             add(new Pending(op, type, s.family().nfproto(), flags,
                     nlh -> ElementCodec.write(nlh, s, id == null ? 0 : id, chunk), false));
         }
         return this;
-    }
-
-    private static String describeElements(NftSet s, List<ElementCodec.Encoded> chunk) {
-        String first = chunk.getFirst().label(s);
-        if (chunk.size() == 1) {
-            return "element " + first;
-        }
-        // An interval's start and end share a name: they count as one element.
-        long distinct = chunk.stream().map(e -> e.keyText() != null ? e.keyText() : java.util.HexFormat.of().formatHex(e.key()))
-                .distinct().count();
-        return distinct == 1 ? "element " + first : distinct + " elements (" + first + ", ...)";
     }
 
     // ------------------------------------------------------------------ rules
@@ -302,7 +289,7 @@ public final class Transaction {
         NftBatch batch = fill(channel.batch(), pending);
         channel.commit(batch, echo ? (index, message) -> {
             if (index >= 0 && index < handles.length && handles[index] == 0) {
-                handles[index] = handleOf(pending.get(index).type, message);
+                handles[index] = EchoedHandles.handle(pending.get(index).type, message);
             }
         } : null);
         List<OperationResult> results = new ArrayList<>();
@@ -316,7 +303,7 @@ public final class Transaction {
 
     private NftBatch fill(NftBatch batch, List<Pending> operations) {
         for (Pending p : operations) {
-            int flags = p.flags | (echo && !p.part() && isNew(p.type) ? kernel_h.NLM_F_ECHO : 0);
+            int flags = p.flags | (echo && !p.part() && EchoedHandles.isEchoed(p.type) ? kernel_h.NLM_F_ECHO : 0);
             batch.add(p.operation, p.type, p.family, flags, p.payload);
         }
         if (guard != null) {
@@ -330,32 +317,6 @@ public final class Transaction {
         try (NftBatch batch = new NftBatch()) {
             return fill(batch, pending).messageBytes();
         }
-    }
-
-    private static boolean isNew(int type) {
-        return type == kernel_h.NFT_MSG_NEWTABLE || type == kernel_h.NFT_MSG_NEWCHAIN
-                || type == kernel_h.NFT_MSG_NEWSET || type == kernel_h.NFT_MSG_NEWRULE;
-    }
-
-    private static long handleOf(int type, MemorySegment message) {
-        // Other notifications (such as NEWGEN) share sequence numbers; libnftnl exits the
-        // process on a message of the wrong kind, so only the echo of the request is parsed.
-        if ((NetlinkMessages.type(message) & 0xff) != type) {
-            return 0;
-        }
-        if (type == kernel_h.NFT_MSG_NEWTABLE) {
-            return TableCodec.read(message).handle();
-        }
-        if (type == kernel_h.NFT_MSG_NEWCHAIN) {
-            return ChainCodec.read(message).handle();
-        }
-        if (type == kernel_h.NFT_MSG_NEWSET) {
-            return SetCodec.read(message).handle();
-        }
-        if (type == kernel_h.NFT_MSG_NEWRULE) {
-            return RuleCodec.read(message).handle();
-        }
-        return 0;
     }
 
     private static String key(NftSet s) {

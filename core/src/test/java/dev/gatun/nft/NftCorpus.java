@@ -306,21 +306,21 @@ final class NftCorpus {
                 .add(Rule.in(fwd).raw(markSet(0xffff0000, 0)).build())
                 .add(Rule.in(fwd).raw(markSet(0xffffffff, 0x10)).build())
                 .add(Rule.in(fwd).raw(markSet(0xffff0000, 0x3)).build())
-                .add(Rule.in(fwd).raw(new Immediate(Registers.REG1, RuleBuilder.hostInt(5)),
+                .add(Rule.in(fwd).raw(new Immediate(Registers.REG1, HostOrder.int32(5)),
                         new MetaSet(Meta.Key.MARK, Registers.REG1)).build())
                 .add(Rule.in(fwd).raw(new Ct(Ct.Key.MARK, null, Registers.REG1),
                         new MetaSet(Meta.Key.MARK, Registers.REG1)).build())
                 .add(filter).add(other)
                 .add(Rule.in(other).matchMarkBits(0x00002000).accept().build())
                 .add(Rule.in(other).raw(new Meta(Meta.Key.MARK, Registers.REG1),
-                        new Bitwise(Registers.REG1, Registers.REG1, RuleBuilder.hostInt(0xff00), Bytes.zeros(4), true),
-                        new Cmp(Registers.REG1, CmpOp.NEQ, RuleBuilder.hostInt(0x100))).drop().build());
+                        new Bitwise(Registers.REG1, Registers.REG1, HostOrder.int32(0xff00), Bytes.zeros(4), true),
+                        new Cmp(Registers.REG1, CmpOp.NEQ, HostOrder.int32(0x100))).drop().build());
     }
 
     /** meta mark set (meta mark & mask) ^ xor, as nft writes it. */
     private static Expr[] markSet(int mask, int xor) {
         return new Expr[] {new Meta(Meta.Key.MARK, Registers.REG1),
-                new Bitwise(Registers.REG1, Registers.REG1, RuleBuilder.hostInt(mask), RuleBuilder.hostInt(xor), true),
+                new Bitwise(Registers.REG1, Registers.REG1, HostOrder.int32(mask), HostOrder.int32(xor), true),
                 new MetaSet(Meta.Key.MARK, Registers.REG1)};
     }
 }

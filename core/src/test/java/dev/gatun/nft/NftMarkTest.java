@@ -21,7 +21,7 @@ class NftMarkTest {
         Rule rule = Rule.in(FORWARD).setMarkBits(0x00002000).build();
 
         assertThat(rule.expressions()).containsExactly(new Meta(Meta.Key.MARK, Registers.REG1),
-                new Bitwise(Registers.REG1, Registers.REG1, RuleBuilder.hostInt(0xffffdfff), RuleBuilder.hostInt(0x2000), true),
+                new Bitwise(Registers.REG1, Registers.REG1, HostOrder.int32(0xffffdfff), HostOrder.int32(0x2000), true),
                 new MetaSet(Meta.Key.MARK, Registers.REG1));
     }
 

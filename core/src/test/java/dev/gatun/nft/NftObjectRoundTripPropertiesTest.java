@@ -119,7 +119,7 @@ class NftObjectRoundTripPropertiesTest {
                 read.addAll(ElementCodec.read(arena.allocateFrom(JAVA_BYTE, asDumped(m))));
             }
         }
-        assertThat(ElementCodec.decode(map, read)).containsExactlyInAnyOrderElementsOf(elements);
+        assertThat(ElementValues.decode(map, read)).containsExactlyInAnyOrderElementsOf(elements);
     }
 
     /**

@@ -4,6 +4,7 @@ import dev.gatun.InvalidInputException;
 import dev.gatun.bindings.internal.kernel_h;
 import dev.gatun.netlink.NetlinkMessages;
 import dev.gatun.nft.expr.Expr;
+import dev.gatun.nft.expr.Masquerade;
 import dev.gatun.nft.expr.Opaque;
 import dev.gatun.nft.expr.Payload;
 import org.junit.jupiter.api.Test;
@@ -68,6 +69,17 @@ class NftOpaqueTest {
         List<Expr> read = RuleMessages.readBack(rule).expressions();
 
         assertThat(read).hasSize(1).first().isNotInstanceOf(Payload.class).isEqualTo(PAYLOAD_WRITE);
+    }
+
+    @Test
+    void aNatFlagWithoutANameKeepsTheExpressionOpaque() {
+        // Bit 0x80 is above every NF_NAT_RANGE_* flag the kernel has now: read as a Masquerade, it would be lost.
+        Opaque masquerade = new Opaque("masq", attributes(attribute(kernel_h.NFTA_MASQ_FLAGS, bigEndian(0x80))));
+        Rule rule = Rule.in(INPUT).raw(masquerade).build();
+
+        List<Expr> read = RuleMessages.readBack(rule).expressions();
+
+        assertThat(read).hasSize(1).first().isNotInstanceOf(Masquerade.class).isEqualTo(masquerade);
     }
 
     @Test

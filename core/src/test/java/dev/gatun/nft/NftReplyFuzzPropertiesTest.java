@@ -169,7 +169,7 @@ class NftReplyFuzzPropertiesTest {
 
     private static List<Element> decodeOrNull(NftSet set, List<ElementCodec.Encoded> read) {
         try {
-            return ElementCodec.decode(set, read);
+            return ElementValues.decode(set, read);
         } catch (GatunException e) {
             return null;
         }

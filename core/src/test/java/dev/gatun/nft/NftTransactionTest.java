@@ -236,12 +236,12 @@ class NftTransactionTest {
                 .hasMessageContaining("table name").hasMessageContaining("256 bytes").hasMessageContaining("255");
         assertThatThrownBy(() -> Family.parse("ipx")).isInstanceOf(InvalidInputException.class)
                 .hasMessageContaining("'ipx'");
-        assertThatThrownBy(() -> ElementCodec.encode(PORTS, List.of(Element.of("tcp").to("10.0.0.1", "80")), false))
+        assertThatThrownBy(() -> ElementValues.encode(PORTS, List.of(Element.of("tcp").to("10.0.0.1", "80")), false))
                 .isInstanceOf(InvalidInputException.class).hasMessageContaining("element tcp")
                 .hasMessageContaining("1 key components").hasMessageContaining("has 2");
-        assertThatThrownBy(() -> ElementCodec.encode(PORTS, List.of(Element.of("tcp", "70000").to("10.0.0.1", "80")), false))
+        assertThatThrownBy(() -> ElementValues.encode(PORTS, List.of(Element.of("tcp", "70000").to("10.0.0.1", "80")), false))
                 .isInstanceOf(InvalidInputException.class).hasMessageContaining("70000");
-        assertThatThrownBy(() -> ElementCodec.encode(PORTS, List.of(Element.of("tcp", "80").to("10.0.0.300", "80")), false))
+        assertThatThrownBy(() -> ElementValues.encode(PORTS, List.of(Element.of("tcp", "80").to("10.0.0.300", "80")), false))
                 .isInstanceOf(InvalidInputException.class).hasMessageContaining("10.0.0.300");
         assertThatThrownBy(() -> Rule.in(GATUN, "c").match(Field.IP_SADDR, "fd00::1"))
                 .isInstanceOf(InvalidInputException.class).hasMessageContaining("fd00::1");

@@ -1,7 +1,14 @@
 package dev.gatun.nft.expr;
 
-/** Source NAT to the outgoing interface's address; {@code flags} are NF_NAT_RANGE_* bits. */
-public record Masquerade(int flags, int protoMin, int protoMax) implements Expr {
+import java.util.Set;
+
+/** Source NAT to the outgoing interface's address, to ports from register {@code protoMin} (0: unchanged). */
+public record Masquerade(Set<NatFlag> flags, int protoMin, int protoMax) implements Expr {
+
+    public Masquerade {
+        flags = NatFlag.copyOf(flags);
+    }
+
     @Override
     public String kind() {
         return "masq";

@@ -1,17 +1,24 @@
 package dev.gatun.nft.expr;
 
+import dev.gatun.bindings.internal.kernel_h;
 import dev.gatun.nft.Family;
+
+import java.util.Set;
 
 /**
  * Source or destination NAT to the address in register {@code addrMin} (0: none) and the port in
- * {@code protoMin} (0: none); {@code flags} are NF_NAT_RANGE_* bits.
+ * {@code protoMin} (0: none).
  */
-public record Nat(Type type, Family family, int addrMin, int addrMax, int protoMin, int protoMax, int flags)
+public record Nat(Type type, Family family, int addrMin, int addrMax, int protoMin, int protoMax, Set<NatFlag> flags)
         implements Expr {
 
+    public Nat {
+        flags = NatFlag.copyOf(flags);
+    }
+
     public enum Type {
-        SNAT(dev.gatun.bindings.internal.kernel_h.NFT_NAT_SNAT, "snat"),
-        DNAT(dev.gatun.bindings.internal.kernel_h.NFT_NAT_DNAT, "dnat");
+        SNAT(kernel_h.NFT_NAT_SNAT, "snat"),
+        DNAT(kernel_h.NFT_NAT_DNAT, "dnat");
 
         public final int value;
         public final String keyword;
