@@ -1,5 +1,6 @@
 package dev.gatun.nft;
 
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -38,7 +39,7 @@ public final class Concatenation {
         int at = 0;
         for (int i = 0; i < out.length; i++) {
             DataType t = types.get(i);
-            out[i] = java.util.Arrays.copyOfRange(bytes, at, at + t.length);
+            out[i] = Arrays.copyOfRange(bytes, at, at + t.length);
             at += types.size() == 1 ? t.length : NftSet.padded(t.length);
         }
         return out;

@@ -4,11 +4,13 @@ import dev.gatun.InvalidInputException;
 import dev.gatun.bindings.internal.libc_h;
 import dev.gatun.bindings.internal.nft_userspace_h;
 import dev.gatun.internal.Constants;
+import dev.gatun.internal.InetText;
 import dev.gatun.netlink.MalformedReplyException;
 
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -117,8 +119,8 @@ public enum DataType {
         return switch (this) {
             case IPV4_ADDR, IPV6_ADDR -> {
                 try {
-                    yield dev.gatun.internal.InetText.of(InetAddress.getByAddress(b.raw()));
-                } catch (java.net.UnknownHostException e) {
+                    yield InetText.of(InetAddress.getByAddress(b.raw()));
+                } catch (UnknownHostException e) {
                     throw new IllegalArgumentException(e);
                 }
             }

@@ -2,6 +2,7 @@ package dev.gatun.nft;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteOrder;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -17,7 +18,7 @@ final class Native {
 
     /** The int whose bytes in memory are {@code value} in network (big-endian) order, for mnl_attr_put_u32. */
     static int bigEndian(int value) {
-        return java.nio.ByteOrder.nativeOrder() == java.nio.ByteOrder.BIG_ENDIAN ? value : Integer.reverseBytes(value);
+        return ByteOrder.nativeOrder() == ByteOrder.BIG_ENDIAN ? value : Integer.reverseBytes(value);
     }
 
     static MemorySegment bytes(Arena arena, byte[] data) {

@@ -5,6 +5,7 @@ import dev.gatun.bindings.internal.kernel_h;
 import dev.gatun.bindings.internal.libnftnl_h;
 
 import java.nio.charset.StandardCharsets;
+import java.util.function.Supplier;
 
 /** Checks names and comments against the kernel's limits before anything is sent. */
 public final class NftNames {
@@ -40,7 +41,7 @@ public final class NftNames {
     }
 
     /** {@link #checkComment(String, String)}, naming the owner only when the comment is refused. */
-    public static String checkComment(java.util.function.Supplier<String> ownerName, String comment) {
+    public static String checkComment(Supplier<String> ownerName, String comment) {
         if (comment == null) {
             return null;
         }

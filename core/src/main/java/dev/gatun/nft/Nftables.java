@@ -1,5 +1,6 @@
 package dev.gatun.nft;
 
+import dev.gatun.GatunException;
 import dev.gatun.InvalidInputException;
 import dev.gatun.bindings.internal.kernel_h;
 import dev.gatun.netlink.DumpInterruptedException;
@@ -164,7 +165,7 @@ public final class Nftables implements AutoCloseable {
                 Thread.sleep(10L * attempt);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new dev.gatun.GatunException("interrupted while listing " + set.describe(), e);
+                throw new GatunException("interrupted while listing " + set.describe(), e);
             }
         }
     }

@@ -2,6 +2,7 @@ package dev.gatun.nft;
 
 import dev.gatun.bindings.internal.kernel_h;
 import dev.gatun.bindings.internal.nfgenmsg;
+import dev.gatun.internal.NativeLibraries;
 import dev.gatun.netlink.NetlinkMessages;
 import dev.gatun.netlink.NetlinkProtocol;
 import dev.gatun.netlink.NetlinkSocket;
@@ -49,7 +50,7 @@ public final class RulesetMonitor implements AutoCloseable {
      * overruns sooner: tests use it to prove that an overrun leads to a full re-read.
      */
     public static RulesetMonitor start(NetworkNamespace namespace, Consumer<RulesetEvent> listener, int queueBytes) {
-        dev.gatun.internal.NativeLibraries.requireNftables();
+        NativeLibraries.requireNftables();
         NetlinkSocket socket = NetlinkSocket.subscribe(NetlinkProtocol.NETFILTER, namespace, kernel_h.NFNLGRP_NFTABLES);
         try {
             if (queueBytes > 0) {
