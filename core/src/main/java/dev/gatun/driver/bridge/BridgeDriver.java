@@ -31,10 +31,8 @@ import dev.gatun.rtnl.Prefix;
 import dev.gatun.rtnl.Rtnetlink;
 import dev.gatun.rtnl.Sysctls;
 
-import java.math.BigInteger;
 import java.net.Inet4Address;
 import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -119,8 +117,8 @@ public final class BridgeDriver implements NetworkDriver {
         }
         Prefix subnet4 = spec.subnet4().network();
         Prefix subnet6 = spec.subnet6() == null ? null : spec.subnet6().network();
-        InetAddress gw4 = gateway(subnet4, spec.gateway4(), spec.name());
-        InetAddress gw6 = subnet6 == null ? null : gateway(subnet6, spec.gateway6(), spec.name());
+        InetAddress gw4 = SubnetAllocator.gateway(spec.name(), subnet4, spec.gateway4());
+        InetAddress gw6 = subnet6 == null ? null : SubnetAllocator.gateway(spec.name(), subnet6, spec.gateway6());
         String bridge = spec.bridge() != null ? InterfaceNames.check(spec.bridge()) : defaultBridgeName(spec.name());
         synchronized (topology) {
             forgetNetworks();
@@ -130,7 +128,7 @@ public final class BridgeDriver implements NetworkDriver {
                     throw new ConflictException("network " + spec.name() + " already exists (bridge " + n.bridge() + ")");
                 }
                 for (Prefix p : n.subnets()) {
-                    if (overlaps(p, subnet4) || (subnet6 != null && overlaps(p, subnet6))) {
+                    if (SubnetAllocator.overlaps(p, subnet4) || (subnet6 != null && SubnetAllocator.overlaps(p, subnet6))) {
                         throw new ConflictException("subnet " + (p.isIpv6() ? subnet6 : subnet4)
                                 + " overlaps subnet " + p + " of network " + n.name());
                     }
@@ -273,13 +271,15 @@ public final class BridgeDriver implements NetworkDriver {
                     used.add(e.ip6());
                 }
             }
-            InetAddress ip = spec.ip() != null ? checkAddress(spec.ip(), v4, used, n.name()) : lowestFree(v4, used, n.name());
+            SubnetAllocator addresses4 = new SubnetAllocator(n.name(), v4, used);
+            InetAddress ip = spec.ip() != null ? addresses4.claim(spec.ip()) : addresses4.next();
             InetAddress ip6 = null;
             if (spec.ip6() != null && v6 == null) {
                 throw new InvalidInputException("network " + n.name() + " has no IPv6 subnet for " + InetText.of(spec.ip6()));
             }
             if (v6 != null) {
-                ip6 = spec.ip6() != null ? checkAddress(spec.ip6(), v6, used, n.name()) : lowestFree(v6, used, n.name());
+                SubnetAllocator addresses6 = new SubnetAllocator(n.name(), v6, used);
+                ip6 = spec.ip6() != null ? addresses6.claim(spec.ip6()) : addresses6.next();
             }
             String owner = checkOwner(spec.owner() == null ? InetText.of(ip) : spec.owner());
             // Derived from the address, not random: the next container given a released address
@@ -686,71 +686,6 @@ public final class BridgeDriver implements NetworkDriver {
             return candidate;
         }
         return "gatun-" + Integer.toHexString(network.hashCode() & 0x7fffffff);
-    }
-
-    private static InetAddress gateway(Prefix subnet, InetAddress given, String network) {
-        if (given == null) {
-            return offset(subnet, BigInteger.ONE);
-        }
-        if (!subnet.contains(given) || given.equals(subnet.network().address())) {
-            throw new InvalidInputException("gateway " + InetText.of(given) + " of network " + network
-                    + " is not a host address of subnet " + subnet);
-        }
-        return given;
-    }
-
-    private static InetAddress checkAddress(InetAddress ip, Prefix subnet, Set<InetAddress> used, String network) {
-        if (!subnet.contains(ip) || ip.equals(subnet.network().address()) || isBroadcast(ip, subnet)) {
-            throw new InvalidInputException("address " + InetText.of(ip) + " is not a host address of subnet "
-                    + subnet + " of network " + network);
-        }
-        if (used.contains(ip)) {
-            throw new ConflictException("address " + InetText.of(ip) + " is already in use on network " + network);
-        }
-        return ip;
-    }
-
-    private static InetAddress lowestFree(Prefix subnet, Set<InetAddress> used, String network) {
-        int bits = subnet.address().getAddress().length * 8;
-        BigInteger size = BigInteger.ONE.shiftLeft(bits - subnet.length());
-        BigInteger limit = size.min(BigInteger.valueOf(1 << 20));
-        for (BigInteger i = BigInteger.ONE; i.compareTo(limit.subtract(BigInteger.ONE)) < 0; i = i.add(BigInteger.ONE)) {
-            InetAddress a = offset(subnet, i);
-            if (!used.contains(a)) {
-                return a;
-            }
-        }
-        throw new ConflictException("network " + network + " has no free address left in " + subnet);
-    }
-
-    private static boolean isBroadcast(InetAddress ip, Prefix subnet) {
-        if (subnet.isIpv6()) {
-            return false;
-        }
-        int bits = 32 - subnet.length();
-        return bits > 1 && offset(subnet, BigInteger.ONE.shiftLeft(bits).subtract(BigInteger.ONE)).equals(ip);
-    }
-
-    private static InetAddress offset(Prefix subnet, BigInteger n) {
-        byte[] base = subnet.network().address().getAddress();
-        BigInteger v = new BigInteger(1, base).add(n);
-        byte[] raw = v.toByteArray();
-        byte[] out = new byte[base.length];
-        int copy = Math.min(raw.length, out.length);
-        System.arraycopy(raw, raw.length - copy, out, out.length - copy, copy);
-        try {
-            return InetAddress.getByAddress(out);
-        } catch (UnknownHostException e) {
-            throw new GatunException("address arithmetic failed", e);
-        }
-    }
-
-    private static boolean overlaps(Prefix a, Prefix b) {
-        if (a.isIpv6() != b.isIpv6()) {
-            return false;
-        }
-        int shorter = Math.min(a.length(), b.length());
-        return new Prefix(a.address(), shorter).network().equals(new Prefix(b.address(), shorter).network());
     }
 
     private static String freeHostName(Rtnetlink rt, String prefix) {
