@@ -39,8 +39,10 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
 
 /**
  * The driver contract on Linux bridges: rtnetlink for the topology, a {@link Firewall} (nftables
@@ -134,16 +136,8 @@ public final class BridgeDriver implements NetworkDriver {
                     }
                 }
             }
-            Map<String, String> meta = new LinkedHashMap<>();
-            meta.put("name", spec.name());
-            meta.put("v4", subnet4.toString());
-            meta.put("gw4", InetText.of(gw4));
-            meta.put("v6", subnet6 == null ? null : subnet6.toString());
-            meta.put("gw6", gw6 == null ? null : InetText.of(gw6));
-            meta.put("icc", spec.icc() ? "1" : "0");
-            meta.put("internal", spec.internal() ? "1" : "0");
-            meta.put("masq", spec.masquerade() ? "1" : "0");
-            String alias = Metadata.encode(Metadata.NETWORK, meta);
+            String alias = new NetworkAlias(spec.name(), subnet4, gw4, subnet6, gw6, spec.icc(), spec.internal(),
+                    spec.masquerade()).encode();
             try (Rtnetlink rt = Rtnetlink.open(host)) {
                 if (rt.find(bridge).isPresent()) {
                     throw new ConflictException("a link named " + bridge + " already exists; choose another bridge name");
@@ -229,27 +223,11 @@ public final class BridgeDriver implements NetworkDriver {
             List<Network> out = new ArrayList<>();
             // Networks are bridges: asking for bridges only keeps the dump short while other links churn.
             for (Link l : rt.links("bridge")) {
-                Map<String, String> m = Metadata.decode(Metadata.NETWORK, l.alias());
-                if (m != null) {
-                    out.add(toNetwork(l, m));
-                }
+                readable(l, NetworkAlias::decode).ifPresent(a -> out.add(a.network(l)));
             }
             out.sort(java.util.Comparator.comparing(Network::name));
             return out;
         }
-    }
-
-    private static Network toNetwork(Link l, Map<String, String> m) {
-        List<Prefix> subnets = new ArrayList<>();
-        List<InetAddress> gateways = new ArrayList<>();
-        subnets.add(Prefix.parse(m.get("v4")));
-        gateways.add(InetAddress.ofLiteral(m.get("gw4")));
-        if (m.get("v6") != null) {
-            subnets.add(Prefix.parse(m.get("v6")));
-            gateways.add(InetAddress.ofLiteral(m.get("gw6")));
-        }
-        return new Network(m.get("name"), l.name(), l.mac(), subnets, gateways, "1".equals(m.get("icc")),
-                "1".equals(m.get("internal")), "1".equals(m.get("masq")), l.mtu());
     }
 
     // ------------------------------------------------------------------ endpoints
@@ -295,25 +273,10 @@ public final class BridgeDriver implements NetworkDriver {
                                 + " already exists in the host namespace");
                     }
                 }
-                Map<String, String> meta = new LinkedHashMap<>();
-                meta.put("network", n.name());
-                meta.put("nsino", handOver ? null : Long.toString(inode));
-                meta.put("ifname", ifname);
-                meta.put("ip", InetText.of(ip));
-                meta.put("ip6", ip6 == null ? null : InetText.of(ip6));
-                meta.put("mac", mac.toString());
-                meta.put("owner", owner);
-                Map<String, String> withNs = new LinkedHashMap<>(meta);
-                if (!handOver) {
-                    withNs.put("ns", spec.container().name() != null ? spec.container().name()
-                            : spec.container().path().toString());
-                }
-                String alias;
-                try {
-                    alias = Metadata.encode(Metadata.ENDPOINT, withNs);
-                } catch (InvalidInputException tooLong) {
-                    alias = Metadata.encode(Metadata.ENDPOINT, meta);
-                }
+                String namespace = handOver ? null : spec.container().name() != null ? spec.container().name()
+                        : spec.container().path().toString();
+                EndpointAlias alias = new EndpointAlias(n.name(), handOver ? null : inode, ifname, ip, ip6, mac, owner,
+                        namespace).fitting();
                 List<Prefix> addresses = new ArrayList<>();
                 addresses.add(new Prefix(ip, v4.length()));
                 List<InetAddress> gateways = new ArrayList<>(List.of(n.gateways().getFirst()));
@@ -324,12 +287,12 @@ public final class BridgeDriver implements NetworkDriver {
                 ContainerInterface.create(rt, new ContainerInterface.Spec(hostName, null, n.bridge(), !n.icc(),
                         spec.container(), ifname, mac, addresses, n.internal() ? List.of() : gateways, n.mtu()));
                 try {
-                    rt.setAlias(hostName, alias);
+                    rt.setAlias(hostName, alias.encode());
                 } catch (RuntimeException e) {
                     rt.delete(hostName);
                     throw e;
                 }
-                return toEndpoint(rt.link(hostName), Metadata.decode(Metadata.ENDPOINT, alias));
+                return alias.endpoint(hostName);
             }
         }
     }
@@ -339,9 +302,9 @@ public final class BridgeDriver implements NetworkDriver {
         String name = InterfaceNames.check(ifname == null ? "eth0" : ifname);
         synchronized (topology) {
             network(network);
-            String ino = Long.toString(container.inode());
+            long inode = container.inode();
             Endpoint e = endpointLinks(network).stream()
-                    .filter(x -> ino.equals(x.meta.get("nsino")) && name.equals(x.meta.get("ifname"))).findFirst()
+                    .filter(x -> x.alias().isIn(inode, name)).findFirst()
                     .map(EndpointLink::endpoint)
                     .orElseThrow(() -> new NotFoundException("no endpoint " + name + " of " + container.describe()
                             + " on network " + network));
@@ -380,9 +343,9 @@ public final class BridgeDriver implements NetworkDriver {
         return endpointLinks(network).stream().map(EndpointLink::endpoint).toList();
     }
 
-    private record EndpointLink(Link link, Map<String, String> meta) {
+    private record EndpointLink(Link link, EndpointAlias alias) {
         Endpoint endpoint() {
-            return toEndpoint(link, meta);
+            return alias.endpoint(link.name());
         }
     }
 
@@ -390,10 +353,8 @@ public final class BridgeDriver implements NetworkDriver {
         try (Rtnetlink rt = Rtnetlink.open(host)) {
             List<EndpointLink> out = new ArrayList<>();
             for (Link l : rt.links()) {
-                Map<String, String> m = Metadata.decode(Metadata.ENDPOINT, l.alias());
-                if (m != null && (network == null || network.equals(m.get("network")))) {
-                    out.add(new EndpointLink(l, m));
-                }
+                readable(l, EndpointAlias::decode).filter(a -> network == null || network.equals(a.network()))
+                        .ifPresent(a -> out.add(new EndpointLink(l, a)));
             }
             return out;
         }
@@ -431,11 +392,18 @@ public final class BridgeDriver implements NetworkDriver {
         return missing;
     }
 
-    private static Endpoint toEndpoint(Link l, Map<String, String> m) {
-        String container = m.containsKey("ns") ? m.get("ns") : m.containsKey("nsino") ? "inode " + m.get("nsino") : null;
-        return new Endpoint(m.get("network"), container, m.get("ifname"), l.name(),
-                InetAddress.ofLiteral(m.get("ip")), m.get("ip6") == null ? null : InetAddress.ofLiteral(m.get("ip6")),
-                MacAddress.parse(m.get("mac")), m.get("owner"));
+    /**
+     * A link's alias as gatun's; empty when it is not, and when it claims to be but cannot be
+     * read: that link is left out of the listing with a warning, not a failed listing.
+     */
+    private static <T> Optional<T> readable(Link l, Function<String, Optional<T>> decode) {
+        try {
+            return decode.apply(l.alias());
+        } catch (MalformedAliasException e) {
+            System.getLogger("dev.gatun").log(System.Logger.Level.WARNING, "link {0} left out: {1}", l.name(),
+                    e.getMessage());
+            return Optional.empty();
+        }
     }
 
     // ------------------------------------------------------------------ published ports
