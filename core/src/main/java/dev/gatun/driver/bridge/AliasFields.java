@@ -1,6 +1,7 @@
 package dev.gatun.driver.bridge;
 
 import dev.gatun.InvalidInputException;
+import dev.gatun.rtnl.Link;
 import dev.gatun.rtnl.MacAddress;
 import dev.gatun.rtnl.Prefix;
 
@@ -13,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * The text of a link's alias (IFLA_IFALIAS) as gatun writes it: a kind, then key=value fields,
@@ -66,6 +68,21 @@ final class AliasFields {
             }
         }
         return Optional.of(new Decoded(alias, out));
+    }
+
+    /**
+     * A link's alias as {@code decode} reads it; empty when it is not gatun's, and when it
+     * claims to be but cannot be read: that link is left out of a listing with a warning, since
+     * one bad alias must not make every network unreadable.
+     */
+    static <T> Optional<T> readable(Link link, Function<String, Optional<T>> decode) {
+        try {
+            return decode.apply(link.alias());
+        } catch (MalformedAliasException e) {
+            System.getLogger("dev.gatun").log(System.Logger.Level.WARNING, "link {0} left out: {1}", link.name(),
+                    e.getMessage());
+            return Optional.empty();
+        }
     }
 
     /** The fields of one alias, read as values of a type; a missing or bad one names the alias. */
