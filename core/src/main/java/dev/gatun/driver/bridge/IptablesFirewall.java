@@ -4,6 +4,7 @@ import dev.gatun.EnvironmentException;
 import dev.gatun.GatunException;
 import dev.gatun.InvalidInputException;
 import dev.gatun.internal.Tool;
+import dev.gatun.driver.Network;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.Protocol;
 import dev.gatun.driver.foreign.ForeignFirewalls;
@@ -116,7 +117,7 @@ final class IptablesFirewall implements Firewall {
     // ------------------------------------------------------------------ the static part
 
     @Override
-    public void ensure(List<dev.gatun.driver.Network> existing) {
+    public void ensure(List<Network> existing) {
         for (boolean v6 : hasIpv6() ? new boolean[] {false, true} : new boolean[] {false}) {
             ensureChain(v6, "nat", DNAT);
             ensureChain(v6, "nat", POSTROUTING);
@@ -136,7 +137,7 @@ final class IptablesFirewall implements Firewall {
             ensureRule(v6, "filter", "FORWARD", true, List.of("-j", FORWARD));
         }
         // Networks made by an older gatun have no isolation rules yet.
-        for (dev.gatun.driver.Network n : existing) {
+        for (Network n : existing) {
             for (Prefix subnet : n.subnets()) {
                 if (!subnet.isIpv6() || hasIpv6()) {
                     List<String> leave = isolation(n.bridge()).getFirst();
@@ -201,7 +202,7 @@ final class IptablesFirewall implements Firewall {
 
     /** iptables rules cannot be compared and put back atomically the way one nftables transaction can. */
     @Override
-    public List<String> restore(List<dev.gatun.driver.Network> networks, List<dev.gatun.driver.PortMapping> wanted) {
+    public List<String> restore(List<Network> networks, List<PortMapping> wanted) {
         throw new GatunException("repairing the packet filter is supported on the nftables driver only, not on "
                 + name());
     }
