@@ -14,6 +14,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 /**
@@ -25,6 +27,10 @@ final class AliasFields {
 
     /** The kernel keeps at most 255 bytes of alias. */
     static final int MAX_BYTES = 255;
+
+    /** Unreadable aliases already warned about, by link name and alias text. */
+    private static final Set<String> WARNED = ConcurrentHashMap.newKeySet();
+    private static final int MAX_WARNED = 1024;
 
     private AliasFields() {}
 
@@ -79,8 +85,12 @@ final class AliasFields {
         try {
             return decode.apply(link.alias());
         } catch (MalformedAliasException e) {
-            System.getLogger("dev.gatun").log(System.Logger.Level.WARNING, "link {0} left out: {1}", link.name(),
-                    e.getMessage());
+            // Once per link and alias: a serve lists networks at every link change, and would
+            // repeat the warning each time. Bounded, as links come and go.
+            if (WARNED.size() < MAX_WARNED && WARNED.add(link.name() + " " + link.alias())) {
+                System.getLogger("dev.gatun").log(System.Logger.Level.WARNING, "link {0} left out: {1}", link.name(),
+                        e.getMessage());
+            }
             return Optional.empty();
         }
     }
