@@ -1,7 +1,5 @@
 package dev.gatun.driver.bridge;
 
-import dev.gatun.internal.InetText;
-import dev.gatun.GatunException;
 import dev.gatun.InvalidInputException;
 import dev.gatun.driver.ConflictException;
 import dev.gatun.driver.Endpoint;
@@ -14,65 +12,58 @@ import dev.gatun.driver.NotFoundException;
 import dev.gatun.driver.PortListener;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortSpec;
-import dev.gatun.driver.Protocol;
 import dev.gatun.driver.foreign.AcceptMark;
 import dev.gatun.driver.foreign.ForeignDrop;
-import dev.gatun.driver.foreign.ForeignFirewalls;
-import dev.gatun.internal.Rollback;
+import dev.gatun.internal.NativeLibraries;
 import dev.gatun.netns.NetworkNamespace;
-import dev.gatun.sockdiag.BoundSocket;
-import dev.gatun.sockdiag.HostSockets;
-import dev.gatun.sockdiag.SocketOwners;
-import dev.gatun.rtnl.ContainerInterface;
 import dev.gatun.rtnl.InterfaceNames;
-import dev.gatun.rtnl.Link;
-import dev.gatun.rtnl.MacAddress;
-import dev.gatun.rtnl.Prefix;
-import dev.gatun.rtnl.Rtnetlink;
-import dev.gatun.rtnl.Sysctls;
 
-import java.math.BigInteger;
-import java.net.Inet4Address;
 import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The driver contract on Linux bridges: rtnetlink for the topology, a {@link Firewall} (nftables
- * or iptables) for the packet filter. Networks are bridges whose alias describes them;
- * endpoints are bridge ports whose alias describes the container; published ports live in the
- * firewall with their owner. Nothing lives elsewhere.
+ * or iptables) for the packet filter. Networks are bridges whose alias describes them
+ * ({@link BridgeNetworks}); endpoints are bridge ports whose alias describes the container
+ * ({@link BridgeEndpoints}); published ports live in the firewall with their owner
+ * ({@link PublishedPorts}). Nothing lives elsewhere. This class orders the steps of each call
+ * and holds the lock that keeps changes to the topology one at a time.
  */
 public final class BridgeDriver implements NetworkDriver {
 
-    private static final int MAX_OWNER_BYTES = dev.gatun.nft.NftNames.MAX_COMMENT_BYTES;
-
     private final NetworkNamespace host;
     private final Firewall firewall;
-    /** Other tools' firewalls, opened for gatun's bridges; made at first use (a publish never needs it). */
-    private ForeignFirewalls foreign;
     private final Publisher publisher;
+    /** Held while networks, endpoints or the static ruleset change, and by repairs. */
     private final Object topology = new Object();
     /** Networks and local addresses for publish and unpublish, exact without a lookup per call. */
     private final HostCache cache;
+    private final BridgeNetworks networks;
+    private final BridgeEndpoints endpoints;
+    private final PublishedPorts ports;
+    private final OtherFirewalls others;
 
     private BridgeDriver(NetworkNamespace host, Firewall firewall) {
         this.host = host;
         this.firewall = firewall;
-        this.cache = new HostCache(host, this::networks);
+        this.networks = new BridgeNetworks(host, firewall);
+        this.endpoints = new BridgeEndpoints(host);
+        this.cache = new HostCache(host, networks::list);
         this.publisher = new Publisher(host, firewall, cache::localAddresses);
+        this.ports = new PublishedPorts(host, firewall, publisher, networks::list, () -> {
+            synchronized (topology) {
+                // No network of gatun's may exist yet: the table must.
+                firewall.ensure(networks.list());
+            }
+        });
+        this.others = new OtherFirewalls(firewall);
     }
 
     /** The driver on nftables: gatun's own table, changes as map elements in one transaction. */
     public static BridgeDriver nftables(NetworkNamespace host) {
-        dev.gatun.internal.NativeLibraries.requireNftables();
+        NativeLibraries.requireNftables();
         // Checked here, where a bad GATUN_ACCEPT_MARK is one clear error, not a failed class initialisation.
         AcceptMark.bits();
         return new BridgeDriver(host, new NftablesFirewall(host));
@@ -109,73 +100,11 @@ public final class BridgeDriver implements NetworkDriver {
 
     @Override
     public Network createNetwork(NetworkSpec spec) {
-        checkNetworkName(spec.name());
-        if (spec.subnet4() == null || spec.subnet4().isIpv6()) {
-            throw new InvalidInputException("network " + spec.name() + " needs an IPv4 subnet, such as 10.88.0.0/16");
-        }
-        if (spec.subnet6() != null && !spec.subnet6().isIpv6()) {
-            throw new InvalidInputException("the second subnet of network " + spec.name() + " must be IPv6, not "
-                    + spec.subnet6());
-        }
-        Prefix subnet4 = spec.subnet4().network();
-        Prefix subnet6 = spec.subnet6() == null ? null : spec.subnet6().network();
-        InetAddress gw4 = gateway(subnet4, spec.gateway4(), spec.name());
-        InetAddress gw6 = subnet6 == null ? null : gateway(subnet6, spec.gateway6(), spec.name());
-        String bridge = spec.bridge() != null ? InterfaceNames.check(spec.bridge()) : defaultBridgeName(spec.name());
         synchronized (topology) {
-            forgetNetworks();
-            List<Network> existing = networks();
-            for (Network n : existing) {
-                if (n.name().equals(spec.name())) {
-                    throw new ConflictException("network " + spec.name() + " already exists (bridge " + n.bridge() + ")");
-                }
-                for (Prefix p : n.subnets()) {
-                    if (overlaps(p, subnet4) || (subnet6 != null && overlaps(p, subnet6))) {
-                        throw new ConflictException("subnet " + (p.isIpv6() ? subnet6 : subnet4)
-                                + " overlaps subnet " + p + " of network " + n.name());
-                    }
-                }
-            }
-            Map<String, String> meta = new LinkedHashMap<>();
-            meta.put("name", spec.name());
-            meta.put("v4", subnet4.toString());
-            meta.put("gw4", InetText.of(gw4));
-            meta.put("v6", subnet6 == null ? null : subnet6.toString());
-            meta.put("gw6", gw6 == null ? null : InetText.of(gw6));
-            meta.put("icc", spec.icc() ? "1" : "0");
-            meta.put("internal", spec.internal() ? "1" : "0");
-            meta.put("masq", spec.masquerade() ? "1" : "0");
-            String alias = Metadata.encode(Metadata.NETWORK, meta);
-            try (Rtnetlink rt = Rtnetlink.open(host)) {
-                if (rt.find(bridge).isPresent()) {
-                    throw new ConflictException("a link named " + bridge + " already exists; choose another bridge name");
-                }
-                firewall.ensure(existing);
-                Rollback rollback = new Rollback();
-                try {
-                    rt.createBridge(bridge, spec.mac(), spec.mtu());
-                    rollback.onFailure(() -> rt.delete(bridge));
-                    rt.setAlias(bridge, alias);
-                    // The gateway must answer neighbour discovery at once, not after a second of DAD.
-                    new Sysctls(host).setDuplicateAddressDetection(bridge, false);
-                    rt.addAddress(bridge, new Prefix(gw4, subnet4.length()));
-                    if (gw6 != null) {
-                        rt.addAddress(bridge, new Prefix(gw6, subnet6.length()));
-                    }
-                    rt.setUp(bridge, true);
-                    Sysctls sysctls = new Sysctls(host);
-                    sysctls.setIpv4Forwarding(true);
-                    sysctls.setRouteLocalnet(bridge, true);
-                    if (subnet6 != null) {
-                        sysctls.setIpv6Forwarding(true);
-                    }
-                    firewall.network(bridge, subnet4, subnet6, spec.internal(), spec.masquerade(), true);
-                } catch (RuntimeException e) {
-                    throw rollback.undo(e);
-                }
-            }
-            forgetNetworks();
-            openForeign();
+            cache.forget();
+            networks.create(spec);
+            cache.forget();
+            openOtherFirewalls();
             return network(spec.name());
         }
     }
@@ -183,9 +112,9 @@ public final class BridgeDriver implements NetworkDriver {
     @Override
     public void deleteNetwork(String name, boolean force) {
         synchronized (topology) {
-            forgetNetworks();
+            cache.forget();
             Network n = network(name);
-            List<Endpoint> attached = endpoints(name);
+            List<Endpoint> attached = endpoints.list(name);
             if (!attached.isEmpty() && !force) {
                 throw new ConflictException("network " + name + " has " + attached.size()
                         + " endpoint(s) attached; detach them first, or force");
@@ -193,18 +122,12 @@ public final class BridgeDriver implements NetworkDriver {
             for (Endpoint e : attached) {
                 detachEndpoint(e);
             }
-            publisher.unpublish(n.name(), new Publisher.Selection(null, null, null,
-                    m -> n.subnets().stream().anyMatch(p -> p.contains(m.containerIp()))));
-            Prefix v4 = n.subnets().stream().filter(p -> !p.isIpv6()).findFirst().orElse(null);
-            Prefix v6 = n.subnets().stream().filter(Prefix::isIpv6).findFirst().orElse(null);
-            firewall.network(n.bridge(), v4, v6, n.internal(), n.masquerade(), false);
-            try (Rtnetlink rt = Rtnetlink.open(host)) {
-                rt.delete(n.bridge());
-            }
-            foreign().release(n.bridge());
+            ports.unpublishAll(n);
+            networks.remove(n);
+            others.release(n.bridge());
             // With the last network gone this removes all that gatun added to other firewalls.
-            openForeign();
-            if (networks().isEmpty() && firewall.mappings().isEmpty()) {
+            openOtherFirewalls();
+            if (networks.list().isEmpty() && firewall.mappings().isEmpty()) {
                 // The last network is gone, and no port published outside them is left: leave
                 // nothing of gatun in the packet filter.
                 firewall.teardown();
@@ -221,116 +144,18 @@ public final class BridgeDriver implements NetworkDriver {
         return n;
     }
 
-    private void forgetNetworks() {
-        cache.forget();
-    }
-
     @Override
     public List<Network> networks() {
-        try (Rtnetlink rt = Rtnetlink.open(host)) {
-            List<Network> out = new ArrayList<>();
-            // Networks are bridges: asking for bridges only keeps the dump short while other links churn.
-            for (Link l : rt.links("bridge")) {
-                Map<String, String> m = Metadata.decode(Metadata.NETWORK, l.alias());
-                if (m != null) {
-                    out.add(toNetwork(l, m));
-                }
-            }
-            out.sort(java.util.Comparator.comparing(Network::name));
-            return out;
-        }
-    }
-
-    private static Network toNetwork(Link l, Map<String, String> m) {
-        List<Prefix> subnets = new ArrayList<>();
-        List<InetAddress> gateways = new ArrayList<>();
-        subnets.add(Prefix.parse(m.get("v4")));
-        gateways.add(InetAddress.ofLiteral(m.get("gw4")));
-        if (m.get("v6") != null) {
-            subnets.add(Prefix.parse(m.get("v6")));
-            gateways.add(InetAddress.ofLiteral(m.get("gw6")));
-        }
-        return new Network(m.get("name"), l.name(), l.mac(), subnets, gateways, "1".equals(m.get("icc")),
-                "1".equals(m.get("internal")), "1".equals(m.get("masq")), l.mtu());
+        return networks.list();
     }
 
     // ------------------------------------------------------------------ endpoints
 
     @Override
     public Endpoint attach(EndpointSpec spec) {
-        boolean handOver = spec.container() == null;
-        String ifname = spec.ifname() == null ? (handOver ? null : "eth0") : InterfaceNames.check(spec.ifname());
+        String ifname = BridgeEndpoints.ifname(spec);
         synchronized (topology) {
-            Network n = network(spec.network());
-            Prefix v4 = n.subnets().getFirst();
-            Prefix v6 = n.subnets().size() > 1 ? n.subnets().get(1) : null;
-            List<Endpoint> existing = endpoints(n.name());
-            long inode = handOver ? 0 : spec.container().inode();
-            Set<InetAddress> used = new HashSet<>(n.gateways());
-            for (Endpoint e : existing) {
-                used.add(e.ip());
-                if (e.ip6() != null) {
-                    used.add(e.ip6());
-                }
-            }
-            InetAddress ip = spec.ip() != null ? checkAddress(spec.ip(), v4, used, n.name()) : lowestFree(v4, used, n.name());
-            InetAddress ip6 = null;
-            if (spec.ip6() != null && v6 == null) {
-                throw new InvalidInputException("network " + n.name() + " has no IPv6 subnet for " + InetText.of(spec.ip6()));
-            }
-            if (v6 != null) {
-                ip6 = spec.ip6() != null ? checkAddress(spec.ip6(), v6, used, n.name()) : lowestFree(v6, used, n.name());
-            }
-            String owner = checkOwner(spec.owner() == null ? InetText.of(ip) : spec.owner());
-            // Derived from the address, not random: the next container given a released address
-            // answers neighbours with the MAC they cached for it, so the host reaches it at once.
-            MacAddress mac = spec.mac() != null ? spec.mac()
-                    : ip instanceof java.net.Inet4Address v4ip ? MacAddress.fromIpv4(v4ip) : MacAddress.randomLocal();
-            try (Rtnetlink rt = Rtnetlink.open(host)) {
-                String hostName = freeHostName(rt, "gv");
-                if (handOver) {
-                    ifname = ifname == null ? freeHostName(rt, "gc") : ifname;
-                    if (rt.find(ifname).isPresent()) {
-                        throw new ConflictException("attach to network " + n.name() + ": interface " + ifname
-                                + " already exists in the host namespace");
-                    }
-                }
-                Map<String, String> meta = new LinkedHashMap<>();
-                meta.put("network", n.name());
-                meta.put("nsino", handOver ? null : Long.toString(inode));
-                meta.put("ifname", ifname);
-                meta.put("ip", InetText.of(ip));
-                meta.put("ip6", ip6 == null ? null : InetText.of(ip6));
-                meta.put("mac", mac.toString());
-                meta.put("owner", owner);
-                Map<String, String> withNs = new LinkedHashMap<>(meta);
-                if (!handOver) {
-                    withNs.put("ns", spec.container().name() != null ? spec.container().name()
-                            : spec.container().path().toString());
-                }
-                String alias;
-                try {
-                    alias = Metadata.encode(Metadata.ENDPOINT, withNs);
-                } catch (InvalidInputException tooLong) {
-                    alias = Metadata.encode(Metadata.ENDPOINT, meta);
-                }
-                List<Prefix> addresses = new ArrayList<>();
-                addresses.add(new Prefix(ip, v4.length()));
-                List<InetAddress> gateways = new ArrayList<>(List.of(n.gateways().getFirst()));
-                if (ip6 != null) {
-                    addresses.add(new Prefix(ip6, v6.length()));
-                    gateways.add(n.gateways().get(1));
-                }
-                ContainerInterface.create(rt, new ContainerInterface.Spec(hostName, null, n.bridge(), !n.icc(),
-                        spec.container(), ifname, mac, addresses, n.internal() ? List.of() : gateways, n.mtu()));
-                try {
-                    rt.setAlias(hostName, alias);
-                } catch (RuntimeException e) {
-                    rt.delete(hostName);
-                    throw e;
-                }
-                return toEndpoint(rt.link(hostName), Metadata.decode(Metadata.ENDPOINT, alias));
-            }
+            return endpoints.attach(network(spec.network()), spec, ifname);
         }
     }
 
@@ -339,10 +164,7 @@ public final class BridgeDriver implements NetworkDriver {
         String name = InterfaceNames.check(ifname == null ? "eth0" : ifname);
         synchronized (topology) {
             network(network);
-            String ino = Long.toString(container.inode());
-            Endpoint e = endpointLinks(network).stream()
-                    .filter(x -> ino.equals(x.meta.get("nsino")) && name.equals(x.meta.get("ifname"))).findFirst()
-                    .map(EndpointLink::endpoint)
+            Endpoint e = endpoints.find(network, container, name)
                     .orElseThrow(() -> new NotFoundException("no endpoint " + name + " of " + container.describe()
                             + " on network " + network));
             detachEndpoint(e);
@@ -353,7 +175,7 @@ public final class BridgeDriver implements NetworkDriver {
     public void detachOwner(String network, String owner) {
         synchronized (topology) {
             network(network);
-            List<Endpoint> owned = endpoints(network).stream().filter(e -> e.owner().equals(owner)).toList();
+            List<Endpoint> owned = endpoints.list(network).stream().filter(e -> e.owner().equals(owner)).toList();
             if (owned.isEmpty()) {
                 throw new NotFoundException("no endpoint of owner " + owner + " on network " + network);
             }
@@ -361,81 +183,20 @@ public final class BridgeDriver implements NetworkDriver {
         }
     }
 
+    /** Its mappings first: a port must not point at an address that a new endpoint may get. */
     private void detachEndpoint(Endpoint e) {
-        Set<InetAddress> ips = new HashSet<>();
-        ips.add(e.ip());
-        if (e.ip6() != null) {
-            ips.add(e.ip6());
-        }
-        publisher.unpublish(e.network(), new Publisher.Selection(null, null, null, m -> ips.contains(m.containerIp())));
-        try (Rtnetlink rt = Rtnetlink.open(host)) {
-            if (rt.find(e.hostIfname()).isPresent()) {
-                rt.delete(e.hostIfname());
-            }
-        }
+        ports.unpublishAll(e.network(), e.ip6() == null ? List.of(e.ip()) : List.of(e.ip(), e.ip6()));
+        endpoints.remove(e);
     }
 
     @Override
     public List<Endpoint> endpoints(String network) {
-        return endpointLinks(network).stream().map(EndpointLink::endpoint).toList();
-    }
-
-    private record EndpointLink(Link link, Map<String, String> meta) {
-        Endpoint endpoint() {
-            return toEndpoint(link, meta);
-        }
-    }
-
-    private List<EndpointLink> endpointLinks(String network) {
-        try (Rtnetlink rt = Rtnetlink.open(host)) {
-            List<EndpointLink> out = new ArrayList<>();
-            for (Link l : rt.links()) {
-                Map<String, String> m = Metadata.decode(Metadata.ENDPOINT, l.alias());
-                if (m != null && (network == null || network.equals(m.get("network")))) {
-                    out.add(new EndpointLink(l, m));
-                }
-            }
-            return out;
-        }
+        return endpoints.list(network);
     }
 
     @Override
     public List<String> verify(Endpoint e, NetworkNamespace container) {
-        List<String> missing = new ArrayList<>();
-        Network n = network(e.network());
-        try (Rtnetlink rt = Rtnetlink.open(host)) {
-            Link bridge = rt.find(n.bridge()).orElse(null);
-            Link hostEnd = rt.find(e.hostIfname()).orElse(null);
-            if (bridge == null) {
-                missing.add("bridge " + n.bridge());
-            }
-            if (hostEnd == null) {
-                missing.add("the host end " + e.hostIfname() + " of the veth");
-            } else if (bridge != null && hostEnd.master() != bridge.index()) {
-                missing.add("the host end " + e.hostIfname() + " on bridge " + n.bridge());
-            }
-        }
-        try (Rtnetlink rt = Rtnetlink.open(container)) {
-            if (rt.find(e.ifname()).isEmpty()) {
-                missing.add("interface " + e.ifname() + " in " + container.describe());
-                return missing;
-            }
-            Set<InetAddress> present = new HashSet<>();
-            rt.addresses(e.ifname()).forEach(a -> present.add(a.prefix().address()));
-            for (InetAddress ip : e.ip6() == null ? List.of(e.ip()) : List.of(e.ip(), e.ip6())) {
-                if (!present.contains(ip)) {
-                    missing.add("address " + InetText.of(ip) + " on " + e.ifname() + " in " + container.describe());
-                }
-            }
-        }
-        return missing;
-    }
-
-    private static Endpoint toEndpoint(Link l, Map<String, String> m) {
-        String container = m.containsKey("ns") ? m.get("ns") : m.containsKey("nsino") ? "inode " + m.get("nsino") : null;
-        return new Endpoint(m.get("network"), container, m.get("ifname"), l.name(),
-                InetAddress.ofLiteral(m.get("ip")), m.get("ip6") == null ? null : InetAddress.ofLiteral(m.get("ip6")),
-                MacAddress.parse(m.get("mac")), m.get("owner"));
+        return endpoints.verify(network(e.network()), e, container);
     }
 
     // ------------------------------------------------------------------ published ports
@@ -443,86 +204,51 @@ public final class BridgeDriver implements NetworkDriver {
     @Override
     public List<PortMapping> publish(String network, InetAddress containerIp, List<PortSpec> ports, String owner,
                                      HostPortCheck check) {
-        Network n = network(network);
-        checkContainer(n, containerIp);
-        String who = checkOwner(owner == null ? InetText.of(containerIp) : owner);
-        if (ports.isEmpty()) {
-            throw new InvalidInputException("publish to " + InetText.of(containerIp) + ": no ports given");
-        }
-        List<Publisher.Wanted> wanted = wanted(containerIp, ports);
-        return publisher.publish(n.name(), wanted, who, check);
+        return this.ports.publish(network(network), containerIp, ports, owner, check);
     }
 
     @Override
     public List<PortMapping> unpublish(String network, InetAddress containerIp, List<PortSpec> ports, String owner) {
-        Network n = network(network);
-        checkContainer(n, containerIp);
-        String who = checkOwner(owner == null ? InetText.of(containerIp) : owner);
-        Publisher.Selection s = ports.isEmpty()
-                ? new Publisher.Selection(containerIp, null, who,
-                        m -> m.containerIp().equals(containerIp) && m.owner().equals(who))
-                : new Publisher.Selection(containerIp, wanted(containerIp, ports), who, null);
-        return publisher.unpublish(n.name(), s);
+        return this.ports.unpublish(network(network), containerIp, ports, owner);
     }
 
     @Override
     public List<PortMapping> publishOutside(String label, InetAddress containerIp, List<PortSpec> ports, String owner) {
-        checkOutside(containerIp);
-        String who = checkOwner(owner == null ? InetText.of(containerIp) : owner);
-        if (ports.isEmpty()) {
-            throw new InvalidInputException("publish to " + InetText.of(containerIp) + ": no ports given");
-        }
-        List<Publisher.Wanted> wanted = wanted(containerIp, ports);
-        synchronized (topology) {
-            // No network of gatun's may exist yet: the table must.
-            firewall.ensure(networks());
-        }
-        // The host's sockets are not asked: this is for a CNI chain, whose runtime holds the ports itself.
-        return publisher.publish(label, wanted, who, HostPortCheck.SKIP);
+        return this.ports.publishOutside(label, containerIp, ports, owner);
     }
 
     @Override
     public List<PortMapping> unpublishOutside(String label, InetAddress containerIp, List<PortSpec> ports, String owner) {
-        checkOutside(containerIp);
-        String who = checkOwner(owner == null ? InetText.of(containerIp) : owner);
-        Publisher.Selection s = ports.isEmpty()
-                ? new Publisher.Selection(containerIp, null, who,
-                        m -> m.containerIp().equals(containerIp) && m.owner().equals(who))
-                : new Publisher.Selection(containerIp, wanted(containerIp, ports), who, null);
-        return publisher.unpublish(label, s);
+        return this.ports.unpublishOutside(label, containerIp, ports, owner);
     }
 
     @Override
     public List<PortMapping> publishedOutside() {
-        List<Prefix> subnets = networks().stream().flatMap(n -> n.subnets().stream()).toList();
-        List<PortMapping> out = new ArrayList<>();
-        for (PortMapping m : firewall.mappings()) {
-            if (subnets.stream().noneMatch(p -> p.contains(m.containerIp()))) {
-                out.add(Publisher.named(null, m));
-            }
-        }
-        out.sort(java.util.Comparator.comparing((PortMapping m) -> m.protocol().ordinal())
-                .thenComparingInt(PortMapping::hostPort));
-        return out;
+        return ports.publishedOutside();
     }
 
-    private void checkOutside(InetAddress ip) {
-        if (ip == null) {
-            throw new InvalidInputException("the container address is missing");
-        }
-        for (Network n : networks()) {
-            if (n.subnets().stream().anyMatch(p -> p.contains(ip))) {
-                throw new InvalidInputException("container address " + InetText.of(ip) + " is on network " + n.name()
-                        + " of gatun's; publish there");
-            }
-        }
+    @Override
+    public List<PortMapping> published(String network) {
+        return ports.published(network == null ? networks() : List.of(network(network)));
     }
+
+    @Override
+    public List<String> hostPortsInUse() {
+        return ports.sharedWithHostSockets(published(null));
+    }
+
+    @Override
+    public void listen(PortListener listener) {
+        publisher.listen(listener);
+    }
+
+    // ------------------------------------------------------------------ repair
 
     @Override
     public List<String> repair(List<PortMapping> mappings) {
         synchronized (topology) {
             List<String> repaired = new ArrayList<>(firewall.restore(networks(), mappings));
-            repaired.addAll(openForeign());
+            repaired.addAll(openOtherFirewalls());
             return repaired;
         }
     }
@@ -543,224 +269,16 @@ public final class BridgeDriver implements NetworkDriver {
 
     @Override
     public List<ForeignDrop> foreignDrops() {
-        return foreign().survey(bridges());
+        return others.survey(bridges());
     }
 
-    /**
-     * Opens other firewalls for the bridges of every network (none: removes what gatun added).
-     * A failure does not undo the caller's work: it is logged, and the doctor reports it.
-     */
-    private List<String> openForeign() {
-        ForeignFirewalls.Opened opened = foreign().open(bridges());
-        for (String failure : opened.failures()) {
-            System.getLogger("dev.gatun").log(System.Logger.Level.WARNING,
-                    "other firewalls may drop traffic of gatun''s networks: {0}", failure);
-        }
-        return opened.changed();
-    }
-
-    private synchronized ForeignFirewalls foreign() {
-        if (foreign == null) {
-            foreign = firewall.foreignFirewalls();
-        }
-        return foreign;
+    /** Opens other firewalls for the bridges of every network (none: removes what gatun added). */
+    private List<String> openOtherFirewalls() {
+        return others.open(bridges());
     }
 
     private List<String> bridges() {
         return networks().stream().map(Network::bridge).toList();
-    }
-
-    @Override
-    public void listen(PortListener listener) {
-        publisher.listen(listener);
-    }
-
-    @Override
-    public List<PortMapping> published(String network) {
-        List<Network> networks = network == null ? networks() : List.of(network(network));
-        List<PortMapping> out = new ArrayList<>();
-        for (PortMapping m : firewall.mappings()) {
-            for (Network n : networks) {
-                if (n.subnets().stream().anyMatch(p -> p.contains(m.containerIp()))) {
-                    out.add(Publisher.named(n.name(), m));
-                }
-            }
-        }
-        out.sort(java.util.Comparator.comparing(PortMapping::network).thenComparing(m -> m.protocol().ordinal())
-                .thenComparingInt(PortMapping::hostPort));
-        return out;
-    }
-
-    @Override
-    public List<String> hostPortsInUse() {
-        List<PortMapping> mappings = published(null);
-        Map<Protocol, Set<Integer>> ports = new LinkedHashMap<>();
-        for (PortMapping m : mappings) {
-            if (m.protocol() != Protocol.SCTP) {
-                ports.computeIfAbsent(m.protocol(), p -> new HashSet<>()).add(m.hostPort());
-            }
-        }
-        if (ports.isEmpty()) {
-            return List.of();
-        }
-        List<BoundSocket> held = new ArrayList<>();
-        try (HostSockets sockets = HostSockets.open(host)) {
-            ports.forEach((protocol, p) -> held.addAll(sockets.holding(protocol.number(), p, true)));
-        }
-        Map<Long, String> processes = SocketOwners.of(held.stream().map(BoundSocket::inode)
-                .collect(java.util.stream.Collectors.toSet()));
-        List<String> out = new ArrayList<>();
-        for (PortMapping m : mappings) {
-            for (BoundSocket s : held) {
-                if (s.protocol() == m.protocol().number() && s.port() == m.hostPort()
-                        && s.holds(m.containerIp() instanceof Inet4Address, m.hostIp())) {
-                    out.add("host port " + m.describeHost() + " of network " + m.network() + " (to "
-                            + InetText.of(m.containerIp()) + ":" + m.containerPort() + ", owner " + m.owner()
-                            + ") is also held by " + s.describe(processes.get(s.inode()))
-                            + ", which gets none of its traffic while the port is published");
-                }
-            }
-        }
-        return out;
-    }
-
-    private static List<Publisher.Wanted> wanted(InetAddress containerIp, List<PortSpec> ports) {
-        boolean v4 = containerIp instanceof Inet4Address;
-        List<Publisher.Wanted> out = new ArrayList<>();
-        for (PortSpec p : ports) {
-            if (p.hostIp() != null && (p.hostIp() instanceof Inet4Address) != v4) {
-                throw new InvalidInputException("host address " + InetText.of(p.hostIp()) + " in " + p
-                        + " is not of the family of container address " + InetText.of(containerIp));
-            }
-            // 0.0.0.0 and :: mean every address, as with Docker.
-            InetAddress hostIp = p.hostIp() != null && p.hostIp().isAnyLocalAddress() ? null : p.hostIp();
-            for (int[] pair : p.pairs()) {
-                out.add(new Publisher.Wanted(p.protocol(), hostIp, pair[0], containerIp, pair[1]));
-            }
-        }
-        return out;
-    }
-
-    // ------------------------------------------------------------------ checks
-
-    private static void checkContainer(Network n, InetAddress ip) {
-        if (ip == null) {
-            throw new InvalidInputException("the container address is missing");
-        }
-        for (Prefix p : n.subnets()) {
-            if (p.contains(ip)) {
-                return;
-            }
-        }
-        throw new InvalidInputException("container address " + InetText.of(ip) + " is outside the subnets "
-                + n.subnets() + " of network " + n.name());
-    }
-
-    static String checkOwner(String owner) {
-        if (owner.isEmpty()) {
-            throw new InvalidInputException("owner must not be empty");
-        }
-        for (int i = 0; i < owner.length(); i++) {
-            char c = owner.charAt(i);
-            if (Character.isISOControl(c) || c == '"') {
-                throw new InvalidInputException("owner '" + owner.replaceAll("\\p{Cntrl}", "?")
-                        + "' contains a control character or a double quote");
-            }
-        }
-        if (owner.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MAX_OWNER_BYTES) {
-            throw new InvalidInputException("owner '" + owner + "' is longer than " + MAX_OWNER_BYTES + " bytes");
-        }
-        return owner;
-    }
-
-    private static void checkNetworkName(String name) {
-        if (name == null || !name.matches("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")) {
-            throw new InvalidInputException("network name '" + name
-                    + "' must be 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit");
-        }
-    }
-
-    private static String defaultBridgeName(String network) {
-        String candidate = "gatun-" + network;
-        if (candidate.length() <= InterfaceNames.MAX_BYTES) {
-            return candidate;
-        }
-        return "gatun-" + Integer.toHexString(network.hashCode() & 0x7fffffff);
-    }
-
-    private static InetAddress gateway(Prefix subnet, InetAddress given, String network) {
-        if (given == null) {
-            return offset(subnet, BigInteger.ONE);
-        }
-        if (!subnet.contains(given) || given.equals(subnet.network().address())) {
-            throw new InvalidInputException("gateway " + InetText.of(given) + " of network " + network
-                    + " is not a host address of subnet " + subnet);
-        }
-        return given;
-    }
-
-    private static InetAddress checkAddress(InetAddress ip, Prefix subnet, Set<InetAddress> used, String network) {
-        if (!subnet.contains(ip) || ip.equals(subnet.network().address()) || isBroadcast(ip, subnet)) {
-            throw new InvalidInputException("address " + InetText.of(ip) + " is not a host address of subnet "
-                    + subnet + " of network " + network);
-        }
-        if (used.contains(ip)) {
-            throw new ConflictException("address " + InetText.of(ip) + " is already in use on network " + network);
-        }
-        return ip;
-    }
-
-    private static InetAddress lowestFree(Prefix subnet, Set<InetAddress> used, String network) {
-        int bits = subnet.address().getAddress().length * 8;
-        BigInteger size = BigInteger.ONE.shiftLeft(bits - subnet.length());
-        BigInteger limit = size.min(BigInteger.valueOf(1 << 20));
-        for (BigInteger i = BigInteger.ONE; i.compareTo(limit.subtract(BigInteger.ONE)) < 0; i = i.add(BigInteger.ONE)) {
-            InetAddress a = offset(subnet, i);
-            if (!used.contains(a)) {
-                return a;
-            }
-        }
-        throw new ConflictException("network " + network + " has no free address left in " + subnet);
-    }
-
-    private static boolean isBroadcast(InetAddress ip, Prefix subnet) {
-        if (subnet.isIpv6()) {
-            return false;
-        }
-        int bits = 32 - subnet.length();
-        return bits > 1 && offset(subnet, BigInteger.ONE.shiftLeft(bits).subtract(BigInteger.ONE)).equals(ip);
-    }
-
-    private static InetAddress offset(Prefix subnet, BigInteger n) {
-        byte[] base = subnet.network().address().getAddress();
-        BigInteger v = new BigInteger(1, base).add(n);
-        byte[] raw = v.toByteArray();
-        byte[] out = new byte[base.length];
-        int copy = Math.min(raw.length, out.length);
-        System.arraycopy(raw, raw.length - copy, out, out.length - copy, copy);
-        try {
-            return InetAddress.getByAddress(out);
-        } catch (UnknownHostException e) {
-            throw new GatunException("address arithmetic failed", e);
-        }
-    }
-
-    private static boolean overlaps(Prefix a, Prefix b) {
-        if (a.isIpv6() != b.isIpv6()) {
-            return false;
-        }
-        int shorter = Math.min(a.length(), b.length());
-        return new Prefix(a.address(), shorter).network().equals(new Prefix(b.address(), shorter).network());
-    }
-
-    private static String freeHostName(Rtnetlink rt, String prefix) {
-        for (int i = 0; i < 16; i++) {
-            String name = prefix + String.format("%08x", ThreadLocalRandom.current().nextInt());
-            if (rt.find(name).isEmpty()) {
-                return name;
-            }
-        }
-        throw new GatunException("could not find a free host interface name");
     }
 
     @Override

@@ -1,6 +1,12 @@
 package dev.gatun.driver.bridge;
 
+import dev.gatun.driver.Network;
+import dev.gatun.driver.PortMapping;
+import dev.gatun.driver.foreign.ForeignFirewalls;
 import dev.gatun.rtnl.Prefix;
+
+import java.util.Collection;
+import java.util.List;
 
 /**
  * What a driver needs from a packet filter: the static ruleset, the entries of each network,
@@ -16,7 +22,7 @@ interface Firewall {
      * also brings one of an older or damaged shape up to date, keeping {@code existing}
      * networks' entries and the mappings present.
      */
-    void ensure(java.util.List<dev.gatun.driver.Network> existing);
+    void ensure(List<Network> existing);
 
     /** Adds (or with {@code add} false removes) a network's bridge and subnets to the ruleset. */
     void network(String bridge, Prefix v4, Prefix v6, boolean internal, boolean masquerade, boolean add);
@@ -29,25 +35,22 @@ interface Firewall {
      * and those of {@code wanted} whose host port nobody holds now. Returns one line per thing
      * put back; empty when everything was in place.
      */
-    java.util.List<String> restore(java.util.List<dev.gatun.driver.Network> networks,
-                                   java.util.List<dev.gatun.driver.PortMapping> wanted);
+    List<String> restore(List<Network> networks, List<PortMapping> wanted);
 
     /**
      * {@link #restore} for when only elements of the named sets of the ruleset were removed: a
      * packet filter that can read those alone overrides this to save reading everything.
      */
-    default java.util.List<String> restoreElements(java.util.List<dev.gatun.driver.Network> networks,
-                                                   java.util.List<dev.gatun.driver.PortMapping> wanted,
-                                                   java.util.Collection<String> sets) {
+    default List<String> restoreElements(List<Network> networks, List<PortMapping> wanted, Collection<String> sets) {
         return restore(networks, wanted);
     }
 
     /** The other firewalls of the host, as this packet filter must open them for gatun's bridges. */
-    dev.gatun.driver.foreign.ForeignFirewalls foreignFirewalls();
+    ForeignFirewalls foreignFirewalls();
 
     /** Opens the mapping store; called on the committer thread, which then owns it. */
     MappingStore openStore();
 
     /** The mappings as they are now, from any thread. */
-    java.util.List<dev.gatun.driver.PortMapping> mappings();
+    List<PortMapping> mappings();
 }

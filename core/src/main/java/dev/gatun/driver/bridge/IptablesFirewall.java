@@ -2,21 +2,14 @@ package dev.gatun.driver.bridge;
 
 import dev.gatun.EnvironmentException;
 import dev.gatun.GatunException;
-import dev.gatun.InvalidInputException;
 import dev.gatun.internal.Tool;
+import dev.gatun.driver.Network;
 import dev.gatun.driver.PortMapping;
-import dev.gatun.driver.Protocol;
 import dev.gatun.driver.foreign.ForeignFirewalls;
-import dev.gatun.internal.InetText;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.rtnl.InterfaceNames;
 import dev.gatun.rtnl.Prefix;
 
-import java.net.Inet4Address;
-import java.net.InetAddress;
-import java.net.URLDecoder;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -63,10 +56,6 @@ final class IptablesFirewall implements Firewall {
     static final String ISOLATION_2 = "GATUN-ISOLATION-2";
     /** Seconds every iptables call waits for the xtables lock. */
     static final String WAIT_SECONDS = "30";
-
-    private static final Pattern DNAT_RULE = Pattern.compile(
-            "-A " + DNAT + "(?: -d (\\S+?)(?:/\\d+)?)? -p (tcp|udp|sctp) -m \\2 --dport (\\d+) -m comment --comment "
-                    + "\"?gatun owner=([^\" ]*)\"? -j DNAT --to-destination (\\S+)");
 
     private final Variant variant;
     private final Tool tool;
@@ -116,7 +105,7 @@ final class IptablesFirewall implements Firewall {
     // ------------------------------------------------------------------ the static part
 
     @Override
-    public void ensure(List<dev.gatun.driver.Network> existing) {
+    public void ensure(List<Network> existing) {
         for (boolean v6 : hasIpv6() ? new boolean[] {false, true} : new boolean[] {false}) {
             ensureChain(v6, "nat", DNAT);
             ensureChain(v6, "nat", POSTROUTING);
@@ -136,7 +125,7 @@ final class IptablesFirewall implements Firewall {
             ensureRule(v6, "filter", "FORWARD", true, List.of("-j", FORWARD));
         }
         // Networks made by an older gatun have no isolation rules yet.
-        for (dev.gatun.driver.Network n : existing) {
+        for (Network n : existing) {
             for (Prefix subnet : n.subnets()) {
                 if (!subnet.isIpv6() || hasIpv6()) {
                     List<String> leave = isolation(n.bridge()).getFirst();
@@ -201,7 +190,7 @@ final class IptablesFirewall implements Firewall {
 
     /** iptables rules cannot be compared and put back atomically the way one nftables transaction can. */
     @Override
-    public List<String> restore(List<dev.gatun.driver.Network> networks, List<dev.gatun.driver.PortMapping> wanted) {
+    public List<String> restore(List<Network> networks, List<PortMapping> wanted) {
         throw new GatunException("repairing the packet filter is supported on the nftables driver only, not on "
                 + name());
     }
@@ -263,12 +252,12 @@ final class IptablesFirewall implements Firewall {
             public View begin() {
                 Map<String, PortMapping> byKey = new LinkedHashMap<>();
                 for (PortMapping m : mappings()) {
-                    byKey.put(key(m), m);
+                    byKey.put(DnatRules.key(m), m);
                 }
                 return new View() {
                     @Override
                     public Optional<PortMapping> get(PortMapping key) {
-                        return Optional.ofNullable(byKey.get(key(key)));
+                        return Optional.ofNullable(byKey.get(DnatRules.key(key)));
                     }
 
                     @Override
@@ -280,8 +269,10 @@ final class IptablesFirewall implements Firewall {
                     public void commit(Collection<PortMapping> deletes, Collection<PortMapping> adds) {
                         for (boolean v6 : new boolean[] {false, true}) {
                             List<String> lines = new ArrayList<>();
-                            deletes.stream().filter(m -> isV6(m) == v6).forEach(m -> lines.add("-D " + rule(m)));
-                            adds.stream().filter(m -> isV6(m) == v6).forEach(m -> lines.add("-A " + rule(m)));
+                            deletes.stream().filter(m -> DnatRules.isV6(m) == v6)
+                                    .forEach(m -> lines.add("-D " + DnatRules.rule(m)));
+                            adds.stream().filter(m -> DnatRules.isV6(m) == v6)
+                                    .forEach(m -> lines.add("-A " + DnatRules.rule(m)));
                             restore(v6, "nat", lines, "publish " + adds.size() + " and unpublish " + deletes.size()
                                     + " mappings");
                         }
@@ -302,56 +293,9 @@ final class IptablesFirewall implements Firewall {
             // iptables-save takes no lock, so it takes no -w.
             String saved = tool.check(variant.program(v6, "save"), List.of("-t", "nat"), null, "list the DNAT rules");
             for (String line : saved.split("\n")) {
-                Matcher m = DNAT_RULE.matcher(line.strip());
-                if (m.matches()) {
-                    out.add(parse(m, v6));
-                }
+                DnatRules.parse(line).ifPresent(out::add);
             }
         }
         return out;
-    }
-
-    private static PortMapping parse(Matcher m, boolean v6) {
-        String to = m.group(5);
-        int colon = to.lastIndexOf(':');
-        String address = to.substring(0, colon).replace("[", "").replace("]", "");
-        return new PortMapping(null, Protocol.parse(m.group(2)), m.group(1) == null ? null : InetAddress.ofLiteral(m.group(1)),
-                Integer.parseInt(m.group(3)), InetAddress.ofLiteral(address), Integer.parseInt(to.substring(colon + 1)),
-                URLDecoder.decode(m.group(4), StandardCharsets.UTF_8));
-    }
-
-    /**
-     * The rule for a mapping, after the -A/-D. Addresses come from InetAddress, ports are ints,
-     * the protocol an enum, and the owner is percent-encoded: nothing in it can end the comment
-     * or start another option.
-     */
-    static String rule(PortMapping m) {
-        StringBuilder r = new StringBuilder(DNAT);
-        if (m.hostIp() != null) {
-            r.append(" -d ").append(InetText.of(m.hostIp())).append(m.hostIp() instanceof Inet4Address ? "/32" : "/128");
-        }
-        String proto = m.protocol().keyword();
-        r.append(" -p ").append(proto).append(" -m ").append(proto).append(" --dport ").append(m.hostPort());
-        r.append(" -m comment --comment \"gatun owner=").append(encode(m.owner())).append('"');
-        String to = isV6(m) ? "[" + InetText.of(m.containerIp()) + "]" : InetText.of(m.containerIp());
-        r.append(" -j DNAT --to-destination ").append(to).append(':').append(m.containerPort());
-        return r.toString();
-    }
-
-    static String encode(String owner) {
-        String e = URLEncoder.encode(owner, StandardCharsets.UTF_8).replace("+", "%20");
-        if (!e.matches("[A-Za-z0-9%._*-]*")) {
-            throw new InvalidInputException("owner '" + owner + "' cannot be written into a rule");
-        }
-        return e;
-    }
-
-    private static boolean isV6(PortMapping m) {
-        return !(m.containerIp() instanceof Inet4Address);
-    }
-
-    private static String key(PortMapping m) {
-        return (isV6(m) ? "6 " : "4 ") + (m.hostIp() == null ? "*" : InetText.of(m.hostIp())) + " " + m.protocol() + " "
-                + m.hostPort();
     }
 }

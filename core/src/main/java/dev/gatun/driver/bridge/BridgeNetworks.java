@@ -1,0 +1,131 @@
+package dev.gatun.driver.bridge;
+
+import dev.gatun.InvalidInputException;
+import dev.gatun.driver.ConflictException;
+import dev.gatun.driver.Network;
+import dev.gatun.driver.NetworkSpec;
+import dev.gatun.internal.Rollback;
+import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.rtnl.InterfaceNames;
+import dev.gatun.rtnl.Link;
+import dev.gatun.rtnl.Prefix;
+import dev.gatun.rtnl.Rtnetlink;
+import dev.gatun.rtnl.Sysctls;
+
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * Networks as bridges: makes one (its bridge with the MAC it keeps, gateway addresses,
+ * sysctls, its entries in the firewall; undone step by step when one fails), removes one, and
+ * lists them from the bridges' aliases. The caller holds the driver's topology lock.
+ */
+final class BridgeNetworks {
+
+    private final NetworkNamespace host;
+    private final Firewall firewall;
+
+    BridgeNetworks(NetworkNamespace host, Firewall firewall) {
+        this.host = host;
+        this.firewall = firewall;
+    }
+
+    /** Checks {@code spec} against itself and the networks there are, then makes it. */
+    void create(NetworkSpec spec) {
+        checkNetworkName(spec.name());
+        if (spec.subnet4() == null || spec.subnet4().isIpv6()) {
+            throw new InvalidInputException("network " + spec.name() + " needs an IPv4 subnet, such as 10.88.0.0/16");
+        }
+        if (spec.subnet6() != null && !spec.subnet6().isIpv6()) {
+            throw new InvalidInputException("the second subnet of network " + spec.name() + " must be IPv6, not "
+                    + spec.subnet6());
+        }
+        Prefix subnet4 = spec.subnet4().network();
+        Prefix subnet6 = spec.subnet6() == null ? null : spec.subnet6().network();
+        InetAddress gw4 = SubnetAllocator.gateway(spec.name(), subnet4, spec.gateway4());
+        InetAddress gw6 = subnet6 == null ? null : SubnetAllocator.gateway(spec.name(), subnet6, spec.gateway6());
+        String bridge = spec.bridge() != null ? InterfaceNames.check(spec.bridge()) : defaultBridgeName(spec.name());
+        List<Network> existing = list();
+        for (Network n : existing) {
+            if (n.name().equals(spec.name())) {
+                throw new ConflictException("network " + spec.name() + " already exists (bridge " + n.bridge() + ")");
+            }
+            for (Prefix p : n.subnets()) {
+                if (SubnetAllocator.overlaps(p, subnet4) || (subnet6 != null && SubnetAllocator.overlaps(p, subnet6))) {
+                    throw new ConflictException("subnet " + (p.isIpv6() ? subnet6 : subnet4)
+                            + " overlaps subnet " + p + " of network " + n.name());
+                }
+            }
+        }
+        String alias = new NetworkAlias(spec.name(), subnet4, gw4, subnet6, gw6, spec.icc(), spec.internal(),
+                spec.masquerade()).encode();
+        try (Rtnetlink rt = Rtnetlink.open(host)) {
+            if (rt.find(bridge).isPresent()) {
+                throw new ConflictException("a link named " + bridge + " already exists; choose another bridge name");
+            }
+            firewall.ensure(existing);
+            Rollback rollback = new Rollback();
+            try {
+                rt.createBridge(bridge, spec.mac(), spec.mtu());
+                rollback.onFailure(() -> rt.delete(bridge));
+                rt.setAlias(bridge, alias);
+                // The gateway must answer neighbour discovery at once, not after a second of DAD.
+                new Sysctls(host).setDuplicateAddressDetection(bridge, false);
+                rt.addAddress(bridge, new Prefix(gw4, subnet4.length()));
+                if (gw6 != null) {
+                    rt.addAddress(bridge, new Prefix(gw6, subnet6.length()));
+                }
+                rt.setUp(bridge, true);
+                Sysctls sysctls = new Sysctls(host);
+                sysctls.setIpv4Forwarding(true);
+                sysctls.setRouteLocalnet(bridge, true);
+                if (subnet6 != null) {
+                    sysctls.setIpv6Forwarding(true);
+                }
+                firewall.network(bridge, subnet4, subnet6, spec.internal(), spec.masquerade(), true);
+            } catch (RuntimeException e) {
+                throw rollback.undo(e);
+            }
+        }
+    }
+
+    /** Takes the network's entries out of the firewall and deletes its bridge. */
+    void remove(Network n) {
+        Prefix v4 = n.subnets().stream().filter(p -> !p.isIpv6()).findFirst().orElse(null);
+        Prefix v6 = n.subnets().stream().filter(Prefix::isIpv6).findFirst().orElse(null);
+        firewall.network(n.bridge(), v4, v6, n.internal(), n.masquerade(), false);
+        try (Rtnetlink rt = Rtnetlink.open(host)) {
+            rt.delete(n.bridge());
+        }
+    }
+
+    /** Every network, by name, read from the kernel. */
+    List<Network> list() {
+        try (Rtnetlink rt = Rtnetlink.open(host)) {
+            List<Network> out = new ArrayList<>();
+            // Networks are bridges: asking for bridges only keeps the dump short while other links churn.
+            for (Link l : rt.links("bridge")) {
+                AliasFields.readable(l, NetworkAlias::decode).ifPresent(a -> out.add(a.network(l)));
+            }
+            out.sort(Comparator.comparing(Network::name));
+            return out;
+        }
+    }
+
+    private static void checkNetworkName(String name) {
+        if (name == null || !name.matches("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")) {
+            throw new InvalidInputException("network name '" + name
+                    + "' must be 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit");
+        }
+    }
+
+    private static String defaultBridgeName(String network) {
+        String candidate = "gatun-" + network;
+        if (candidate.length() <= InterfaceNames.MAX_BYTES) {
+            return candidate;
+        }
+        return "gatun-" + Integer.toHexString(network.hashCode() & 0x7fffffff);
+    }
+}

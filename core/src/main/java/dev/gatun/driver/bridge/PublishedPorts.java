@@ -1,0 +1,208 @@
+package dev.gatun.driver.bridge;
+
+import dev.gatun.InvalidInputException;
+import dev.gatun.driver.HostPortCheck;
+import dev.gatun.driver.Network;
+import dev.gatun.driver.PortMapping;
+import dev.gatun.driver.PortSpec;
+import dev.gatun.driver.Protocol;
+import dev.gatun.internal.InetText;
+import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.rtnl.Prefix;
+import dev.gatun.sockdiag.BoundSocket;
+import dev.gatun.sockdiag.HostSockets;
+import dev.gatun.sockdiag.SocketOwners;
+
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+
+/**
+ * Published ports, to containers on gatun's networks and to addresses outside them (a CNI
+ * chain's): checks each request (the address, its owner, the families of the ports) and turns
+ * it into the {@link Publisher}'s terms; lists the mappings per network; names host sockets
+ * that share a published port.
+ */
+final class PublishedPorts {
+
+    private final NetworkNamespace host;
+    private final Firewall firewall;
+    private final Publisher publisher;
+    private final Supplier<List<Network>> networks;
+    /** Makes gatun's table, under the driver's topology lock, for a port published while no network exists. */
+    private final Runnable ensureTable;
+
+    PublishedPorts(NetworkNamespace host, Firewall firewall, Publisher publisher, Supplier<List<Network>> networks,
+                   Runnable ensureTable) {
+        this.host = host;
+        this.firewall = firewall;
+        this.publisher = publisher;
+        this.networks = networks;
+        this.ensureTable = ensureTable;
+    }
+
+    List<PortMapping> publish(Network n, InetAddress containerIp, List<PortSpec> ports, String owner,
+                              HostPortCheck check) {
+        checkContainer(n, containerIp);
+        String who = OwnerNames.check(owner == null ? InetText.of(containerIp) : owner);
+        if (ports.isEmpty()) {
+            throw new InvalidInputException("publish to " + InetText.of(containerIp) + ": no ports given");
+        }
+        return publisher.publish(n.name(), wanted(containerIp, ports), who, check);
+    }
+
+    /** Without {@code ports}: every mapping of {@code owner} to {@code containerIp}. */
+    List<PortMapping> unpublish(Network n, InetAddress containerIp, List<PortSpec> ports, String owner) {
+        checkContainer(n, containerIp);
+        return publisher.unpublish(n.name(), selection(containerIp, ports, owner));
+    }
+
+    List<PortMapping> publishOutside(String label, InetAddress containerIp, List<PortSpec> ports, String owner) {
+        checkOutside(containerIp);
+        String who = OwnerNames.check(owner == null ? InetText.of(containerIp) : owner);
+        if (ports.isEmpty()) {
+            throw new InvalidInputException("publish to " + InetText.of(containerIp) + ": no ports given");
+        }
+        List<Publisher.Wanted> wanted = wanted(containerIp, ports);
+        ensureTable.run();
+        // The host's sockets are not asked: this is for a CNI chain, whose runtime holds the ports itself.
+        return publisher.publish(label, wanted, who, HostPortCheck.SKIP);
+    }
+
+    List<PortMapping> unpublishOutside(String label, InetAddress containerIp, List<PortSpec> ports, String owner) {
+        checkOutside(containerIp);
+        return publisher.unpublish(label, selection(containerIp, ports, owner));
+    }
+
+    /** Removes every mapping to one of {@code addresses}, whoever owns it (an endpoint is going). */
+    void unpublishAll(String network, Collection<InetAddress> addresses) {
+        Set<InetAddress> ips = new HashSet<>(addresses);
+        publisher.unpublish(network, new Publisher.Selection(null, null, null, m -> ips.contains(m.containerIp())));
+    }
+
+    /** Removes every mapping into {@code n}'s subnets (the network is going). */
+    void unpublishAll(Network n) {
+        publisher.unpublish(n.name(), new Publisher.Selection(null, null, null,
+                m -> n.subnets().stream().anyMatch(p -> p.contains(m.containerIp()))));
+    }
+
+    /** The mappings into {@code of}, each named by its network, by network, protocol and host port. */
+    List<PortMapping> published(List<Network> of) {
+        List<PortMapping> out = new ArrayList<>();
+        for (PortMapping m : firewall.mappings()) {
+            for (Network n : of) {
+                if (n.subnets().stream().anyMatch(p -> p.contains(m.containerIp()))) {
+                    out.add(Publisher.named(n.name(), m));
+                }
+            }
+        }
+        out.sort(Comparator.comparing(PortMapping::network).thenComparing(m -> m.protocol().ordinal())
+                .thenComparingInt(PortMapping::hostPort));
+        return out;
+    }
+
+    /** The mappings to addresses on no network of gatun's, by protocol and host port. */
+    List<PortMapping> publishedOutside() {
+        List<Prefix> subnets = networks.get().stream().flatMap(n -> n.subnets().stream()).toList();
+        List<PortMapping> out = new ArrayList<>();
+        for (PortMapping m : firewall.mappings()) {
+            if (subnets.stream().noneMatch(p -> p.contains(m.containerIp()))) {
+                out.add(Publisher.named(null, m));
+            }
+        }
+        out.sort(Comparator.comparing((PortMapping m) -> m.protocol().ordinal())
+                .thenComparingInt(PortMapping::hostPort));
+        return out;
+    }
+
+    /** One line for each of {@code mappings} whose host port a socket of the host also holds, naming its process. */
+    List<String> sharedWithHostSockets(List<PortMapping> mappings) {
+        Map<Protocol, Set<Integer>> ports = new LinkedHashMap<>();
+        for (PortMapping m : mappings) {
+            if (m.protocol() != Protocol.SCTP) {
+                ports.computeIfAbsent(m.protocol(), p -> new HashSet<>()).add(m.hostPort());
+            }
+        }
+        if (ports.isEmpty()) {
+            return List.of();
+        }
+        List<BoundSocket> held = new ArrayList<>();
+        try (HostSockets sockets = HostSockets.open(host)) {
+            ports.forEach((protocol, p) -> held.addAll(sockets.holding(protocol.number(), p, true)));
+        }
+        Map<Long, String> processes = SocketOwners.of(held.stream().map(BoundSocket::inode).collect(Collectors.toSet()));
+        List<String> out = new ArrayList<>();
+        for (PortMapping m : mappings) {
+            for (BoundSocket s : held) {
+                if (s.protocol() == m.protocol().number() && s.port() == m.hostPort()
+                        && s.holds(m.containerIp() instanceof Inet4Address, m.hostIp())) {
+                    out.add("host port " + m.describeHost() + " of network " + m.network() + " (to "
+                            + InetText.of(m.containerIp()) + ":" + m.containerPort() + ", owner " + m.owner()
+                            + ") is also held by " + s.describe(processes.get(s.inode()))
+                            + ", which gets none of its traffic while the port is published");
+                }
+            }
+        }
+        return out;
+    }
+
+    /** What an unpublish names: the given ports, or without any, all of the owner's to the address. */
+    private static Publisher.Selection selection(InetAddress containerIp, List<PortSpec> ports, String owner) {
+        String who = OwnerNames.check(owner == null ? InetText.of(containerIp) : owner);
+        return ports.isEmpty()
+                ? new Publisher.Selection(containerIp, null, who,
+                        m -> m.containerIp().equals(containerIp) && m.owner().equals(who))
+                : new Publisher.Selection(containerIp, wanted(containerIp, ports), who, null);
+    }
+
+    private static List<Publisher.Wanted> wanted(InetAddress containerIp, List<PortSpec> ports) {
+        boolean v4 = containerIp instanceof Inet4Address;
+        List<Publisher.Wanted> out = new ArrayList<>();
+        for (PortSpec p : ports) {
+            if (p.hostIp() != null && (p.hostIp() instanceof Inet4Address) != v4) {
+                throw new InvalidInputException("host address " + InetText.of(p.hostIp()) + " in " + p
+                        + " is not of the family of container address " + InetText.of(containerIp));
+            }
+            // 0.0.0.0 and :: mean every address, as with Docker.
+            InetAddress hostIp = p.hostIp() != null && p.hostIp().isAnyLocalAddress() ? null : p.hostIp();
+            for (int[] pair : p.pairs()) {
+                out.add(new Publisher.Wanted(p.protocol(), hostIp, pair[0], containerIp, pair[1]));
+            }
+        }
+        return out;
+    }
+
+    private static void checkContainer(Network n, InetAddress ip) {
+        if (ip == null) {
+            throw new InvalidInputException("the container address is missing");
+        }
+        for (Prefix p : n.subnets()) {
+            if (p.contains(ip)) {
+                return;
+            }
+        }
+        throw new InvalidInputException("container address " + InetText.of(ip) + " is outside the subnets "
+                + n.subnets() + " of network " + n.name());
+    }
+
+    private void checkOutside(InetAddress ip) {
+        if (ip == null) {
+            throw new InvalidInputException("the container address is missing");
+        }
+        for (Network n : networks.get()) {
+            if (n.subnets().stream().anyMatch(p -> p.contains(ip))) {
+                throw new InvalidInputException("container address " + InetText.of(ip) + " is on network " + n.name()
+                        + " of gatun's; publish there");
+            }
+        }
+    }
+}
