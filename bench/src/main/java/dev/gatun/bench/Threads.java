@@ -1,5 +1,6 @@
 package dev.gatun.bench;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -7,6 +8,9 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /** Runs the same work on N platform threads, started together; returns the wall time in microseconds. */
 final class Threads {
+
+    /** Far above any run here; a thread still going after it is stuck, not slow. */
+    private static final Duration LIMIT = Duration.ofMinutes(30);
 
     interface Work {
         void run(int thread, int iteration) throws Exception;
@@ -34,7 +38,9 @@ final class Threads {
         long t0 = System.nanoTime();
         start.countDown();
         for (Thread t : all) {
-            t.join();
+            if (!t.join(LIMIT)) {
+                throw new IllegalStateException("a benchmark thread (" + t.getName() + ") did not finish within " + LIMIT);
+            }
         }
         long us = (System.nanoTime() - t0) / 1000;
         if (failure.get() != null) {

@@ -3,6 +3,7 @@ package dev.gatun.driver;
 import dev.gatun.Gatun;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.rtnl.Prefix;
+import dev.gatun.testing.Bounded;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
 import org.junit.jupiter.api.Test;
@@ -96,7 +97,7 @@ class NftablesScaleTest {
             }
             start.countDown();
             for (Thread t : threads) {
-                t.join();
+                Bounded.join(t, "a publishing thread");
             }
             assertThat(unexpected).isEmpty();
             assertThat(succeeded.get()).isEqualTo(10_000);
@@ -219,7 +220,7 @@ class NftablesScaleTest {
             }
             start.countDown();
             for (Thread t : threads) {
-                t.join();
+                Bounded.join(t, "a publishing thread");
             }
             drivers.forEach(NetworkDriver::close);
             assertThat(failures).isEmpty();

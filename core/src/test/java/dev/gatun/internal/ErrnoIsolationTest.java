@@ -2,6 +2,7 @@ package dev.gatun.internal;
 
 import dev.gatun.ErrnoException;
 import dev.gatun.bindings.internal.libc_h;
+import dev.gatun.testing.Bounded;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
@@ -50,7 +51,7 @@ class ErrnoIsolationTest {
             }));
         }
         for (Thread t : threads) {
-            t.join();
+            Bounded.join(t, "a thread making failing calls");
         }
         Files.delete(dir);
         assertThat(failure.get()).isNull();

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gatun.netns.ReplyServers;
+import dev.gatun.testing.Bounded;
 import dev.gatun.testing.Lab;
 import dev.gatun.testing.Oracle;
 import org.junit.jupiter.api.Test;
@@ -337,7 +338,7 @@ class DockerPluginIT {
                 go.countDown();
             }
             for (int i = 0; i < containers; i++) {
-                DockerLab.Result r = runs.get(i).get();
+                DockerLab.Result r = Bounded.get(runs.get(i), "docker run of c" + i);
                 assertThat(r.code()).as("docker run of c%d: %s", i, r.err()).isZero();
             }
             for (int i = 0; i < containers; i++) {
