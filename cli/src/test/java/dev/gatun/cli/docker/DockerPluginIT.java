@@ -229,11 +229,19 @@ class DockerPluginIT {
                 assertThat(System.nanoTime()).as("httpd in a did not start").isLessThan(deadline);
                 Probe.sleep(100);
             }
-            // icc=false: b cannot reach a on the same bridge.
+            // icc=false: b cannot reach a on the same bridge; control: a's httpd answers from the host,
+            // where no forward rule stands between.
+            assertThat(Probe.httpNow(lab.host, ipA, 80, "/index.html")).as("control: a from the host").isEqualTo("ca");
             DockerLab.Result icc = lab.docker.docker("exec", "cb", "timeout", "3", "wget", "-qO-", "http://" + ipA + "/index.html");
             assertThat(icc.code()).as("b fetching from a with icc=false: %s", icc.out()).isNotZero();
-            // internal: no way out to the outside namespace (reachable from the lab's namespace itself).
+            // internal: no way out to the outside namespace (reachable from the lab's namespace itself), while
+            // b's own link works: the host's address on the bridge answers it (no forwarding there).
             assertThat(ReplyServers.tcpFetch(lab.host, "192.0.2.2", 9999)).isEqualTo("outside");
+            try (ReplyServers onTheBridge = new ReplyServers().tcp(lab.host, "10.90.0.254", 9998, "gateway")) {
+                DockerLab.Result gateway = lab.docker.docker("exec", "cb", "timeout", "3", "nc", "10.90.0.254", "9998");
+                assertThat(gateway.out()).as("control: b reaching the host's address on its bridge: %s", gateway.err())
+                        .contains("gateway");
+            }
             DockerLab.Result out = lab.docker.docker("exec", "cb", "timeout", "3", "nc", "192.0.2.2", "9999");
             assertThat(out.out()).as("b reaching outside from an internal network").doesNotContain("outside");
         }
