@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 /** Runs the same work on N platform threads, started together; returns the wall time in microseconds. */
@@ -26,7 +27,9 @@ final class Threads {
             int id = t;
             all.add(Thread.ofPlatform().start(() -> {
                 try {
-                    start.await();
+                    if (!start.await(1, TimeUnit.MINUTES)) {
+                        throw new IllegalStateException("the benchmark's threads were never started together");
+                    }
                     for (int i = 0; i < iterations; i++) {
                         work.run(id, i);
                     }

@@ -70,11 +70,7 @@ class NftablesScaleTest {
             List<Thread> threads = new ArrayList<>();
             for (int t = 0; t < 64; t++) {
                 threads.add(Thread.ofPlatform().start(() -> {
-                    try {
-                        start.await();
-                    } catch (InterruptedException e) {
-                        return;
-                    }
+                    Bounded.await(start, "the start of the publishers");
                     for (Request r; (r = queue.poll()) != null; ) {
                         try {
                             gatun.publish("n1", r.ip(), List.of(PortSpec.parse(r.hostPort() + ":80")), r.owner());
@@ -209,7 +205,7 @@ class NftablesScaleTest {
                 int base = 10000 + t * 1000;
                 threads.add(Thread.ofPlatform().start(() -> {
                     try {
-                        start.await();
+                        Bounded.await(start, "the start of the publishers");
                         for (int i = 0; i < 50; i++) {
                             d.publish("n1", C1, List.of(PortSpec.parse((base + i) + ":80")), null);
                         }

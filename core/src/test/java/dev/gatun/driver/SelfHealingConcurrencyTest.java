@@ -64,7 +64,7 @@ class SelfHealingConcurrencyTest {
             for (int t = 0; t < THREADS; t++) {
                 int thread = t;
                 made.add(pool.submit(() -> {
-                    start.await();
+                    start.await(2, TimeUnit.MINUTES);
                     return calls(d, thread);
                 }));
             }

@@ -1,6 +1,7 @@
 package dev.gatun.testing;
 
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -25,6 +26,18 @@ public final class Bounded {
         try {
             if (!t.join(limit)) {
                 throw new AssertionError(what + " (thread " + t.getName() + ") did not finish within " + limit);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted waiting for " + what, e);
+        }
+    }
+
+    /** Waits for {@code latch} to open; one that stays shut (its opener failed first) fails instead of hanging. */
+    public static void await(CountDownLatch latch, String what) {
+        try {
+            if (!latch.await(DEFAULT.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new AssertionError(what + " did not happen within " + DEFAULT);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -339,7 +339,7 @@ class DockerPluginIT {
                     script.append("exec sleep 3600");
                     cmd.addAll(List.of(DockerLab.IMAGE, "sh", "-c", script.toString()));
                     runs.add(pool.submit(() -> {
-                        go.await();
+                        Bounded.await(go, "the start of the docker runs");
                         return lab.docker.docker(cmd.toArray(String[]::new));
                     }));
                 }
