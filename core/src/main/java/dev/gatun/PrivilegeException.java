@@ -9,7 +9,13 @@ import dev.gatun.internal.Errno;
 public class PrivilegeException extends ErrnoException {
 
     public PrivilegeException(String operation, int errno) {
+        this(operation, errno, null);
+    }
+
+    /** As above, with the kernel's own words (its extended-ACK text) kept at the end of the sentence. */
+    public PrivilegeException(String operation, int errno, String kernelMessage) {
         super(operation, errno, "gatun needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN) to " + operation
-                + ", and the kernel refused it with " + Errno.name(errno));
+                + ", and the kernel refused it with " + Errno.name(errno)
+                + (kernelMessage == null || kernelMessage.isBlank() ? "" : " (" + kernelMessage.strip().replace('\n', ' ') + ")"));
     }
 }

@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /** Builds the bench's C programs from bench/src/main/c with gcc, into bench/target. */
 final class CBuild {
@@ -35,7 +36,11 @@ final class CBuild {
         cmd.addAll(List.of(libraries));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (p.waitFor() != 0) {
+        if (!p.waitFor(5, TimeUnit.MINUTES)) {
+            p.destroyForcibly();
+            throw new IllegalStateException("gcc did not finish building " + source.getFileName() + " within 5 minutes");
+        }
+        if (p.exitValue() != 0) {
             throw new IllegalStateException("gcc could not build " + source.getFileName() + " " + hint + ":\n" + out);
         }
         return binary;

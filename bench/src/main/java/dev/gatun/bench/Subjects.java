@@ -640,7 +640,11 @@ final class Subjects {
                 Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
                 p.getOutputStream().close();
                 p.getInputStream().readAllBytes();
-                if (p.waitFor() != 0) {
+                if (!p.waitFor(60, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                    throw new IllegalStateException(String.join(" ", cmd) + " did not exit within 60 s");
+                }
+                if (p.exitValue() != 0) {
                     throw new IllegalStateException(String.join(" ", cmd) + " exited " + p.exitValue());
                 }
                 return (System.nanoTime() - t) / 1000;

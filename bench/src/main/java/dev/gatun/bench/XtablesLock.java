@@ -1,6 +1,7 @@
 package dev.gatun.bench;
 
 import java.io.IOException;
+import java.util.concurrent.TimeUnit;
 
 /** Another process holding /run/xtables.lock, as in the field report. */
 final class XtablesLock {
@@ -11,7 +12,13 @@ final class XtablesLock {
         Process holder = new ProcessBuilder("flock", "--exclusive", "/run/xtables.lock", "sleep", Integer.toString(seconds))
                 .start();
         for (int i = 0; i < 200; i++) {
-            if (new ProcessBuilder("flock", "--nonblock", "/run/xtables.lock", "true").start().waitFor() != 0) {
+            Process probe = new ProcessBuilder("flock", "--nonblock", "/run/xtables.lock", "true").start();
+            if (!probe.waitFor(10, TimeUnit.SECONDS)) {
+                probe.destroyForcibly();
+                release(holder);
+                throw new IllegalStateException("flock --nonblock on /run/xtables.lock did not exit within 10 s");
+            }
+            if (probe.exitValue() != 0) {
                 return holder;
             }
             Thread.sleep(10);
@@ -27,6 +34,9 @@ final class XtablesLock {
     static void release(Process holder) throws InterruptedException {
         holder.descendants().forEach(ProcessHandle::destroy);
         holder.destroy();
-        holder.waitFor();
+        if (!holder.waitFor(10, TimeUnit.SECONDS)) {
+            holder.destroyForcibly();
+            throw new IllegalStateException("the process holding /run/xtables.lock did not end within 10 s of SIGTERM");
+        }
     }
 }

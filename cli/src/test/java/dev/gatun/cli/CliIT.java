@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.gatun.cli.docker.GatunCli;
 import dev.gatun.netns.NamedNamespaces;
 import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.testing.Bounded;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.NftJson;
 import dev.gatun.testing.Oracle;
@@ -13,6 +14,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -132,7 +134,7 @@ class CliIT {
             GatunCli.ok("--netns", ns, "publish", "n1", "10.88.0.2", "-p", "9090:90");
         } finally {
             nc.destroy();
-            nc.waitFor();
+            Bounded.waitFor(nc, Duration.ofSeconds(30), "nc, after SIGTERM");
         }
         Process later = listen(host, 9090);
         try {

@@ -6,6 +6,7 @@ import dev.gatun.cli.api.ServeClient;
 import dev.gatun.cli.docker.GatunCli;
 import dev.gatun.cli.docker.GatunServe;
 import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.testing.Bounded;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
 import org.junit.jupiter.api.Test;
@@ -522,7 +523,7 @@ class CrashIT {
             }));
         }
         for (Thread t : lanes) {
-            t.join();
+            Bounded.join(t, "a client lane");
         }
         if (!failures.isEmpty()) {
             AssertionError e = new AssertionError("a lane failed: " + failures.getFirst().getMessage(), failures.getFirst());

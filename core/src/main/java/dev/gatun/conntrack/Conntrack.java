@@ -147,7 +147,7 @@ public final class Conntrack implements AutoCloseable {
                     NetlinkSocket.AckedRange.only(0), null);
             return true;
         } catch (NetlinkException e) {
-            if (e.errno() == libc_h.ENOENT) {
+            if (e.isNotFound()) {
                 return false;
             }
             throw e;

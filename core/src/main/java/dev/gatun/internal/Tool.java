@@ -13,13 +13,18 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Runs an external tool: arguments as an array (never a shell), inside the host namespace
  * (through nsenter when it is not this process's own), with a timeout, stderr kept for the error.
  */
 public final class Tool {
+
+    /** How long a tool's output may stay open after it exited. */
+    private static final int OUTPUT_SECONDS = 10;
 
     public record Result(int exitCode, String stdout, String stderr) {}
 
@@ -89,7 +94,13 @@ public final class Tool {
                 p.destroyForcibly();
                 throw new GatunException(described + " did not finish within " + timeout.toSeconds() + " seconds");
             }
-            return new Result(p.exitValue(), out.join(), err.join());
+            // The pipes close with the process, unless a child it left behind still holds them.
+            return new Result(p.exitValue(), out.get(OUTPUT_SECONDS, TimeUnit.SECONDS), err.get(OUTPUT_SECONDS, TimeUnit.SECONDS));
+        } catch (TimeoutException e) {
+            throw new GatunException(described + " exited, but its output stayed open for " + OUTPUT_SECONDS
+                    + " seconds (a process it started still holds it)", e);
+        } catch (ExecutionException e) {
+            throw new GatunException("cannot read the output of " + described + ": " + e.getCause(), e.getCause());
         } catch (IOException e) {
             throw new GatunException("cannot run " + described + ": " + e.getMessage(), e);
         } catch (InterruptedException e) {

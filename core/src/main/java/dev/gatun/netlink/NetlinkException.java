@@ -1,19 +1,27 @@
 package dev.gatun.netlink;
 
 import dev.gatun.ErrnoException;
+import dev.gatun.bindings.internal.libc_h;
 import dev.gatun.internal.Errno;
 
 /**
  * The kernel answered a netlink request with an error. Carries errno, the operation that the
- * failing message carried (matched by sequence number) and the kernel's extended-ACK text.
+ * failing message carried (matched by sequence number), the kernel's extended-ACK text and the
+ * attribute of the request it rejected, where it said which.
  */
 public class NetlinkException extends ErrnoException {
 
     private final String kernelMessage;
+    private final String rejectedAttribute;
 
     public NetlinkException(String operation, int errno, String kernelMessage) {
-        super(operation, errno, format(operation, errno, kernelMessage));
+        this(operation, errno, kernelMessage, null);
+    }
+
+    public NetlinkException(String operation, int errno, String kernelMessage, String rejectedAttribute) {
+        super(operation, errno, format(operation, errno, kernelMessage, rejectedAttribute));
         this.kernelMessage = kernelMessage;
+        this.rejectedAttribute = rejectedAttribute;
     }
 
     /** The kernel's extended-ACK message, or null when it sent none. */
@@ -21,8 +29,43 @@ public class NetlinkException extends ErrnoException {
         return kernelMessage;
     }
 
+    /**
+     * The attribute of the request the kernel rejected, by type and name, for example
+     * "NFTA_CHAIN_TABLE (type 1)"; nested ones by path. Null when the kernel did not say.
+     */
+    public String rejectedAttribute() {
+        return rejectedAttribute;
+    }
+
+    /** The object the request names does not exist (ENOENT). */
+    public boolean isNotFound() {
+        return errno() == libc_h.ENOENT;
+    }
+
+    /** The network device the request names does not exist (ENODEV), rtnetlink's answer for a missing link. */
+    public boolean isNoSuchDevice() {
+        return errno() == libc_h.ENODEV;
+    }
+
+    /** The object exists already and the request asked to create it exclusively (EEXIST). */
+    public boolean isAlreadyExists() {
+        return errno() == libc_h.EEXIST;
+    }
+
+    /** The kernel does not support what was asked, for this object or at all (EOPNOTSUPP). */
+    public boolean isNotSupported() {
+        return errno() == libc_h.EOPNOTSUPP;
+    }
+
     static String format(String operation, int errno, String kernelMessage) {
+        return format(operation, errno, kernelMessage, null);
+    }
+
+    static String format(String operation, int errno, String kernelMessage, String rejectedAttribute) {
         String s = operation + ": " + Errno.name(errno) + " (" + Errno.describe(errno) + ")";
-        return kernelMessage == null || kernelMessage.isEmpty() ? s : s + "; kernel says: " + kernelMessage;
+        if (kernelMessage != null && !kernelMessage.isEmpty()) {
+            s += "; kernel says: " + kernelMessage;
+        }
+        return rejectedAttribute == null ? s : s + "; rejected: " + rejectedAttribute;
     }
 }

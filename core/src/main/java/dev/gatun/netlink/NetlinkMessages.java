@@ -8,6 +8,7 @@ import dev.gatun.bindings.internal.nlmsghdr;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.util.function.Consumer;
 
 /** Walking netlink messages and attributes in a received buffer, with the kernel's layouts. */
@@ -57,7 +58,7 @@ public final class NetlinkMessages {
      * alike); the value is a name already checked to hold no NUL (where C would stop reading it).
      */
     public static void appendString(MemorySegment nlh, int type, String value) {
-        byte[] bytes = value.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
         int header = (int) nlattr.sizeof();
         int length = header + bytes.length + 1;
         MemorySegment attribute = append(nlh, length);
@@ -163,14 +164,19 @@ public final class NetlinkMessages {
         while (end < bytes.length && bytes[end] != 0) {
             end++;
         }
-        return new String(bytes, 0, end, java.nio.charset.StandardCharsets.UTF_8);
+        return new String(bytes, 0, end, StandardCharsets.UTF_8);
     }
 
     /** The kernel's extended-ACK text of an NLMSG_ERROR message, or null. */
     public static String extendedAckMessage(MemorySegment message) {
+        return extendedAck(message).message();
+    }
+
+    /** The extended ACK of an NLMSG_ERROR message: text, rejected offset, missing type; {@link ExtendedAck#NONE} without one. */
+    public static ExtendedAck extendedAck(MemorySegment message) {
         int flags = flags(message);
         if ((flags & kernel_h.NLM_F_ACK_TLVS) == 0) {
-            return null;
+            return ExtendedAck.NONE;
         }
         MemorySegment err = familyHeader(message, ERROR_BYTES, "error");
         long echoed = (flags & kernel_h.NLM_F_CAPPED) != 0 ? HEADER_BYTES
@@ -180,13 +186,20 @@ public final class NetlinkMessages {
             throw new MalformedReplyException("an error message of " + message.byteSize() + " bytes echoes a request of "
                     + echoed + " bytes, which it cannot hold");
         }
-        String[] found = {null};
+        String[] text = {null};
+        int[] rejected = {-1, -1};
         forEachAttribute(message, offset, (type, payload) -> {
-            if (type == kernel_h.NLMSGERR_ATTR_MSG && found[0] == null) {
-                found[0] = string(payload);
+            if (type == kernel_h.NLMSGERR_ATTR_MSG && text[0] == null) {
+                text[0] = string(payload);
+            } else if (type == kernel_h.NLMSGERR_ATTR_OFFS && rejected[0] < 0) {
+                // The kernel's offset is unsigned; one past 2 GiB cannot point into a netlink message.
+                rejected[0] = Math.max(-1, u32(payload, "the rejected attribute's offset"));
+            } else if (type == kernel_h.NLMSGERR_ATTR_MISS_TYPE && rejected[1] < 0) {
+                rejected[1] = Math.max(-1, u32(payload, "the missing attribute's type"));
             }
         });
-        return found[0];
+        return text[0] == null && rejected[0] < 0 && rejected[1] < 0 ? ExtendedAck.NONE
+                : new ExtendedAck(text[0], rejected[0], rejected[1]);
     }
 
     /** An attribute visitor: the type without flag bits, and the payload slice. */

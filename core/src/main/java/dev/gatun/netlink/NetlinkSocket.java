@@ -1,6 +1,7 @@
 package dev.gatun.netlink;
 
 import dev.gatun.GatunException;
+import dev.gatun.PrivilegeException;
 import dev.gatun.bindings.internal.CallState;
 import dev.gatun.bindings.internal.kernel_h;
 import dev.gatun.bindings.internal.libc_h;
@@ -20,6 +21,7 @@ import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -223,7 +225,7 @@ public final class NetlinkSocket implements AutoCloseable {
                         }
                         int err = NetlinkMessages.error(m);
                         if (err != 0) {
-                            failure.record(index, -err, NetlinkMessages.extendedAckMessage(m));
+                            failure.record(index, -err, NetlinkMessages.extendedAck(m));
                         }
                     } else if (onReply != null) {
                         int index = NetlinkMessages.sequence(m) - firstSequence;
@@ -241,7 +243,8 @@ public final class NetlinkSocket implements AutoCloseable {
                 if (expected != 0 && failure.errno == expected && failure.others == 0) {
                     return expected;
                 }
-                throw failure.exception(operations.get(failure.index));
+                throw failure.exception(operations.get(failure.index),
+                        message(requests, length, firstSequence + failure.index));
             }
             return 0;
         } finally {
@@ -256,12 +259,13 @@ public final class NetlinkSocket implements AutoCloseable {
      * An errno other than {@code tolerated} throws, naming that request's operation.
      */
     public int[] pipeline(MemorySegment requests, long length, int firstSequence, Operations operations,
-                          java.util.function.BiConsumer<Integer, MemorySegment> onReply, int tolerated) {
+                          BiConsumer<Integer, MemorySegment> onReply, int tolerated) {
         lock.lock();
         try {
             send(requests, length, operations);
             int[] errnos = new int[operations.count()];
             boolean[] answered = new boolean[operations.count()];
+            ExtendedAck[] acks = new ExtendedAck[operations.count()];
             int pending = operations.count();
             while (pending > 0) {
                 long n = receive(operations);
@@ -282,6 +286,7 @@ public final class NetlinkSocket implements AutoCloseable {
                         int err = -NetlinkMessages.error(m);
                         if (err != 0 && err != tolerated && errnos[index] == 0) {
                             errnos[index] = -1 - err; // remembered, thrown once every answer is in
+                            acks[index] = NetlinkMessages.extendedAck(m);
                         } else {
                             errnos[index] = err;
                         }
@@ -291,8 +296,9 @@ public final class NetlinkSocket implements AutoCloseable {
             }
             for (int i = 0; i < errnos.length; i++) {
                 if (errnos[i] < 0) {
-                    int errno = -1 - errnos[i];
-                    throw new Failure().exceptionFor(operations.get(i), errno);
+                    Failure failure = new Failure();
+                    failure.record(i, -1 - errnos[i], acks[i]);
+                    throw failure.exception(operations.get(i), message(requests, length, firstSequence + i));
                 }
             }
             return errnos;
@@ -332,7 +338,7 @@ public final class NetlinkSocket implements AutoCloseable {
                         } else if (type == kernel_h.NLMSG_ERROR) {
                             int err = NetlinkMessages.error(m);
                             if (err != 0) {
-                                failure.record(0, -err, NetlinkMessages.extendedAckMessage(m));
+                                failure.record(0, -err, NetlinkMessages.extendedAck(m));
                             }
                             done[0] = true;
                         } else if (!interrupted[0]) {
@@ -344,7 +350,7 @@ public final class NetlinkSocket implements AutoCloseable {
                     });
                 }
                 if (failure.index >= 0) {
-                    throw failure.exception(operation);
+                    throw failure.exception(operation, request.asSlice(0, length));
                 }
                 if (!interrupted[0]) {
                     return out;
@@ -501,37 +507,62 @@ public final class NetlinkSocket implements AutoCloseable {
         }
     }
 
+    /**
+     * The message of {@code requests} with sequence number {@code sequence}, or null when none has
+     * it: what an error's rejected-attribute offset counts from. Walked only when a request failed.
+     */
+    private static MemorySegment message(MemorySegment requests, long length, int sequence) {
+        MemorySegment[] found = {null};
+        NetlinkMessages.forEach(requests, length, m -> {
+            if (found[0] == null && NetlinkMessages.sequence(m) == sequence) {
+                found[0] = m;
+            }
+        });
+        return found[0];
+    }
+
     /** The first error of an exchange, by position; later ones are counted. */
     private final class Failure {
         int index = -1;
         int errno;
-        String kernelMessage;
+        ExtendedAck ack = ExtendedAck.NONE;
         int others;
 
-        void record(int at, int errno, String kernelMessage) {
+        void record(int at, int errno, ExtendedAck ack) {
             if (index < 0 || at < index) {
                 if (index >= 0) {
                     others++;
                 }
                 index = at;
                 this.errno = errno;
-                this.kernelMessage = kernelMessage;
+                this.ack = ack == null ? ExtendedAck.NONE : ack;
             } else {
                 others++;
             }
         }
 
-        RuntimeException exceptionFor(String operation, int errno) {
-            this.errno = errno;
-            return exception(operation);
+        /** The exception for the first failure; {@code request} is the message that failed, or null. */
+        RuntimeException exception(String operation, MemorySegment request) {
+            String later = others == 0 ? "" : " (and " + others + " later operations failed too)";
+            if (errno == libc_h.EPERM || errno == libc_h.EACCES) {
+                // One sentence about privilege, but with the kernel's own words: EPERM has other causes too.
+                return new PrivilegeException(operation + " in " + namespace.describe() + later, errno, ack.message());
+            }
+            return new NetlinkException(operation + later, errno, ack.message(), rejection(request));
         }
 
-        RuntimeException exception(String operation) {
-            String op = others == 0 ? operation : operation + " (and " + others + " later operations failed too)";
-            if (errno == libc_h.EPERM || errno == libc_h.EACCES) {
-                return Errno.exception(operation + " in " + namespace.describe(), errno);
+        /** Which attribute the kernel rejected or missed, named from the request that was sent; null when it did not say. */
+        private String rejection(MemorySegment request) {
+            String rejected = null;
+            if (ack.hasOffset()) {
+                rejected = request == null ? "the attribute at byte " + ack.offset() + " of the request"
+                        : RejectedAttribute.describe(protocol, request, ack.offset());
             }
-            return new NetlinkException(op, errno, kernelMessage);
+            if (ack.missingType() >= 0) {
+                String missing = "a missing attribute of type " + ack.missingType();
+                rejected = rejected == null ? missing : missing + " in " + rejected;
+            }
+            return rejected;
         }
     }
 }

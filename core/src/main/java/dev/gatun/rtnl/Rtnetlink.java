@@ -396,7 +396,7 @@ public final class Rtnetlink implements AutoCloseable {
             socket.transact(r.message(), r.length(), seq, Operations.of(r.operation + " in " + namespace().describe()),
                     NetlinkSocket.AckedRange.only(0), m -> found.add(decode.apply(m)));
         } catch (NetlinkException e) {
-            if (e.errno() == libc_h.ENODEV || e.errno() == libc_h.ENOENT) {
+            if (e.isNoSuchDevice() || e.isNotFound()) {
                 return Optional.empty();
             }
             throw e;

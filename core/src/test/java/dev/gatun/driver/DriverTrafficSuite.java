@@ -68,7 +68,11 @@ abstract class DriverTrafficSuite {
             gatun.publish("n1", e.ip(), ports(Lab.SECOND_HOST_ADDRESS + ":9090:80"), null);
 
             assertThat(ReplyServers.tcpFetch(outside, Lab.SECOND_HOST_ADDRESS, 9090)).isEqualTo("c1");
-            assertThat(ReplyServers.tcpAnswers(outside, Lab.HOST_ADDRESS, 9090)).isFalse();
+            assertThat(ReplyServers.tcpAnswers(outside, Lab.HOST_ADDRESS, 9090)).as("the other host address").isFalse();
+            // Control: the same client through the other address reaches the same server where a mapping covers it.
+            gatun.publish("n1", e.ip(), ports("9091:80"), null);
+            assertThat(ReplyServers.tcpFetch(outside, Lab.HOST_ADDRESS, 9091)).as("control: a mapping for every address")
+                    .isEqualTo("c1");
         }
     }
 
@@ -133,9 +137,17 @@ abstract class DriverTrafficSuite {
             Endpoint e = gatun.attach(EndpointSpec.of("n1", c1));
             String ip = e.ip().getHostAddress();
             servers.tcp(c1, ip, 80, "c1-80").tcp(c1, ip, 81, "c1-81");
+            String gateway = gatun.network("n1").gateways().getFirst().getHostAddress();
+            servers.tcp(host, gateway, 7001, "host-on-the-bridge");
             gatun.publish("n1", e.ip(), ports("8080:80"), null);
 
             assertThat(ReplyServers.tcpFetch(outside, Lab.HOST_ADDRESS, 8080)).isEqualTo("c1-80");
+            // Controls: both servers answer where no forward rule stands between (from the host itself), and
+            // the outside's route to the subnet leads to the host (its address on the bridge answers).
+            assertThat(ReplyServers.tcpFetch(host, ip, 81)).as("control: port 81 from the host").isEqualTo("c1-81");
+            assertThat(ReplyServers.tcpFetch(host, ip, 80)).as("control: port 80 from the host").isEqualTo("c1-80");
+            assertThat(ReplyServers.tcpFetch(outside, gateway, 7001)).as("control: the route to the subnet")
+                    .isEqualTo("host-on-the-bridge");
             assertThat(ReplyServers.tcpAnswers(outside, Lab.HOST_ADDRESS, 81)).as("unpublished port on the host").isFalse();
             assertThat(ReplyServers.tcpAnswers(outside, ip, 81)).as("route straight to the container, unpublished").isFalse();
             assertThat(ReplyServers.tcpAnswers(outside, ip, 80)).as("route straight to the container, published").isFalse();
@@ -199,7 +211,7 @@ abstract class DriverTrafficSuite {
     @Test
     void masqueradeInternalAndIccOptionsShapeTheTraffic(NetworkNamespace host, NetworkNamespace outside,
                                                        NetworkNamespace c1, NetworkNamespace c2, NetworkNamespace c3,
-                                                       NetworkNamespace c4) throws Exception {
+                                                       NetworkNamespace c4, NetworkNamespace c5) throws Exception {
         Lab.connectOutside(host, outside, SUBNET, "10.89.0.0/16", "10.90.0.0/16");
         try (NetworkDriver gatun = open(host); ReplyServers servers = new ReplyServers()) {
             gatun.createNetwork(network(false));
@@ -210,9 +222,20 @@ abstract class DriverTrafficSuite {
             Endpoint masqueraded = gatun.attach(EndpointSpec.of("n1", c1));
             Endpoint direct = gatun.attach(EndpointSpec.of("plain", c2));
             Endpoint sibling = gatun.attach(EndpointSpec.of("plain", c3));
-            gatun.attach(EndpointSpec.of("closed", c4));
+            Endpoint closed = gatun.attach(EndpointSpec.of("closed", c4));
+            Endpoint neighbour = gatun.attach(EndpointSpec.of("n1", c5));
             servers.tcpWhoAmI(outside, "192.0.2.2", 7000);
             servers.tcp(c3, sibling.ip().getHostAddress(), 80, "c3");
+            servers.tcp(c4, closed.ip().getHostAddress(), 80, "c4");
+            servers.tcp(c5, neighbour.ip().getHostAddress(), 80, "c5");
+            // Controls for the refusals below: every server answers from the host, where no forward rule
+            // stands between, and two containers of a network with icc on reach each other straight.
+            assertThat(ReplyServers.tcpFetch(host, sibling.ip().getHostAddress(), 80)).as("control: c3 from the host")
+                    .isEqualTo("c3");
+            assertThat(ReplyServers.tcpFetch(host, closed.ip().getHostAddress(), 80)).as("control: c4 from the host")
+                    .isEqualTo("c4");
+            assertThat(ReplyServers.tcpFetch(c1, neighbour.ip().getHostAddress(), 80)).as("control: icc on, same network")
+                    .isEqualTo("c5");
 
             assertThat(ReplyServers.tcpFetch(c1, "192.0.2.2", 7000)).as("masqueraded").isEqualTo(Lab.HOST_ADDRESS);
             assertThat(ReplyServers.tcpFetch(c2, "192.0.2.2", 7000)).as("masquerade off")

@@ -3,6 +3,7 @@ package dev.gatun.driver;
 import dev.gatun.Gatun;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.rtnl.Prefix;
+import dev.gatun.testing.Bounded;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
 import org.junit.jupiter.api.Test;
@@ -69,11 +70,7 @@ class NftablesScaleTest {
             List<Thread> threads = new ArrayList<>();
             for (int t = 0; t < 64; t++) {
                 threads.add(Thread.ofPlatform().start(() -> {
-                    try {
-                        start.await();
-                    } catch (InterruptedException e) {
-                        return;
-                    }
+                    Bounded.await(start, "the start of the publishers");
                     for (Request r; (r = queue.poll()) != null; ) {
                         try {
                             gatun.publish("n1", r.ip(), List.of(PortSpec.parse(r.hostPort() + ":80")), r.owner());
@@ -96,7 +93,7 @@ class NftablesScaleTest {
             }
             start.countDown();
             for (Thread t : threads) {
-                t.join();
+                Bounded.join(t, "a publishing thread");
             }
             assertThat(unexpected).isEmpty();
             assertThat(succeeded.get()).isEqualTo(10_000);
@@ -208,7 +205,7 @@ class NftablesScaleTest {
                 int base = 10000 + t * 1000;
                 threads.add(Thread.ofPlatform().start(() -> {
                     try {
-                        start.await();
+                        Bounded.await(start, "the start of the publishers");
                         for (int i = 0; i < 50; i++) {
                             d.publish("n1", C1, List.of(PortSpec.parse((base + i) + ":80")), null);
                         }
@@ -219,7 +216,7 @@ class NftablesScaleTest {
             }
             start.countDown();
             for (Thread t : threads) {
-                t.join();
+                Bounded.join(t, "a publishing thread");
             }
             drivers.forEach(NetworkDriver::close);
             assertThat(failures).isEmpty();

@@ -135,6 +135,7 @@ class OtherFirewallsTest {
             assertThat(ReplyServers.tcpAnswers(outside, Lab.HOST_ADDRESS, 81)).as("unpublished port").isFalse();
             assertThat(ReplyServers.tcpAnswers(outside, ip, 81)).as("route straight to the container").isFalse();
             assertThat(ReplyServers.tcpAnswers(outside, ip, 80)).as("route straight to a published container port").isFalse();
+            assertControlsOfTheRefusals(host, outside, ip);
 
             String during = Oracle.in(host, fixture.list());
             assertThat(withoutGatun(theirs(during), userRule)).as("the other tool's own rules while gatun runs").isEqualTo(before);
@@ -220,6 +221,7 @@ class OtherFirewallsTest {
                 assertThat(ReplyServers.tcpFetch(c2, Lab.HOST_ADDRESS, 8080)).as("hairpin").isEqualTo("c1-tcp");
                 assertThat(ReplyServers.tcpAnswers(outside, Lab.HOST_ADDRESS, 81)).as("unpublished port").isFalse();
                 assertThat(ReplyServers.tcpAnswers(outside, ip, 81)).as("route straight to the container").isFalse();
+                assertControlsOfTheRefusals(host, outside, ip);
                 assertThat(ReplyServers.tcpFetch(c1, "192.0.2.2", 7777)).as("a container's own connection out")
                         .isEqualTo("outside");
 
@@ -279,5 +281,18 @@ class OtherFirewallsTest {
         }
         String rule = userRule.substring(userRule.indexOf("meta mark"));
         return listing.lines().filter(l -> !l.strip().equals(rule)).reduce("", (a, b) -> a + b + "\n");
+    }
+
+    /**
+     * What makes the refusals above mean something: the container's servers answer where no
+     * forward rule stands between (from the host itself), and the real ip says the outside's
+     * route to the container leads through the host. Only the forward path is shut.
+     */
+    private static void assertControlsOfTheRefusals(NetworkNamespace host, NetworkNamespace outside, String ip)
+            throws Exception {
+        assertThat(ReplyServers.tcpFetch(host, ip, 81)).as("control: port 81 from the host").isEqualTo("c1-81");
+        assertThat(ReplyServers.tcpFetch(host, ip, 80)).as("control: port 80 from the host").isEqualTo("c1-tcp");
+        assertThat(Oracle.in(outside, "ip", "route", "get", ip)).as("control: the outside's route to the container")
+                .contains("via " + Lab.HOST_ADDRESS);
     }
 }

@@ -1,7 +1,6 @@
 package dev.gatun.driver;
 
 import dev.gatun.Gatun;
-import dev.gatun.InvalidInputException;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.rtnl.Prefix;
 import dev.gatun.testing.FreshNamespaces;
@@ -65,7 +64,7 @@ class SelfHealingConcurrencyTest {
             for (int t = 0; t < THREADS; t++) {
                 int thread = t;
                 made.add(pool.submit(() -> {
-                    start.await();
+                    start.await(2, TimeUnit.MINUTES);
                     return calls(d, thread);
                 }));
             }
@@ -110,7 +109,7 @@ class SelfHealingConcurrencyTest {
                 } else {
                     changed += d.publish("n1", mine, ports, owner).size();
                 }
-            } catch (InvalidInputException e) {
+            } catch (NotFoundException e) {
                 // Not published (or no longer to this container): the race this test is about.
             }
         }
@@ -152,7 +151,7 @@ class SelfHealingConcurrencyTest {
             go.await(1, TimeUnit.MINUTES);
             try {
                 call.apply(round);
-            } catch (InvalidInputException e) {
+            } catch (NotFoundException e) {
                 // The unpublish came first: nothing to remove.
             }
             done.await(1, TimeUnit.MINUTES);

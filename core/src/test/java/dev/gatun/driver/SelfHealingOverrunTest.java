@@ -10,6 +10,7 @@ import dev.gatun.nft.NftSet;
 import dev.gatun.nft.Nftables;
 import dev.gatun.nft.Table;
 import dev.gatun.rtnl.Prefix;
+import dev.gatun.testing.Bounded;
 import dev.gatun.testing.Floods;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
@@ -93,8 +94,8 @@ class SelfHealingOverrunTest {
             for (int attempt = 1; attempt <= 5 && !overran; attempt++) {
                 long before = d.overruns();
                 // The committing thread lives on: the kernel names it, and the driver knows it as its own.
-                own.submit(() -> nft.transaction().deleteElements(ports4, List.of(Element.of("tcp", "8080")))
-                        .addElements(ports4, burst).deleteElements(ports4, burst).commit()).get();
+                Bounded.get(own.submit(() -> nft.transaction().deleteElements(ports4, List.of(Element.of("tcp", "8080")))
+                        .addElements(ports4, burst).deleteElements(ports4, burst).commit()), "the burst of commits on the driver's own thread");
                 boolean back = awaitBack(host, "tcp . 8080");
                 overran = d.overruns() > before;
                 if (overran) {

@@ -5,6 +5,7 @@ import dev.gatun.InvalidInputException;
 import dev.gatun.driver.bridge.BridgeDriver;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.rtnl.Prefix;
+import dev.gatun.testing.Bounded;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
 import org.junit.jupiter.api.Test;
@@ -15,6 +16,7 @@ import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -35,7 +37,8 @@ class XtablesLockTest {
     private static Process holdLock() throws Exception {
         Process holder = new ProcessBuilder("flock", "--exclusive", LOCK, "sleep", "3").start();
         for (int i = 0; i < 100; i++) {
-            if (new ProcessBuilder("flock", "--nonblock", LOCK, "true").start().waitFor() != 0) {
+            if (Bounded.waitFor(new ProcessBuilder("flock", "--nonblock", LOCK, "true").start(), Duration.ofSeconds(10),
+                    "flock --nonblock " + LOCK) != 0) {
                 return holder;
             }
             Thread.sleep(20);
@@ -53,7 +56,7 @@ class XtablesLockTest {
                 gatun.publish("n1", C1, List.of(PortSpec.parse((8000 + i) + ":80")), null);
             }
             assertThat(holder.isAlive()).as("finished while the lock was still held").isTrue();
-            holder.waitFor();
+            Bounded.waitFor(holder, Duration.ofMinutes(2), "the process holding the xtables lock");
             assertThat(gatun.published("n1")).hasSize(100);
         }
     }
@@ -78,7 +81,7 @@ class XtablesLockTest {
                 }));
             }
             for (Thread t : publishers) {
-                t.join();
+                Bounded.join(t, "a publisher racing the xtables lock");
             }
             assertThat(holder.isAlive()).as("the publishes waited for the lock").isFalse();
             assertThat(failures).isEmpty();

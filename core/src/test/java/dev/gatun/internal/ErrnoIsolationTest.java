@@ -2,6 +2,7 @@ package dev.gatun.internal;
 
 import dev.gatun.ErrnoException;
 import dev.gatun.bindings.internal.libc_h;
+import dev.gatun.testing.Bounded;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
@@ -9,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -37,7 +39,7 @@ class ErrnoIsolationTest {
         for (FailingCall c : calls) {
             threads.add(Thread.ofPlatform().start(() -> {
                 try {
-                    start.await();
+                    start.await(1, TimeUnit.MINUTES);
                     for (int i = 0; i < 2000; i++) {
                         String got = errnoOf(c.call);
                         if (!got.equals(c.expected)) {
@@ -50,7 +52,7 @@ class ErrnoIsolationTest {
             }));
         }
         for (Thread t : threads) {
-            t.join();
+            Bounded.join(t, "a thread making failing calls");
         }
         Files.delete(dir);
         assertThat(failure.get()).isNull();

@@ -47,9 +47,12 @@ class NftTransportTest {
 
             NetlinkException e = Expect.thrown(NetlinkException.class, () -> channel.commit(batch));
 
-            assertThat(e.errnoName()).isEqualTo("ENOENT");
+            assertThat(e.isNotFound()).as(e.getMessage()).isTrue();
             assertThat(e.operation()).isEqualTo("add chain ip no_such_table c");
             assertThat(e.getMessage()).contains("ENOENT").contains("add chain ip no_such_table c");
+            // The kernel's NLMSGERR_ATTR_OFFS points at the table name it could not find (uAPI: NFTA_CHAIN_TABLE = 1).
+            assertThat(e.rejectedAttribute()).isEqualTo("NFTA_CHAIN_TABLE (type 1)");
+            assertThat(e.getMessage()).endsWith("rejected: NFTA_CHAIN_TABLE (type 1)");
         }
         assertThat(Oracle.in(a, "nft", "list", "tables")).doesNotContain("gatun_first");
     }
@@ -186,7 +189,7 @@ class NftTransportTest {
             // create (NLM_F_EXCL) of an existing table fails with EEXIST
             TestTables.addTable(batch, kernel_h.NFPROTO_IPV4, "ip", "gatun_dup", kernel_h.NLM_F_CREATE | kernel_h.NLM_F_EXCL);
             NetlinkException e = Expect.thrown(NetlinkException.class, () -> channel.commit(batch));
-            assertThat(e.errnoName()).isEqualTo("EEXIST");
+            assertThat(e.isAlreadyExists()).as(e.getMessage()).isTrue();
             assertThat(e.operation()).isEqualTo("add table ip gatun_dup");
         }
     }

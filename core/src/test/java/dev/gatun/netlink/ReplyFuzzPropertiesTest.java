@@ -79,7 +79,7 @@ class ReplyFuzzPropertiesTest {
                 seen.add(NetlinkMessages.type(m) + "/" + NetlinkMessages.flags(m) + "/" + NetlinkMessages.sequence(m));
                 if (NetlinkMessages.type(m) == kernel_h.NLMSG_ERROR) {
                     seen.add(NetlinkMessages.error(m) + "/" + NetlinkMessages.errorSequence(m) + "/"
-                            + NetlinkMessages.extendedAckMessage(m));
+                            + NetlinkMessages.extendedAck(m));
                 }
             });
             return seen;
@@ -89,7 +89,7 @@ class ReplyFuzzPropertiesTest {
     @Property(tries = 1000)
     void errors(@ForAll("errorMessages") byte[] message) {
         ReplyFuzz.decodes(message, m -> NetlinkMessages.type(m) + "/" + NetlinkMessages.error(m) + "/"
-                + NetlinkMessages.errorSequence(m) + "/" + NetlinkMessages.extendedAckMessage(m));
+                + NetlinkMessages.errorSequence(m) + "/" + NetlinkMessages.extendedAck(m));
     }
 
     /** Ext-ack messages are also read when the request was echoed whole (no NLM_F_CAPPED), so its length matters. */
@@ -101,7 +101,7 @@ class ReplyFuzzPropertiesTest {
             uncapped[7] &= (byte) ~(kernel_h.NLM_F_CAPPED >> 8);
             uncapped[7] |= (byte) (kernel_h.NLM_F_ACK_TLVS >> 8);
         }
-        ReplyFuzz.decodes(uncapped, NetlinkMessages::extendedAckMessage);
+        ReplyFuzz.decodes(uncapped, NetlinkMessages::extendedAck);
     }
 
     @Property(tries = 500)

@@ -1,6 +1,7 @@
 package dev.gatun.netns;
 
 import dev.gatun.InvalidInputException;
+import dev.gatun.testing.Bounded;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
 import org.junit.jupiter.api.Test;
@@ -71,7 +72,7 @@ class NamespaceTest {
             }
         }
         for (int i = 0; i < results.size(); i++) {
-            assertThat(results.get(i).get()).as("operation %d", i).isEqualTo(expected.get(i));
+            assertThat(Bounded.get(results.get(i), "operation " + i)).as("operation %d", i).isEqualTo(expected.get(i));
         }
         String home = Files.readSymbolicLink(Path.of("/proc/self/ns/net")).toString();
         Map<String, String> strays = new HashMap<>();

@@ -1,6 +1,7 @@
 package dev.gatun.nft;
 
 import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.testing.Bounded;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
 import org.junit.jupiter.api.Test;
@@ -89,7 +90,7 @@ class RulesetMonitorTest {
                 assertThat(e.byThisProcess()).as("committed by thread %d", e.committer()).isTrue();
             } finally {
                 seen.countDown();
-                t.join();
+                Bounded.join(t, "the committing thread");
             }
         }
     }

@@ -76,7 +76,7 @@ class StoredElementTest {
             nft.transaction().add(GATUN).add(PORTS).commit();
             NetlinkException e = Expect.thrown(NetlinkException.class,
                     () -> nft.transaction().deleteStored(PORTS, List.of(StoredElement.key(key(6, 8080)))).commit());
-            assertThat(e.errnoName()).isEqualTo("ENOENT");
+            assertThat(e.isNotFound()).as(e.getMessage()).isTrue();
             assertThat(e.operation()).isEqualTo("delete element tcp . 8080 from map ip gatun ports4");
         }
     }

@@ -3,6 +3,7 @@ package dev.gatun.sockdiag;
 import dev.gatun.bindings.internal.libc_h;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.rtnl.Rtnetlink;
+import dev.gatun.testing.Bounded;
 import dev.gatun.testing.FreshNamespaces;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -13,6 +14,7 @@ import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
 import java.nio.channels.DatagramChannel;
 import java.nio.channels.ServerSocketChannel;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -140,7 +142,7 @@ class HostSocketsTest {
             assertThat(SocketOwners.of(Set.of(s.inode())).get(s.inode())).isEqualTo("busybox (pid " + nc.pid() + ")");
         } finally {
             nc.destroy();
-            nc.waitFor();
+            Bounded.waitFor(nc, Duration.ofSeconds(30), "nc, after SIGTERM");
         }
     }
 }

@@ -57,6 +57,9 @@ import java.util.stream.Stream;
  */
 public final class Firewalld implements AutoCloseable {
 
+    /** How long a command's output may stay open after it exited (a child it left may hold it). */
+    private static final Duration OUTPUT_OPEN = Duration.ofSeconds(10);
+
     /** What a command returned. */
     public record Result(int exitCode, String stdout, String stderr) {
         /** stdout and stderr, for messages. */
@@ -451,7 +454,7 @@ public final class Firewalld implements AutoCloseable {
                 throw new AssertionError(String.join(" ", cmd) + " did not finish within " + COMMAND_TIMEOUT.toSeconds()
                         + " s; stderr so far: " + err.getNow(""));
             }
-            return new Result(p.exitValue(), out.join(), err.join());
+            return new Result(p.exitValue(), Bounded.get(out, OUTPUT_OPEN, "stdout after the exit"), Bounded.get(err, OUTPUT_OPEN, "stderr after the exit"));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {

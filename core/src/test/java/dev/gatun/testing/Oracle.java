@@ -5,10 +5,13 @@ import dev.gatun.netns.NetworkNamespace;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Runs the real tools (nft, ip) as independent judges of what gatun did. Commands for a named
@@ -74,20 +77,42 @@ public final class Oracle {
         return r.stdout;
     }
 
+    /** How long one tool may run: far above any here (nft lists 100,000 elements in seconds). */
+    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+
+    /**
+     * Runs {@code command}; stdout and stderr are drained on threads of their own, so a tool that
+     * fills one pipe while the other is read cannot stall, and the whole run is bounded by
+     * {@link #TIMEOUT}: a tool that hangs is killed and fails the test naming it and what it said.
+     */
     public static Result run(List<String> command) {
+        return run(command, TIMEOUT);
+    }
+
+    static Result run(List<String> command, Duration timeout) {
+        Process p;
         try {
-            Process p = new ProcessBuilder(command).start();
+            p = new ProcessBuilder(command).start();
             p.getOutputStream().close();
-            var out = p.getInputStream().readAllBytes();
-            var err = p.getErrorStream().readAllBytes();
-            if (!p.waitFor(60, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                throw new AssertionError("timed out: " + command);
-            }
-            return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8), new String(err, StandardCharsets.UTF_8));
         } catch (IOException e) {
             throw new AssertionError("cannot run " + command + ": " + e.getMessage(), e);
+        }
+        CompletableFuture<String> out = Streams.readAsync(p.getInputStream());
+        CompletableFuture<String> err = Streams.readAsync(p.getErrorStream());
+        try {
+            if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                throw new AssertionError(command + " did not finish within " + timeout + "; killed it. stderr: "
+                        + err.getNow("(still open)") + " stdout: " + out.getNow("(still open)"));
+            }
+            // The pipes end with the process unless it left a child holding them: bounded too.
+            return new Result(p.exitValue(), out.get(10, TimeUnit.SECONDS), err.get(10, TimeUnit.SECONDS));
+        } catch (TimeoutException e) {
+            throw new AssertionError(command + " exited but its output stayed open for 10 s (a child of it still holds it)", e);
+        } catch (ExecutionException e) {
+            throw new AssertionError("cannot read the output of " + command + ": " + e.getCause(), e);
         } catch (InterruptedException e) {
+            p.destroyForcibly();
             Thread.currentThread().interrupt();
             throw new AssertionError("interrupted running " + command, e);
         }

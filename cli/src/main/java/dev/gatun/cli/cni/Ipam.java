@@ -11,7 +11,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The IPAM plugin of a config, run as the reference {@code bridge} runs it: the executable named
@@ -54,8 +56,11 @@ final class Ipam {
                 throw new CniError(CniError.IO_FAILURE, "IPAM plugin " + plugin + " (" + verb + ") did not finish in "
                         + TIMEOUT_SECONDS + " s");
             }
-            out = reading.join();
+            // The pipe closes with the plugin, unless a process it started still holds it.
+            out = reading.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
             code = p.exitValue();
+        } catch (TimeoutException | ExecutionException x) {
+            throw new CniError(CniError.IO_FAILURE, "IPAM plugin " + plugin + " (" + verb + ") exited, but its output could not be read: " + x);
         } catch (IOException x) {
             throw new CniError(CniError.IO_FAILURE, "cannot run IPAM plugin " + plugin + ": " + x.getMessage());
         } catch (InterruptedException x) {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gatun.cli.docker.GatunCli;
 import dev.gatun.cli.docker.GatunServe;
 import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.testing.Bounded;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
 import org.junit.jupiter.api.Test;
@@ -331,7 +332,7 @@ class LocalApiIT {
                         "-p", port + ":80", "--owner", "client-" + port)));
             }
             for (Future<GatunCli.Run> f : runs) {
-                GatunCli.Run r = f.get();
+                GatunCli.Run r = Bounded.get(f, "a concurrent gatun publish");
                 assertThat(r.code()).as("%s: %s", r.args(), r.err()).isZero();
             }
             assertThat(GatunCli.ok("--netns", host.name(), "--json", "ls").json()).hasSize(64);

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gatun.cli.docker.GatunCli;
 import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.testing.Bounded;
 import dev.gatun.testing.Streams;
 
 import java.io.IOException;
@@ -13,6 +14,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +28,9 @@ import java.util.concurrent.TimeUnit;
  * its stdout and exit code read back. CNI_PATH is that directory, then the reference plugins'.
  */
 final class CniExec {
+
+    /** How long a command's output may stay open after it exited (a child it left may hold it). */
+    private static final Duration OUTPUT_OPEN = Duration.ofSeconds(10);
 
     static final ObjectMapper JSON = new ObjectMapper();
     static final String PLUGINS = "/usr/lib/cni";
@@ -98,7 +103,7 @@ final class CniExec {
                 p.destroyForcibly();
                 throw new AssertionError(plugin + " " + vars + " did not finish within 180 s");
             }
-            return new Result(p.exitValue(), out.join(), err.join());
+            return new Result(p.exitValue(), Bounded.get(out, OUTPUT_OPEN, "stdout after the exit"), Bounded.get(err, OUTPUT_OPEN, "stderr after the exit"));
         } catch (IOException e) {
             throw new AssertionError("cannot run " + exe, e);
         } catch (InterruptedException e) {

@@ -1,6 +1,7 @@
 package dev.gatun.cli.cni;
 
 import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.testing.Bounded;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
 import org.junit.jupiter.api.Test;
@@ -162,7 +163,8 @@ class PodmanCniIT {
                 }
             }
             for (CompletableFuture<PodmanLab.Result> r : runs) {
-                assertThat(r.join().code()).as(r.join().err()).isZero();
+                PodmanLab.Result done = Bounded.get(r, "podman run of a container with many ports");
+                assertThat(done.code()).as(done.err()).isZero();
             }
             for (int c = 0; c < 20; c++) {
                 for (int k = 0; k < 4; k++) {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gatun.cli.docker.GatunCli;
 import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.testing.Bounded;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Streams;
 import org.junit.jupiter.api.Assumptions;
@@ -14,6 +15,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -33,6 +35,9 @@ import java.util.stream.Stream;
  * made there when they did not exist before.
  */
 final class PodmanLab implements AutoCloseable {
+
+    /** How long a command's output may stay open after it exited (a child it left may hold it). */
+    private static final Duration OUTPUT_OPEN = Duration.ofSeconds(10);
 
     static final String IMAGE = "localhost/gatun-test/busybox:latest";
     static final Path PLUGINS = Path.of("/usr/lib/cni");
@@ -250,7 +255,7 @@ final class PodmanLab implements AutoCloseable {
                 p.destroyForcibly();
                 throw new AssertionError(cmd + " did not finish within 300 s");
             }
-            return new Result(p.exitValue(), out.join(), err.join());
+            return new Result(p.exitValue(), Bounded.get(out, OUTPUT_OPEN, "stdout after the exit"), Bounded.get(err, OUTPUT_OPEN, "stderr after the exit"));
         } catch (IOException e) {
             throw new AssertionError("cannot run " + cmd, e);
         } catch (InterruptedException e) {

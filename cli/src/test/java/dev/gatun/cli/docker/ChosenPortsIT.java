@@ -8,6 +8,7 @@ import dev.gatun.driver.Protocol;
 import dev.gatun.driver.bridge.BridgeDriver;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.rtnl.Rtnetlink;
+import dev.gatun.testing.Bounded;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
 import org.junit.jupiter.api.Test;
@@ -76,7 +77,8 @@ class ChosenPortsIT {
                 replies.add(pool.submit(() -> plugin.handle("NetworkDriver.ProgramExternalConnectivity", chosenPort(id))));
             }
             for (Future<DockerPlugin.Reply> r : replies) {
-                assertThat(r.get().status()).as("reply %s", r.get().json()).isEqualTo(200);
+                DockerPlugin.Reply reply = Bounded.get(r, "a ProgramExternalConnectivity call");
+                assertThat(reply.status()).as("reply %s", reply.json()).isEqualTo(200);
             }
             List<Integer> ports = driver.published(null).stream().map(PortMapping::hostPort).toList();
             assertThat(ports).hasSize(ENDPOINTS).doesNotHaveDuplicates().allMatch(p -> p >= 42000 && p <= 42299)

@@ -1,5 +1,6 @@
 package dev.gatun.cli.docker;
 
+import dev.gatun.testing.Bounded;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Streams;
 import org.junit.jupiter.api.Assumptions;
@@ -60,6 +61,9 @@ import java.util.stream.Stream;
  * /run/containerd/s (shim sockets; gone again once the shims exit).
  */
 public final class DockerLab implements AutoCloseable {
+
+    /** How long a command's output may stay open after it exited (a child it left may hold it). */
+    private static final Duration OUTPUT_OPEN = Duration.ofSeconds(10);
 
     /** The image every lab has: static busybox, every applet linked in /bin, CMD /bin/sh. */
     public static final String IMAGE = "gatun-test/busybox:latest";
@@ -816,7 +820,7 @@ public final class DockerLab implements AutoCloseable {
                 throw new AssertionError(String.join(" ", cmd) + " did not finish within " + COMMAND_TIMEOUT.toSeconds()
                         + " s; stderr so far: " + err.getNow(""));
             }
-            return new Result(p.exitValue(), out.join(), err.join());
+            return new Result(p.exitValue(), Bounded.get(out, OUTPUT_OPEN, "stdout after the exit"), Bounded.get(err, OUTPUT_OPEN, "stderr after the exit"));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {

@@ -2,18 +2,21 @@ package dev.gatun.cli.docker;
 
 import dev.gatun.netns.NamedNamespaces;
 import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.testing.Bounded;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Lab;
 import dev.gatun.testing.Oracle;
+import dev.gatun.testing.Streams;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -150,15 +153,13 @@ class DockerLabIT {
             }
             try {
                 Process p = new ProcessBuilder(save).redirectErrorStream(true).start();
-                String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-                p.waitFor();
+                CompletableFuture<String> reading = Streams.readAsync(p.getInputStream());
+                Bounded.waitFor(p, Duration.ofSeconds(60), save);
+                String out = Bounded.get(reading, Duration.ofSeconds(10), "the output of " + save);
                 out.lines().filter(l -> !l.startsWith("#")).map(l -> l.replaceAll("\\[\\d+:\\d+\\]", "[]"))
                         .forEach(l -> sb.append(l).append('\n'));
             } catch (IOException e) {
                 sb.append("(not installed)\n");
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
             }
         }
         for (String f : List.of("/proc/net/ip_tables_names", "/proc/net/ip6_tables_names", "/proc/sys/net/ipv4/ip_forward",
@@ -203,15 +204,14 @@ class DockerLabIT {
     private static String run(String... cmd) {
         try {
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (p.waitFor() != 0) {
+            CompletableFuture<String> reading = Streams.readAsync(p.getInputStream());
+            int code = Bounded.waitFor(p, Duration.ofSeconds(120), String.join(" ", cmd));
+            String out = Bounded.get(reading, Duration.ofSeconds(10), "the output of " + String.join(" ", cmd));
+            if (code != 0) {
                 throw new AssertionError(Arrays.toString(cmd) + " failed: " + out);
             }
             return out;
         } catch (IOException e) {
-            throw new AssertionError(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
             throw new AssertionError(e);
         }
     }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gatun.netns.ReplyServers;
+import dev.gatun.testing.Bounded;
 import dev.gatun.testing.Lab;
 import dev.gatun.testing.Oracle;
 import org.junit.jupiter.api.Test;
@@ -228,11 +229,19 @@ class DockerPluginIT {
                 assertThat(System.nanoTime()).as("httpd in a did not start").isLessThan(deadline);
                 Probe.sleep(100);
             }
-            // icc=false: b cannot reach a on the same bridge.
+            // icc=false: b cannot reach a on the same bridge; control: a's httpd answers from the host,
+            // where no forward rule stands between.
+            assertThat(Probe.httpNow(lab.host, ipA, 80, "/index.html")).as("control: a from the host").isEqualTo("ca");
             DockerLab.Result icc = lab.docker.docker("exec", "cb", "timeout", "3", "wget", "-qO-", "http://" + ipA + "/index.html");
             assertThat(icc.code()).as("b fetching from a with icc=false: %s", icc.out()).isNotZero();
-            // internal: no way out to the outside namespace (reachable from the lab's namespace itself).
+            // internal: no way out to the outside namespace (reachable from the lab's namespace itself), while
+            // b's own link works: the host's address on the bridge answers it (no forwarding there).
             assertThat(ReplyServers.tcpFetch(lab.host, "192.0.2.2", 9999)).isEqualTo("outside");
+            try (ReplyServers onTheBridge = new ReplyServers().tcp(lab.host, "10.90.0.254", 9998, "gateway")) {
+                DockerLab.Result gateway = lab.docker.docker("exec", "cb", "timeout", "3", "nc", "10.90.0.254", "9998");
+                assertThat(gateway.out()).as("control: b reaching the host's address on its bridge: %s", gateway.err())
+                        .contains("gateway");
+            }
             DockerLab.Result out = lab.docker.docker("exec", "cb", "timeout", "3", "nc", "192.0.2.2", "9999");
             assertThat(out.out()).as("b reaching outside from an internal network").doesNotContain("outside");
         }
@@ -330,14 +339,14 @@ class DockerPluginIT {
                     script.append("exec sleep 3600");
                     cmd.addAll(List.of(DockerLab.IMAGE, "sh", "-c", script.toString()));
                     runs.add(pool.submit(() -> {
-                        go.await();
+                        Bounded.await(go, "the start of the docker runs");
                         return lab.docker.docker(cmd.toArray(String[]::new));
                     }));
                 }
                 go.countDown();
             }
             for (int i = 0; i < containers; i++) {
-                DockerLab.Result r = runs.get(i).get();
+                DockerLab.Result r = Bounded.get(runs.get(i), "docker run of c" + i);
                 assertThat(r.code()).as("docker run of c%d: %s", i, r.err()).isZero();
             }
             for (int i = 0; i < containers; i++) {

@@ -2,12 +2,14 @@ package dev.gatun.cli.docker;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.gatun.testing.Bounded;
 import dev.gatun.testing.Streams;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +21,9 @@ import java.util.concurrent.TimeUnit;
  * {@code serve} in {@link GatunServe}. Knows nothing of the CLI's classes. Used by CliIT too.
  */
 public final class GatunCli {
+
+    /** How long a command's output may stay open after it exited (a child it left may hold it). */
+    private static final Duration OUTPUT_OPEN = Duration.ofSeconds(10);
 
     static final ObjectMapper JSON = new ObjectMapper();
     /** The checkout: the directory of the launcher, where every command runs. */
@@ -72,7 +77,7 @@ public final class GatunCli {
                 p.destroyForcibly();
                 throw new AssertionError("gatun " + String.join(" ", args) + " did not finish within 120 s; stderr: " + err.getNow(""));
             }
-            return new Run(List.of(args), p.exitValue(), out.join(), err.join());
+            return new Run(List.of(args), p.exitValue(), Bounded.get(out, OUTPUT_OPEN, "stdout after the exit"), Bounded.get(err, OUTPUT_OPEN, "stderr after the exit"));
         } catch (IOException e) {
             throw new AssertionError(e);
         } catch (InterruptedException e) {

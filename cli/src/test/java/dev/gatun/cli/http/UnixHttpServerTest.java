@@ -1,5 +1,6 @@
 package dev.gatun.cli.http;
 
+import dev.gatun.testing.Bounded;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -41,7 +42,7 @@ class UnixHttpServerTest {
                 handled.incrementAndGet();
                 if (Request.getPathInContext(request).equals("/slow")) {
                     entered.countDown();
-                    release.await();
+                    Bounded.await(release, "the test's release of the slow request");
                 }
                 response.setStatus(200);
                 response.write(true, ByteBuffer.wrap("done".getBytes(StandardCharsets.US_ASCII)), callback);

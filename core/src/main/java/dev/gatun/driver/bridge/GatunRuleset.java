@@ -1,6 +1,5 @@
 package dev.gatun.driver.bridge;
 
-import dev.gatun.bindings.internal.libc_h;
 import dev.gatun.driver.foreign.AcceptMark;
 import dev.gatun.netlink.NetlinkException;
 import dev.gatun.nft.Chain;
@@ -195,7 +194,7 @@ final class GatunRuleset {
         try {
             tx.commit();
         } catch (NetlinkException e) {
-            if (e.errno() != libc_h.EEXIST) {
+            if (!e.isAlreadyExists()) {
                 throw e;
             }
         }

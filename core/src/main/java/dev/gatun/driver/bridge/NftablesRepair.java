@@ -1,6 +1,5 @@
 package dev.gatun.driver.bridge;
 
-import dev.gatun.bindings.internal.libc_h;
 import dev.gatun.driver.Network;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.internal.InetText;
@@ -133,7 +132,7 @@ final class NftablesRepair {
                         }
                     }
                 } catch (NetlinkException e) {
-                    if (e.errno() == libc_h.ENOENT) {
+                    if (e.isNotFound()) {
                         return restore(networks, wanted);
                     }
                     throw e;

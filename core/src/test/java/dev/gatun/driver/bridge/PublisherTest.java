@@ -6,6 +6,7 @@ import dev.gatun.driver.PortListener;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.Protocol;
 import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.testing.Bounded;
 import dev.gatun.testing.FreshNamespaces;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -63,11 +64,7 @@ class PublisherTest {
         Publisher publisher = new Publisher(host, firewall, List::of, ns -> {
             opened.incrementAndGet();
             opening.countDown();
-            try {
-                release.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            Bounded.await(release, "the test's release of the conntrack opening");
             return Conntrack.open(ns);
         });
         // The first publish holds the lock while it opens its sockets.
