@@ -1,0 +1,70 @@
+package dev.gatun.nft;
+
+import dev.gatun.InvalidInputException;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.util.List;
+import java.util.stream.Stream;
+
+import static dev.gatun.nft.DataType.INET_PROTO;
+import static dev.gatun.nft.DataType.INET_SERVICE;
+import static dev.gatun.nft.DataType.IPV4_ADDR;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+/**
+ * Bad input to the nftables model is refused while a change is built, before anything could be
+ * sent, so no root and no kernel: one row per bad value, and the refusal names it.
+ */
+class NftInputChecksTest {
+
+    private static final Table GATUN = Table.of(Family.IP, "gatun");
+    private static final NftSet PORTS = NftSet.map(GATUN, "ports4", List.of(INET_PROTO, INET_SERVICE),
+            List.of(IPV4_ADDR, INET_SERVICE));
+
+    record Bad(String what, ThrowingCallable call, List<String> named) {
+        @Override
+        public String toString() {
+            return what;
+        }
+    }
+
+    static Stream<Bad> badInput() {
+        return Stream.of(
+                new Bad("a table name of 256 bytes", () -> Table.of(Family.IP, "t".repeat(256)),
+                        List.of("table name", "256 bytes", "255")),
+                new Bad("an unknown family", () -> Family.parse("ipx"), List.of("'ipx'")),
+                new Bad("a key of one component for a key of two",
+                        () -> ElementCodec.encode(PORTS, List.of(Element.of("tcp").to("10.0.0.1", "80")), false),
+                        List.of("element tcp", "1 key components", "has 2")),
+                new Bad("port 70000 in a key",
+                        () -> ElementCodec.encode(PORTS, List.of(Element.of("tcp", "70000").to("10.0.0.1", "80")), false),
+                        List.of("70000")),
+                new Bad("an IPv4 address with 300 in it",
+                        () -> ElementCodec.encode(PORTS, List.of(Element.of("tcp", "80").to("10.0.0.300", "80")), false),
+                        List.of("10.0.0.300")),
+                new Bad("an IPv6 address to match an IPv4 field",
+                        () -> Rule.in(GATUN, "c").match(Field.IP_SADDR, "fd00::1"), List.of("fd00::1")),
+                new Bad("a reversed port range", () -> Rule.in(GATUN, "c").match(Field.TCP_DPORT, "90-80"),
+                        List.of("90-80", "reversed")),
+                new Bad("an interface name over 15 bytes",
+                        () -> Rule.in(GATUN, "c").match(Field.META_IIFNAME, "a-very-long-interface-name"),
+                        List.of("a-very-long-interface-name")),
+                new Bad("a chain name of 300 bytes to jump to", () -> Rule.in(GATUN, "c").jump("x".repeat(300)),
+                        List.of("chain name")),
+                new Bad("a comment with a line break", () -> Table.of(Family.IP, "t").withComment("line\\nbreak\n"),
+                        List.of("control character")));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("badInput")
+    void badInputIsRefusedBeforeAnythingIsSent(Bad bad) {
+        Throwable refused = catchThrowable(bad.call());
+        assertThat(refused).isInstanceOf(InvalidInputException.class);
+        for (String named : bad.named()) {
+            assertThat(refused).hasMessageContaining(named);
+        }
+    }
+}
