@@ -24,6 +24,17 @@ class NftInputChecksTest {
     private static final NftSet PORTS = NftSet.map(GATUN, "ports4", List.of(INET_PROTO, INET_SERVICE),
             List.of(IPV4_ADDR, INET_SERVICE));
 
+    private static final NftSet INTERVAL = NftSet.of(GATUN, "nets", IPV4_ADDR).withFlags(SetFlag.INTERVAL);
+
+    private static byte[] key(int protocol, int port) {
+        return Concatenation.of(PORTS.keyType(), new byte[] {(byte) protocol}, new byte[] {(byte) (port >> 8), (byte) port});
+    }
+
+    private static byte[] data(int a, int b, int c, int d, int port) {
+        return Concatenation.of(PORTS.dataType(), new byte[] {(byte) a, (byte) b, (byte) c, (byte) d},
+                new byte[] {(byte) (port >> 8), (byte) port});
+    }
+
     record Bad(String what, ThrowingCallable call, List<String> named) {
         @Override
         public String toString() {
@@ -55,7 +66,21 @@ class NftInputChecksTest {
                 new Bad("a chain name of 300 bytes to jump to", () -> Rule.in(GATUN, "c").jump("x".repeat(300)),
                         List.of("chain name")),
                 new Bad("a comment with a line break", () -> Table.of(Family.IP, "t").withComment("line\\nbreak\n"),
-                        List.of("control character")));
+                        List.of("control character")),
+                new Bad("a stored key of 3 bytes for a key of 8",
+                        () -> ElementCodec.stored(PORTS, List.of(new StoredElement(new byte[3], data(10, 0, 0, 1, 1), null)),
+                                false),
+                        List.of("map ip gatun ports4", "8 bytes, not 3")),
+                new Bad("a stored element of a map without data",
+                        () -> ElementCodec.stored(PORTS, List.of(StoredElement.key(key(6, 1))), false),
+                        List.of("element tcp . 1 in map ip gatun ports4 needs 8 bytes of data")),
+                new Bad("a stored element with a double quote in its comment",
+                        () -> ElementCodec.stored(PORTS, List.of(new StoredElement(key(6, 1), data(10, 0, 0, 1, 1),
+                                "bad\"quote")), false),
+                        List.of("comment of element tcp . 1 in map ip gatun ports4")),
+                new Bad("a stored element for an interval set",
+                        () -> ElementCodec.stored(INTERVAL, List.of(StoredElement.key(new byte[4])), false),
+                        List.of("interval set")));
     }
 
     @ParameterizedTest(name = "{0}")
