@@ -10,6 +10,7 @@ import dev.gatun.testing.Traffic;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
@@ -195,7 +196,7 @@ class RtnetlinkTest {
                     Traffic.roundTrip(client, accepted, "after");
                     Traffic.roundTrip(accepted, client, "after-reply");
                     return true;
-                } catch (java.io.IOException stalled) {
+                } catch (IOException stalled) {
                     return false;
                 }
             }

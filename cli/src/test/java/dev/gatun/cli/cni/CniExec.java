@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -113,7 +114,7 @@ final class CniExec {
     }
 
     Map<String, String> vars(String verb, String id, NetworkNamespace netns, String ifname) {
-        java.util.HashMap<String, String> v = new java.util.HashMap<>();
+        Map<String, String> v = new HashMap<>();
         v.put("CNI_COMMAND", verb);
         v.put("CNI_CONTAINERID", id);
         v.put("CNI_NETNS", netns == null ? null : netns.path().toString());
