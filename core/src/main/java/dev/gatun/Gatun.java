@@ -2,6 +2,8 @@ package dev.gatun;
 
 import dev.gatun.driver.NetworkDriver;
 import dev.gatun.driver.bridge.BridgeDriver;
+import dev.gatun.internal.NativeLibraries;
+import dev.gatun.netlink.NftChannel;
 import dev.gatun.netns.NetworkNamespace;
 
 /**
@@ -38,11 +40,11 @@ public final class Gatun {
 
     public static Choice choose(NetworkNamespace host) {
         try {
-            dev.gatun.internal.NativeLibraries.requireNftables();
+            NativeLibraries.requireNftables();
         } catch (MissingLibraryException e) {
             return new Choice("iptables", e.getMessage());
         }
-        try (dev.gatun.netlink.NftChannel channel = dev.gatun.netlink.NftChannel.open(host)) {
+        try (NftChannel channel = NftChannel.open(host)) {
             channel.generation();
             return new Choice("nftables", "nf_tables works in " + host.describe() + " and libnftnl loads");
         } catch (PrivilegeException e) {

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.function.Supplier;
+import java.util.stream.IntStream;
 
 /**
  * gatun and its peers on the same work, in one run, interleaved sample by sample so that a
@@ -251,7 +252,7 @@ public final class Harness implements Callable<Integer> {
                                 : ports.stream().map(p -> p - 61000 + base).toList()));
                     } else {
                         int first = 52000 + (i + 1) * block;
-                        taken = s.publishInARow(java.util.stream.IntStream.range(first, first + block).boxed().toList())
+                        taken = s.publishInARow(IntStream.range(first, first + block).boxed().toList())
                                 .subList(1, block);
                     }
                     if (i >= 0) {

@@ -16,6 +16,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
@@ -56,7 +57,7 @@ final class JavaFloor implements Worker.Tool {
     private final MemorySegment diagRequest = arena.allocate((MAX_ADDRESSES + 1) * (nlmsghdr.sizeof() + inet_diag_req_v2.sizeof()), 8);
 
     JavaFloor(NetworkNamespace ns) {
-        container = java.nio.ByteBuffer.wrap(InetAddress.ofLiteral(Subjects.CONTAINER).getAddress()).getInt();
+        container = ByteBuffer.wrap(InetAddress.ofLiteral(Subjects.CONTAINER).getAddress()).getInt();
         MemorySegment[] sockets = ns.call(() -> new MemorySegment[] {
                 open(kernel_h.NETLINK_NETFILTER, 0), open(kernel_h.NETLINK_ROUTE, 0),
                 open(kernel_h.NETLINK_ROUTE, kernel_h.RTMGRP_LINK | kernel_h.RTMGRP_IPV4_IFADDR | kernel_h.RTMGRP_IPV6_IFADDR),

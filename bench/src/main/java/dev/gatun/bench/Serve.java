@@ -15,11 +15,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /**
  * A {@code gatun serve} for one namespace, started through the launcher as its users start it
@@ -151,7 +153,7 @@ final class Serve implements AutoCloseable {
             throw new IllegalStateException("cannot send the serve on " + socket + " a command: " + e.getMessage(), e);
         }
         sent.incrementAndGet();
-        String lower = answer.toLowerCase(java.util.Locale.ROOT);
+        String lower = answer.toLowerCase(Locale.ROOT);
         if (!answer.startsWith("HTTP/1.1 200") || !lower.contains("\r\ngatun-exit-code: 0\r\n")) {
             throw new IllegalStateException("the serve answered " + String.join(" ", args) + " with: "
                     + answer.lines().limit(12).toList());
@@ -186,7 +188,7 @@ final class Serve implements AutoCloseable {
     }
 
     /** Reads its stdout for the ready line. */
-    private void reader(InputStream in, String what, java.util.function.Consumer<String> each) {
+    private void reader(InputStream in, String what, Consumer<String> each) {
         Thread t = new Thread(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
                 for (String line; (line = r.readLine()) != null; ) {

@@ -1,5 +1,6 @@
 package dev.gatun.bench;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,7 +22,7 @@ final class Svg {
         int right = 170;
         int top = 40;
         int bottom = 60;
-        List<Integer> xs = new java.util.ArrayList<>(new TreeSet<>(publish.stream().map(Harness.Result::existing).toList()));
+        List<Integer> xs = new ArrayList<>(new TreeSet<>(publish.stream().map(Harness.Result::existing).toList()));
         Map<String, Map<Integer, Long>> lines = new LinkedHashMap<>();
         for (Harness.Result r : publish) {
             lines.computeIfAbsent(r.tool(), t -> new LinkedHashMap<>()).put(r.existing(), Math.max(1, r.median()));

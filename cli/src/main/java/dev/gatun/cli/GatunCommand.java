@@ -9,6 +9,7 @@ import picocli.CommandLine.Option;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Supplier;
 
 /** The gatun command and its global options (given before the subcommand). */
@@ -47,7 +48,7 @@ public final class GatunCommand {
     }
 
     /** The global options that take a value, which the search for the subcommand's name skips. */
-    private static final java.util.Set<String> OPTIONS_WITH_VALUE = java.util.Set.of("--netns", "--driver");
+    private static final Set<String> OPTIONS_WITH_VALUE = Set.of("--netns", "--driver");
 
     /**
      * The command line for {@code args}: with only the subcommand they name when they name one,

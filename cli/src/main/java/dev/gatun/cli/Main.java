@@ -5,6 +5,7 @@ import dev.gatun.cli.cni.CniMain;
 import picocli.CommandLine;
 
 import java.io.PrintWriter;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.OptionalInt;
@@ -39,7 +40,7 @@ public final class Main {
         ((GatunCommand) cli.getCommand()).served = served;
         cli.setOut(out);
         cli.setErr(err);
-        boolean json = java.util.Arrays.asList(args).contains("--json");
+        boolean json = Arrays.asList(args).contains("--json");
         Served.Misdirected[] misdirected = new Served.Misdirected[1];
         cli.setExecutionExceptionHandler((e, line, parsed) -> {
             if (e instanceof Served.Misdirected m) {

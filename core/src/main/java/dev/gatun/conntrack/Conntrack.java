@@ -8,6 +8,7 @@ import dev.gatun.netlink.NetlinkException;
 import dev.gatun.netlink.NetlinkMessages;
 import dev.gatun.netlink.NetlinkProtocol;
 import dev.gatun.netlink.NetlinkSocket;
+import dev.gatun.netlink.Operations;
 import dev.gatun.netns.NetworkNamespace;
 
 import java.lang.foreign.Arena;
@@ -142,7 +143,7 @@ public final class Conntrack implements AutoCloseable {
             int seq = socket.reserveSequences(1);
             nlmsghdr.nlmsg_seq(nlh, seq);
             socket.transact(nlh, nlmsghdr.nlmsg_len(nlh), seq,
-                    dev.gatun.netlink.Operations.of("delete a conntrack entry in " + socket.namespace().describe()),
+                    Operations.of("delete a conntrack entry in " + socket.namespace().describe()),
                     NetlinkSocket.AckedRange.only(0), null);
             return true;
         } catch (NetlinkException e) {

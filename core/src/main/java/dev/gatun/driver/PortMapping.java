@@ -1,6 +1,10 @@
 package dev.gatun.driver;
 
+import dev.gatun.internal.InetText;
+
+import java.net.Inet4Address;
 import java.net.InetAddress;
+import java.util.Objects;
 
 /**
  * One published port: traffic to {@code hostIp:hostPort} (every local address when hostIp is
@@ -18,7 +22,7 @@ public record PortMapping(String network, Protocol protocol, InetAddress hostIp,
         @Override
         public boolean equals(Object o) {
             return o instanceof HostKey k && k.hostPort == hostPort && k.protocol == protocol && k.ipv4 == ipv4
-                    && java.util.Objects.equals(k.hostIp, hostIp);
+                    && Objects.equals(k.hostIp, hostIp);
         }
 
         @Override
@@ -28,7 +32,7 @@ public record PortMapping(String network, Protocol protocol, InetAddress hostIp,
     }
 
     public HostKey hostKey() {
-        return new HostKey(containerIp instanceof java.net.Inet4Address, hostIp, protocol, hostPort);
+        return new HostKey(containerIp instanceof Inet4Address, hostIp, protocol, hostPort);
     }
 
     /** "host:port -> container:port/protocol", with "*" for every address and IPv6 in brackets. */
@@ -45,7 +49,7 @@ public record PortMapping(String network, Protocol protocol, InetAddress hostIp,
         if (ip == null) {
             return "*:" + port;
         }
-        String text = dev.gatun.internal.InetText.of(ip);
-        return (ip instanceof java.net.Inet4Address ? text : "[" + text + "]") + ":" + port;
+        String text = InetText.of(ip);
+        return (ip instanceof Inet4Address ? text : "[" + text + "]") + ":" + port;
     }
 }

@@ -2,6 +2,7 @@ package dev.gatun.rtnl;
 
 import dev.gatun.InvalidInputException;
 
+import java.net.Inet4Address;
 import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.HexFormat;
@@ -62,7 +63,7 @@ public final class MacAddress {
      * Docker derives a container's MAC: a new container that gets a released address gets the
      * same MAC too, so neighbours' caches for that address stay right.
      */
-    public static MacAddress fromIpv4(java.net.Inet4Address ip) {
+    public static MacAddress fromIpv4(Inet4Address ip) {
         byte[] a = ip.getAddress();
         return new MacAddress(new byte[] {0x02, 0x42, a[0], a[1], a[2], a[3]});
     }

@@ -6,6 +6,7 @@ import dev.gatun.InvalidInputException;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
+import java.net.UnknownHostException;
 
 /** An address with a prefix length, "10.88.0.1/16" or "fd00::1/64". */
 public record Prefix(InetAddress address, int length) {
@@ -54,7 +55,7 @@ public record Prefix(InetAddress address, int length) {
         }
         try {
             return new Prefix(InetAddress.getByAddress(b), length);
-        } catch (java.net.UnknownHostException e) {
+        } catch (UnknownHostException e) {
             throw new IllegalStateException(e);
         }
     }

@@ -14,6 +14,7 @@ import dev.gatun.netlink.NetlinkException;
 import dev.gatun.netlink.NetlinkMessages;
 import dev.gatun.netlink.NetlinkProtocol;
 import dev.gatun.netlink.NetlinkSocket;
+import dev.gatun.netlink.Operations;
 import dev.gatun.netns.NetworkNamespace;
 
 import java.lang.foreign.MemorySegment;
@@ -21,8 +22,11 @@ import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * Links, addresses and routes of one network namespace over rtnetlink, with no {@code ip}
@@ -366,7 +370,7 @@ public final class Rtnetlink implements AutoCloseable {
         return r;
     }
 
-    private void modify(String name, String operation, java.util.function.Consumer<RtnlRequest> attributes) {
+    private void modify(String name, String operation, Consumer<RtnlRequest> attributes) {
         Link l = link(name);
         try (RtnlRequest r = new RtnlRequest(operation, kernel_h.RTM_NEWLINK, 0, ifinfomsg.sizeof())) {
             ifinfomsg.ifi_index(r.header(), l.index());
@@ -379,17 +383,17 @@ public final class Rtnetlink implements AutoCloseable {
         int seq = socket.reserveSequences(1);
         nlmsghdr.nlmsg_flags(r.message(), (short) (nlmsghdr.nlmsg_flags(r.message()) | kernel_h.NLM_F_ACK));
         nlmsghdr.nlmsg_seq(r.message(), seq);
-        socket.transact(r.message(), r.length(), seq, dev.gatun.netlink.Operations.of(r.operation + " in " + namespace().describe()),
+        socket.transact(r.message(), r.length(), seq, Operations.of(r.operation + " in " + namespace().describe()),
                 NetlinkSocket.AckedRange.only(0), null);
     }
 
-    private <T> Optional<T> get(RtnlRequest r, java.util.function.Function<MemorySegment, T> decode) {
+    private <T> Optional<T> get(RtnlRequest r, Function<MemorySegment, T> decode) {
         int seq = socket.reserveSequences(1);
         nlmsghdr.nlmsg_flags(r.message(), (short) (nlmsghdr.nlmsg_flags(r.message()) | kernel_h.NLM_F_ACK));
         nlmsghdr.nlmsg_seq(r.message(), seq);
-        java.util.List<T> found = new java.util.ArrayList<>();
+        List<T> found = new ArrayList<>();
         try {
-            socket.transact(r.message(), r.length(), seq, dev.gatun.netlink.Operations.of(r.operation + " in " + namespace().describe()),
+            socket.transact(r.message(), r.length(), seq, Operations.of(r.operation + " in " + namespace().describe()),
                     NetlinkSocket.AckedRange.only(0), m -> found.add(decode.apply(m)));
         } catch (NetlinkException e) {
             if (e.errno() == libc_h.ENODEV || e.errno() == libc_h.ENOENT) {

@@ -5,6 +5,7 @@ import dev.gatun.netlink.NetlinkMessages;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayDeque;
 import java.util.Deque;
 
@@ -49,7 +50,7 @@ final class RtnlRequest implements AutoCloseable {
     }
 
     RtnlRequest bytes(int type, byte[] value) {
-        mnl_attr_put(nlh, (short) type, value.length, arena.allocateFrom(java.lang.foreign.ValueLayout.JAVA_BYTE, value));
+        mnl_attr_put(nlh, (short) type, value.length, arena.allocateFrom(ValueLayout.JAVA_BYTE, value));
         return this;
     }
 

@@ -4,6 +4,8 @@ import dev.gatun.GatunException;
 import dev.gatun.netns.NetworkNamespace;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -65,8 +67,8 @@ public final class Sysctls {
         }
         // procfs reports a size of 0, and Files.readString then returns only the first byte here.
         return namespace.call(() -> {
-            try (java.io.InputStream in = Files.newInputStream(p)) {
-                return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII).strip();
+            try (InputStream in = Files.newInputStream(p)) {
+                return new String(in.readAllBytes(), StandardCharsets.US_ASCII).strip();
             }
         });
     }

@@ -1,6 +1,8 @@
 package dev.gatun.sockdiag;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -68,8 +70,8 @@ public final class SocketOwners {
     private static String name(Path process) {
         try {
             // procfs reports a size of 0, so read to the end rather than by size.
-            try (java.io.InputStream in = Files.newInputStream(process.resolve("comm"))) {
-                return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip();
+            try (InputStream in = Files.newInputStream(process.resolve("comm"))) {
+                return new String(in.readAllBytes(), StandardCharsets.UTF_8).strip();
             }
         } catch (IOException e) {
             return "a process";

@@ -20,7 +20,10 @@ import dev.gatun.internal.InetText;
 import dev.gatun.rtnl.MacAddress;
 import dev.gatun.rtnl.Prefix;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.net.Inet4Address;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -99,8 +102,8 @@ public final class DockerPlugin {
             return error(500, e.getMessage());
         } catch (RuntimeException e) {
             // Unexpected: a bug of ours. Keep the trace for the report.
-            java.io.StringWriter trace = new java.io.StringWriter();
-            e.printStackTrace(new java.io.PrintWriter(trace));
+            StringWriter trace = new StringWriter();
+            e.printStackTrace(new PrintWriter(trace));
             log.accept(method + " failed: " + trace);
             return error(500, method + " failed: " + e);
         }
@@ -275,7 +278,7 @@ public final class DockerPlugin {
         synchronized (choosing) {
             Map<InetAddress, List<PortSpec>> byContainer = new LinkedHashMap<>();
             for (Binding b : wanted) {
-                InetAddress target = b.anyIpv6() || b.hostIp() instanceof java.net.Inet6Address ? e.ip6() : e.ip();
+                InetAddress target = b.anyIpv6() || b.hostIp() instanceof Inet6Address ? e.ip6() : e.ip();
                 if (target == null) {
                     throw new InvalidInputException("port binding " + b + ": endpoint " + endpointId + " has no IPv6 address");
                 }
