@@ -1,7 +1,7 @@
 package dev.gatun.nft;
 
 import dev.gatun.InvalidInputException;
-import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import dev.gatun.testing.BadInput;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -11,8 +11,6 @@ import java.util.stream.Stream;
 import static dev.gatun.nft.DataType.INET_PROTO;
 import static dev.gatun.nft.DataType.INET_SERVICE;
 import static dev.gatun.nft.DataType.IPV4_ADDR;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * Bad input to the nftables model is refused while a change is built, before anything could be
@@ -35,61 +33,50 @@ class NftInputChecksTest {
                 new byte[] {(byte) (port >> 8), (byte) port});
     }
 
-    record Bad(String what, ThrowingCallable call, List<String> named) {
-        @Override
-        public String toString() {
-            return what;
-        }
-    }
-
-    static Stream<Bad> badInput() {
+    static Stream<BadInput> badInput() {
         return Stream.of(
-                new Bad("a table name of 256 bytes", () -> Table.of(Family.IP, "t".repeat(256)),
-                        List.of("table name", "256 bytes", "255")),
-                new Bad("an unknown family", () -> Family.parse("ipx"), List.of("'ipx'")),
-                new Bad("a key of one component for a key of two",
+                BadInput.of("a table name of 256 bytes", () -> Table.of(Family.IP, "t".repeat(256)),
+                        "table name", "256 bytes", "255"),
+                BadInput.of("an unknown family", () -> Family.parse("ipx"), "'ipx'"),
+                BadInput.of("a key of one component for a key of two",
                         () -> ElementCodec.encode(PORTS, List.of(Element.of("tcp").to("10.0.0.1", "80")), false),
-                        List.of("element tcp", "1 key components", "has 2")),
-                new Bad("port 70000 in a key",
+                        "element tcp", "1 key components", "has 2"),
+                BadInput.of("port 70000 in a key",
                         () -> ElementCodec.encode(PORTS, List.of(Element.of("tcp", "70000").to("10.0.0.1", "80")), false),
-                        List.of("70000")),
-                new Bad("an IPv4 address with 300 in it",
+                        "70000"),
+                BadInput.of("an IPv4 address with 300 in it",
                         () -> ElementCodec.encode(PORTS, List.of(Element.of("tcp", "80").to("10.0.0.300", "80")), false),
-                        List.of("10.0.0.300")),
-                new Bad("an IPv6 address to match an IPv4 field",
-                        () -> Rule.in(GATUN, "c").match(Field.IP_SADDR, "fd00::1"), List.of("fd00::1")),
-                new Bad("a reversed port range", () -> Rule.in(GATUN, "c").match(Field.TCP_DPORT, "90-80"),
-                        List.of("90-80", "reversed")),
-                new Bad("an interface name over 15 bytes",
+                        "10.0.0.300"),
+                BadInput.of("an IPv6 address to match an IPv4 field",
+                        () -> Rule.in(GATUN, "c").match(Field.IP_SADDR, "fd00::1"), "fd00::1"),
+                BadInput.of("a reversed port range", () -> Rule.in(GATUN, "c").match(Field.TCP_DPORT, "90-80"),
+                        "90-80", "reversed"),
+                BadInput.of("an interface name over 15 bytes",
                         () -> Rule.in(GATUN, "c").match(Field.META_IIFNAME, "a-very-long-interface-name"),
-                        List.of("a-very-long-interface-name")),
-                new Bad("a chain name of 300 bytes to jump to", () -> Rule.in(GATUN, "c").jump("x".repeat(300)),
-                        List.of("chain name")),
-                new Bad("a comment with a line break", () -> Table.of(Family.IP, "t").withComment("line\\nbreak\n"),
-                        List.of("control character")),
-                new Bad("a stored key of 3 bytes for a key of 8",
+                        "a-very-long-interface-name"),
+                BadInput.of("a chain name of 300 bytes to jump to", () -> Rule.in(GATUN, "c").jump("x".repeat(300)),
+                        "chain name"),
+                BadInput.of("a comment with a line break", () -> Table.of(Family.IP, "t").withComment("line\\nbreak\n"),
+                        "control character"),
+                BadInput.of("a stored key of 3 bytes for a key of 8",
                         () -> ElementCodec.stored(PORTS, List.of(new StoredElement(new byte[3], data(10, 0, 0, 1, 1), null)),
                                 false),
-                        List.of("map ip gatun ports4", "8 bytes, not 3")),
-                new Bad("a stored element of a map without data",
+                        "map ip gatun ports4", "8 bytes, not 3"),
+                BadInput.of("a stored element of a map without data",
                         () -> ElementCodec.stored(PORTS, List.of(StoredElement.key(key(6, 1))), false),
-                        List.of("element tcp . 1 in map ip gatun ports4 needs 8 bytes of data")),
-                new Bad("a stored element with a double quote in its comment",
+                        "element tcp . 1 in map ip gatun ports4 needs 8 bytes of data"),
+                BadInput.of("a stored element with a double quote in its comment",
                         () -> ElementCodec.stored(PORTS, List.of(new StoredElement(key(6, 1), data(10, 0, 0, 1, 1),
                                 "bad\"quote")), false),
-                        List.of("comment of element tcp . 1 in map ip gatun ports4")),
-                new Bad("a stored element for an interval set",
+                        "comment of element tcp . 1 in map ip gatun ports4"),
+                BadInput.of("a stored element for an interval set",
                         () -> ElementCodec.stored(INTERVAL, List.of(StoredElement.key(new byte[4])), false),
-                        List.of("interval set")));
+                        "interval set"));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("badInput")
-    void badInputIsRefusedBeforeAnythingIsSent(Bad bad) {
-        Throwable refused = catchThrowable(bad.call());
-        assertThat(refused).isInstanceOf(InvalidInputException.class);
-        for (String named : bad.named()) {
-            assertThat(refused).hasMessageContaining(named);
-        }
+    void badInputIsRefusedBeforeAnythingIsSent(BadInput bad) {
+        bad.assertRefusedWith(InvalidInputException.class);
     }
 }
