@@ -45,7 +45,8 @@ class PortSpecTest {
             "10.0.0.300:8080:80   | '10.0.0.300:8080:80'   | 10.0.0.300",
             ":8080:80             | ':8080:80'             | host address",
             "http:80              | 'http:80'              | 'http'",
-            "8080:                | '8080:'                | container port"})
+            "8080:                | '8080:'                | container port",
+            "1.2.3.4 -j ACCEPT:8080:80 | '1.2.3.4 -j ACCEPT:8080:80' | 1.2.3.4 -j ACCEPT"})
     void aBadSpecIsRefusedNamingTheValue(String spec, String quoted, String what) {
         assertThatThrownBy(() -> PortSpec.parse(spec)).isInstanceOf(InvalidInputException.class)
                 .hasMessageContaining(quoted).hasMessageContaining(what);

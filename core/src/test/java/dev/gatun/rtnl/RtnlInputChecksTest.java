@@ -50,4 +50,12 @@ class RtnlInputChecksTest {
         assertThatThrownBy(() -> Prefix.parse(prefix)).isInstanceOf(InvalidInputException.class)
                 .hasMessageContaining(prefix.substring(0, prefix.indexOf('/'))).hasMessageContaining(named);
     }
+
+    /** Only literals: a host name is refused, not looked up; text meant for a command line is refused whole. */
+    @ParameterizedTest
+    @ValueSource(strings = {"1.2.3.4 -j ACCEPT", "10.0.0.300", "fd00::g", "localhost", "10.0.0.1/24"})
+    void anAddressThatIsNotALiteralIsRefusedNamingIt(String text) {
+        assertThatThrownBy(() -> Prefix.address(text)).isInstanceOf(InvalidInputException.class)
+                .hasMessageContaining("'" + text + "'");
+    }
 }
