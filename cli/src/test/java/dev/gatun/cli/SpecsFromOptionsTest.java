@@ -8,15 +8,15 @@ import dev.gatun.driver.NetworkSpec;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.rtnl.MacAddress;
 import dev.gatun.rtnl.Prefix;
+import dev.gatun.testing.StandInDriver;
 import org.junit.jupiter.api.Test;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.Proxy;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -32,27 +32,19 @@ class SpecsFromOptionsTest {
     private final List<Object> asked = new ArrayList<>();
 
     private NetworkDriver recording() {
-        InvocationHandler handler = (proxy, method, args) -> switch (method.getName()) {
-            case "createNetwork" -> {
-                NetworkSpec s = (NetworkSpec) args[0];
-                asked.add(s);
-                yield new Network(s.name(), "gatun-" + s.name(), ANY_MAC, List.of(s.subnet4()),
-                        List.of(InetAddress.ofLiteral("10.0.0.1")), s.icc(), s.internal(), s.masquerade(), 1500);
-            }
-            case "attach" -> {
-                EndpointSpec s = (EndpointSpec) args[0];
-                asked.add(s);
-                yield new Endpoint(s.network(), "c", "eth0", "gv0", InetAddress.ofLiteral("10.0.0.2"), null, ANY_MAC, "o");
-            }
-            default -> method.isDefault() ? InvocationHandler.invokeDefault(proxy, method, args)
-                    : failUnexpected(method.getName());
-        };
-        return (NetworkDriver) Proxy.newProxyInstance(NetworkDriver.class.getClassLoader(),
-                new Class<?>[] {NetworkDriver.class}, handler);
-    }
-
-    private static Object failUnexpected(String name) {
-        throw new AssertionError("the command called " + name + ", which this test driver does not answer");
+        return StandInDriver.answering(Map.of(
+                "createNetwork", args -> {
+                    NetworkSpec s = (NetworkSpec) args[0];
+                    asked.add(s);
+                    return new Network(s.name(), "gatun-" + s.name(), ANY_MAC, List.of(s.subnet4()),
+                            List.of(InetAddress.ofLiteral("10.0.0.1")), s.icc(), s.internal(), s.masquerade(), 1500);
+                },
+                "attach", args -> {
+                    EndpointSpec s = (EndpointSpec) args[0];
+                    asked.add(s);
+                    return new Endpoint(s.network(), "c", "eth0", "gv0", InetAddress.ofLiteral("10.0.0.2"), null, ANY_MAC,
+                            "o");
+                }));
     }
 
     private <T> T specOf(Class<T> type, String... args) {
