@@ -38,8 +38,9 @@ final class AttachCommand extends Base {
     @Override
     public Integer call() {
         NetworkNamespace ns = NetworkNamespace.of(container);
-        EndpointSpec spec = new EndpointSpec(network, ns, ifname, ip == null ? null : Prefix.address(ip),
-                ip6 == null ? null : Prefix.address(ip6), mac == null ? null : MacAddress.parse(mac), owner);
+        EndpointSpec spec = EndpointSpec.on(network).container(ns).ifname(ifname)
+                .ip(ip == null ? null : Prefix.address(ip)).ip6(ip6 == null ? null : Prefix.address(ip6))
+                .mac(mac == null ? null : MacAddress.parse(mac)).owner(owner).build();
         Endpoint e = withDriver(d -> d.attach(spec));
         Output o = out();
         if (o.json()) {

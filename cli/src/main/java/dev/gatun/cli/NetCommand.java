@@ -70,8 +70,9 @@ final class NetCommand {
                     v4 = p;
                 }
             }
-            NetworkSpec spec = new NetworkSpec(name, bridge, v4, gateway == null ? null : Prefix.address(gateway), v6, null,
-                    mac == null ? null : MacAddress.parse(mac), mtu, !noIcc, internal, true);
+            NetworkSpec spec = NetworkSpec.named(name).bridge(bridge).subnet4(v4)
+                    .gateway4(gateway == null ? null : Prefix.address(gateway)).subnet6(v6)
+                    .mac(mac == null ? null : MacAddress.parse(mac)).mtu(mtu).icc(!noIcc).internal(internal).build();
             Network n = withDriver(d -> d.createNetwork(spec));
             Output o = out();
             if (o.json()) {

@@ -8,6 +8,7 @@ import dev.gatun.testing.Bounded;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.NftJson;
 import dev.gatun.testing.Oracle;
+import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -19,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.SoftAssertions.assertSoftly;
 
 /**
  * The command from outside, exactly as a person or a script runs it: through the real
@@ -90,22 +92,28 @@ class CliIT {
         GatunCli.ok("--netns", ns, "publish", "n1", "10.88.0.2", "-p", "8080:80", "--owner", "alice");
         String before = Oracle.in(host, "nft", "list", "ruleset");
 
-        expectError(2, "8080::80:x", GatunCli.run("--netns", ns, "publish", "n1", "10.88.0.2", "-p", "8080::80:x"));
-        expectError(2, "70000", GatunCli.run("--netns", ns, "publish", "n1", "10.88.0.2", "-p", "70000:80"));
-        expectError(2, "::1", GatunCli.run("--netns", ns, "publish", "n1", "10.88.0.2", "-p", "[::1]:8081:80"));
-        expectError(2, "nosuchnet", GatunCli.run("--netns", ns, "publish", "nosuchnet", "10.88.0.2", "-p", "8081:80"));
-        expectError(2, "gatun-no-such-ns", GatunCli.run("--netns", "gatun-no-such-ns", "net", "ls"));
-        expectError(2, "gatun-no-such-ns", GatunCli.run("--netns", ns, "attach", "n1", "gatun-no-such-ns"));
-        expectError(3, "alice", GatunCli.run("--netns", ns, "publish", "n1", "10.88.0.3", "-p", "8080:80", "--owner", "bob"));
-        expectError(3, "n1", GatunCli.run("--netns", ns, "net", "create", "n1", "--subnet", "10.77.0.0/16"));
+        // Every line is checked, also after one fails: one wrong exit code does not hide the others.
+        // BadInputTest has more of the first kind, without root: this runs them through the launcher.
+        assertSoftly(soft -> {
+            expectError(soft, 2, "8080::80:x", GatunCli.run("--netns", ns, "publish", "n1", "10.88.0.2", "-p", "8080::80:x"));
+            expectError(soft, 2, "70000", GatunCli.run("--netns", ns, "publish", "n1", "10.88.0.2", "-p", "70000:80"));
+            expectError(soft, 2, "::1", GatunCli.run("--netns", ns, "publish", "n1", "10.88.0.2", "-p", "[::1]:8081:80"));
+            expectError(soft, 2, "nosuchnet", GatunCli.run("--netns", ns, "publish", "nosuchnet", "10.88.0.2", "-p", "8081:80"));
+            expectError(soft, 2, "gatun-no-such-ns", GatunCli.run("--netns", "gatun-no-such-ns", "net", "ls"));
+            expectError(soft, 2, "gatun-no-such-ns", GatunCli.run("--netns", ns, "attach", "n1", "gatun-no-such-ns"));
+            expectError(soft, 3, "alice", GatunCli.run("--netns", ns, "publish", "n1", "10.88.0.3", "-p", "8080:80",
+                    "--owner", "bob"));
+            expectError(soft, 3, "n1", GatunCli.run("--netns", ns, "net", "create", "n1", "--subnet", "10.77.0.0/16"));
 
-        GatunCli.Run json = GatunCli.run("--netns", ns, "--json", "publish", "n1", "10.88.0.3", "-p", "8080:80", "--owner", "bob");
-        assertThat(json.code()).isEqualTo(3);
-        assertThat(json.json().get("error").get("code").asInt()).isEqualTo(3);
-        assertThat(json.json().get("error").get("message").asText()).contains("alice");
-        GatunCli.Run usage = GatunCli.run("--json", "publish", "n1");
-        assertThat(usage.code()).isEqualTo(2);
-        assertThat(usage.json().get("error").get("code").asInt()).isEqualTo(2);
+            GatunCli.Run json = GatunCli.run("--netns", ns, "--json", "publish", "n1", "10.88.0.3", "-p", "8080:80",
+                    "--owner", "bob");
+            soft.assertThat(json.code()).isEqualTo(3);
+            soft.assertThat(json.json().get("error").get("code").asInt()).isEqualTo(3);
+            soft.assertThat(json.json().get("error").get("message").asText()).contains("alice");
+            GatunCli.Run usage = GatunCli.run("--json", "publish", "n1");
+            soft.assertThat(usage.code()).isEqualTo(2);
+            soft.assertThat(usage.json().get("error").get("code").asInt()).isEqualTo(2);
+        });
 
         assertThat(Oracle.in(host, "nft", "list", "ruleset")).isEqualTo(before);
     }
@@ -168,9 +176,13 @@ class CliIT {
     }
 
     private static void expectError(int code, String named, GatunCli.Run r) {
-        assertThat(r.code()).as("exit code; stderr: %s", r.err()).isEqualTo(code);
-        assertThat(r.err()).startsWith("gatun: ").contains(named);
-        assertThat(r.out()).isEmpty();
+        assertSoftly(soft -> expectError(soft, code, named, r));
+    }
+
+    private static void expectError(SoftAssertions soft, int code, String named, GatunCli.Run r) {
+        soft.assertThat(r.code()).as("exit code; stderr: %s", r.err()).isEqualTo(code);
+        soft.assertThat(r.err()).startsWith("gatun: ").contains(named);
+        soft.assertThat(r.out()).isEmpty();
     }
 
     @Test

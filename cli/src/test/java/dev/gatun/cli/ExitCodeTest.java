@@ -7,25 +7,35 @@ import dev.gatun.netlink.GenerationConflictException;
 import dev.gatun.netlink.NetlinkException;
 import dev.gatun.netlink.ReplyOverrunException;
 import dev.gatun.netlink.ReplyTimeoutException;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.time.Duration;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.params.provider.Arguments.argumentSet;
 
 /** Failures a caller may retry keep the exit code of every failure in the kernel: the contract does not move. */
 class ExitCodeTest {
 
-    @Test
-    void retryableFailuresExitOneLikeAnyFailureInTheKernel() {
+    static Stream<Arguments> failures() {
         GenerationConflictException conflict = new GenerationConflictException("add element", libc_h.ERESTART, 7);
-        assertThat(ExitCode.of(conflict)).isEqualTo(ExitCode.FAILED);
-        assertThat(ExitCode.of(GenerationConflictException.gaveUp("publish", 200, conflict))).isEqualTo(ExitCode.FAILED);
-        assertThat(ExitCode.of(new ReplyTimeoutException("commit", Duration.ofSeconds(30)))).isEqualTo(ExitCode.FAILED);
-        assertThat(ExitCode.of(new ReplyOverrunException("commit"))).isEqualTo(ExitCode.FAILED);
-        assertThat(ExitCode.of(new DumpInterruptedException("list", "it kept changing"))).isEqualTo(ExitCode.FAILED);
-        assertThat(ExitCode.of(new NetlinkException("add rule", libc_h.ENOENT, null))).isEqualTo(ExitCode.FAILED);
-        // A host port held by another owner is a conflict of another kind: still 3.
-        assertThat(ExitCode.of(new ConflictException("host port 8080 is held"))).isEqualTo(ExitCode.CONFLICT);
+        return Stream.of(
+                argumentSet("a generation conflict", conflict, 1),
+                argumentSet("giving up after 200 conflicts", GenerationConflictException.gaveUp("publish", 200, conflict), 1),
+                argumentSet("no reply in time", new ReplyTimeoutException("commit", Duration.ofSeconds(30)), 1),
+                argumentSet("replies lost to a full buffer", new ReplyOverrunException("commit"), 1),
+                argumentSet("a dump that kept changing", new DumpInterruptedException("list", "it kept changing"), 1),
+                argumentSet("a kernel error", new NetlinkException("add rule", libc_h.ENOENT, null), 1),
+                // A host port held by another owner is a conflict of another kind: still 3.
+                argumentSet("a host port held by another owner", new ConflictException("host port 8080 is held"), 3));
+    }
+
+    @ParameterizedTest
+    @MethodSource("failures")
+    void eachFailureExitsWithItsDocumentedCode(RuntimeException failure, int documentedCode) {
+        assertThat(ExitCode.of(failure)).isEqualTo(documentedCode);
     }
 }

@@ -4,15 +4,15 @@ import dev.gatun.driver.NetworkDriver;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortSpec;
 import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.testing.StandInDriver;
 import org.junit.jupiter.api.Test;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.Proxy;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -26,26 +26,16 @@ class ServedReuseTest {
     private final List<String> owners = new ArrayList<>();
 
     private NetworkDriver recording() {
-        InvocationHandler handler = (proxy, method, args) -> switch (method.getName()) {
-            case "publish" -> {
-                InetAddress ip = (InetAddress) args[1];
-                @SuppressWarnings("unchecked")
-                List<PortSpec> ports = (List<PortSpec>) args[2];
-                String owner = (String) args[3];
-                owners.add(String.valueOf(owner));
-                PortSpec p = ports.getFirst();
-                yield List.of(new PortMapping((String) args[0], p.protocol(), null, p.hostStart(), ip, p.containerStart(),
-                        owner == null ? ip.getHostAddress() : owner));
-            }
-            default -> method.isDefault() ? InvocationHandler.invokeDefault(proxy, method, args)
-                    : failUnexpected(method.getName());
-        };
-        return (NetworkDriver) Proxy.newProxyInstance(NetworkDriver.class.getClassLoader(),
-                new Class<?>[] {NetworkDriver.class}, handler);
-    }
-
-    private static Object failUnexpected(String name) {
-        throw new AssertionError("the command called " + name + ", which this test driver does not answer");
+        return StandInDriver.answering(Map.of("publish", args -> {
+            InetAddress ip = (InetAddress) args[1];
+            @SuppressWarnings("unchecked")
+            List<PortSpec> ports = (List<PortSpec>) args[2];
+            String owner = (String) args[3];
+            owners.add(String.valueOf(owner));
+            PortSpec p = ports.getFirst();
+            return List.of(new PortMapping((String) args[0], p.protocol(), null, p.hostStart(), ip, p.containerStart(),
+                    owner == null ? ip.getHostAddress() : owner));
+        }));
     }
 
     private record Ran(int code, String out, String err) {}

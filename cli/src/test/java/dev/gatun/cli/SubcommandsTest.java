@@ -1,6 +1,8 @@
 package dev.gatun.cli;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -20,14 +22,18 @@ class SubcommandsTest {
                 assertThat(make.get().getClass().getAnnotation(Command.class).name()).as(name).isEqualTo(name));
     }
 
-    @Test
-    void theSubcommandIsFoundAfterTheGlobalOptions() {
-        assertThat(GatunCommand.subcommandName(new String[] {"--netns", "publish", "publish", "n1"})).isEqualTo("publish");
-        assertThat(GatunCommand.subcommandName(new String[] {"--netns=ls", "net", "ls"})).isEqualTo("net");
-        assertThat(GatunCommand.subcommandName(new String[] {"--json", "--driver", "iptables", "ls"})).isEqualTo("ls");
-        assertThat(GatunCommand.subcommandName(new String[] {"--help"})).isNull();
-        assertThat(GatunCommand.subcommandName(new String[] {"pubish", "n1"})).isNull();
-        assertThat(GatunCommand.subcommandName(new String[0])).isNull();
+    /** One command line a row; "-" for none found. */
+    @ParameterizedTest(name = "[{0}]")
+    @CsvSource(delimiter = '|', value = {
+            "--netns publish publish n1       | publish",
+            "--netns=ls net ls                | net",
+            "--json --driver iptables ls      | ls",
+            "--help                           | -",
+            "pubish n1                        | -",
+            "''                               | -"})
+    void theSubcommandIsFoundAfterTheGlobalOptions(String line, String expected) {
+        String[] args = line.isEmpty() ? new String[0] : line.split(" ");
+        assertThat(GatunCommand.subcommandName(args)).isEqualTo(expected.equals("-") ? null : expected);
     }
 
     @Test

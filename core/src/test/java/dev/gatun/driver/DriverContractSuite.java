@@ -2,6 +2,7 @@ package dev.gatun.driver;
 
 import dev.gatun.InvalidInputException;
 import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.rtnl.MacAddress;
 import dev.gatun.rtnl.Prefix;
 import dev.gatun.rtnl.Rtnetlink;
 import dev.gatun.testing.Expect;
@@ -9,6 +10,8 @@ import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -16,9 +19,15 @@ import java.net.StandardProtocolFamily;
 import java.nio.channels.DatagramChannel;
 import java.nio.channels.ServerSocketChannel;
 import java.util.List;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
 
+import static dev.gatun.testing.Specs.ports;
+import static dev.gatun.testing.Specs.withNetwork;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.assertj.core.api.SoftAssertions.assertSoftly;
 
 /** Owners, conflicts, lifecycle and input checks of the driver contract, for every driver (see the subclasses). */
 @ExtendWith(FreshNamespaces.class)
@@ -35,19 +44,10 @@ abstract class DriverContractSuite {
 
     private static final InetAddress C1 = InetAddress.ofLiteral("10.88.0.2");
 
-    private static List<PortSpec> ports(String... specs) {
-        return java.util.Arrays.stream(specs).map(PortSpec::parse).toList();
-    }
-
-    private NetworkDriver withNetwork(NetworkNamespace host) {
-        NetworkDriver gatun = open(host);
-        gatun.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
-        return gatun;
-    }
 
     @Test
     void secondOwnerGetsAConflictNamingTheHolderAndNothingChanges(NetworkNamespace host) {
-        try (NetworkDriver gatun = withNetwork(host)) {
+        try (NetworkDriver gatun = withNetwork(open(host))) {
             gatun.publish("n1", C1, ports("8080:80"), "alice");
             String before = firewallState(host);
 
@@ -82,7 +82,7 @@ abstract class DriverContractSuite {
             rt.setUp("lo", true);
         }
         String me = "(pid " + ProcessHandle.current().pid() + ")";
-        try (NetworkDriver gatun = withNetwork(host)) {
+        try (NetworkDriver gatun = withNetwork(open(host))) {
             String before = firewallState(host);
             try (ServerSocketChannel tcp = host.call(() -> ServerSocketChannel.open(StandardProtocolFamily.INET6)
                     .bind(new InetSocketAddress(InetAddress.ofLiteral("::"), 8080)));
@@ -119,7 +119,7 @@ abstract class DriverContractSuite {
     void addressBoundAndWildcardMappingsOfTheSamePortAreOneOwners(NetworkNamespace host) {
         Oracle.in(host, "ip", "link", "add", "gout", "type", "bridge");
         Oracle.in(host, "ip", "addr", "add", "192.0.2.1/24", "dev", "gout");
-        try (NetworkDriver gatun = withNetwork(host)) {
+        try (NetworkDriver gatun = withNetwork(open(host))) {
             gatun.publish("n1", C1, ports("192.0.2.1:8080:80"), "alice");
             assertThatThrownBy(() -> gatun.publish("n1", C1, ports("8080:80"), "bob"))
                     .isInstanceOf(ConflictException.class).hasMessageContaining("alice");
@@ -134,7 +134,7 @@ abstract class DriverContractSuite {
         Network made;
         Endpoint attached;
         List<PortMapping> published;
-        try (NetworkDriver gatun = withNetwork(host)) {
+        try (NetworkDriver gatun = withNetwork(open(host))) {
             made = gatun.network("n1");
             attached = gatun.attach(EndpointSpec.of("n1", c1));
             published = gatun.publish("n1", attached.ip(), ports("8080:80", "53:53/udp"), null);
@@ -149,23 +149,35 @@ abstract class DriverContractSuite {
     @Test
     void networkOptionsAndLifecycle(NetworkNamespace host, NetworkNamespace c1, NetworkNamespace c2) {
         try (NetworkDriver gatun = open(host)) {
-            Network n = gatun.createNetwork(new NetworkSpec("iso", "gbr-iso", Prefix.parse("10.90.0.0/24"), null, null, null,
-                    null, 1400, false, true, false));
-            assertThat(n.bridge()).isEqualTo("gbr-iso");
-            assertThat(n.gateways()).containsExactly(InetAddress.ofLiteral("10.90.0.1"));
-            assertThat(Oracle.in(host, "cat", "/sys/class/net/gbr-iso/addr_assign_type").strip()).isEqualTo("3");
-            assertThat(Oracle.in(host, "sysctl", "-n", "net.ipv4.ip_forward").strip()).isEqualTo("1");
-            assertThat(Oracle.in(host, "sysctl", "-n", "net.ipv4.conf.gbr-iso.route_localnet").strip()).isEqualTo("1");
-            assertThat(firewallKnowsBridge(host, "gbr-iso")).isTrue();
+            Network n = gatun.createNetwork(NetworkSpec.named("iso").bridge("gbr-iso").subnet4(Prefix.parse("10.90.0.0/24"))
+                    .mtu(1400).icc(false).internal(true).masquerade(false).build());
+            // Each option is checked on its own: one that is lost does not hide the others.
+            assertSoftly(soft -> {
+                soft.assertThat(n.bridge()).isEqualTo("gbr-iso");
+                soft.assertThat(n.gateways()).containsExactly(InetAddress.ofLiteral("10.90.0.1"));
+                soft.assertThat(n.icc()).as("icc").isFalse();
+                soft.assertThat(n.internal()).as("internal").isTrue();
+                soft.assertThat(n.masquerade()).as("masquerade").isFalse();
+                soft.assertThat(Oracle.in(host, "cat", "/sys/class/net/gbr-iso/addr_assign_type").strip()).isEqualTo("3");
+                soft.assertThat(Oracle.in(host, "cat", "/sys/class/net/gbr-iso/mtu").strip()).isEqualTo("1400");
+                soft.assertThat(n.mtu()).as("mtu").isEqualTo(1400);
+                soft.assertThat(Oracle.in(host, "sysctl", "-n", "net.ipv4.ip_forward").strip()).isEqualTo("1");
+                soft.assertThat(Oracle.in(host, "sysctl", "-n", "net.ipv4.conf.gbr-iso.route_localnet").strip()).isEqualTo("1");
+                soft.assertThat(firewallKnowsBridge(host, "gbr-iso")).isTrue();
+            });
 
             Endpoint e1 = gatun.attach(EndpointSpec.of("iso", c1));
-            Endpoint e2 = gatun.attach(new EndpointSpec("iso", c2, "eth1", InetAddress.ofLiteral("10.90.0.7"), null, null,
-                    "ctr-2"));
-            assertThat(e1.ip()).isEqualTo(InetAddress.ofLiteral("10.90.0.2"));
-            assertThat(e2.ip()).isEqualTo(InetAddress.ofLiteral("10.90.0.7"));
-            assertThat(Oracle.in(host, "cat", "/sys/class/net/" + e1.hostIfname() + "/brport/isolated").strip()).isEqualTo("1");
-            assertThat(Oracle.in(c2, "cat", "/sys/class/net/eth1/mtu").strip()).isEqualTo("1400");
-            assertThat(gatun.endpoints("iso")).extracting(Endpoint::owner).containsExactlyInAnyOrder("10.90.0.2", "ctr-2");
+            Endpoint e2 = gatun.attach(EndpointSpec.on("iso").container(c2).ifname("eth1")
+                    .ip(InetAddress.ofLiteral("10.90.0.7")).owner("ctr-2").build());
+            assertSoftly(soft -> {
+                soft.assertThat(e1.ip()).isEqualTo(InetAddress.ofLiteral("10.90.0.2"));
+                soft.assertThat(e2.ip()).isEqualTo(InetAddress.ofLiteral("10.90.0.7"));
+                soft.assertThat(Oracle.in(host, "cat", "/sys/class/net/" + e1.hostIfname() + "/brport/isolated").strip())
+                        .isEqualTo("1");
+                soft.assertThat(Oracle.in(c2, "cat", "/sys/class/net/eth1/mtu").strip()).isEqualTo("1400");
+                soft.assertThat(gatun.endpoints("iso")).extracting(Endpoint::owner)
+                        .containsExactlyInAnyOrder("10.90.0.2", "ctr-2");
+            });
 
             gatun.publish("iso", e2.ip(), ports("8080:80"), null);
             assertThatThrownBy(() -> gatun.deleteNetwork("iso", false)).isInstanceOf(ConflictException.class)
@@ -181,41 +193,71 @@ abstract class DriverContractSuite {
         }
     }
 
-    @Test
-    void badInputIsRefusedNamingTheValueAndNothingChanges(NetworkNamespace host) {
-        try (NetworkDriver gatun = withNetwork(host)) {
+    /** A call the driver must refuse before it changes anything, and what the refusal must name. */
+    record BadCall(String what, Consumer<NetworkDriver> call, Class<? extends RuntimeException> refusal,
+                   List<String> named) {
+        @Override
+        public String toString() {
+            return what;
+        }
+    }
+
+    static Stream<BadCall> badCalls() {
+        return Stream.of(
+                new BadCall("an IPv6 host address for an IPv4 container",
+                        d -> d.publish("n1", C1, ports("[::1]:8080:80"), null),
+                        InvalidInputException.class, List.of("::1", "family")),
+                new BadCall("a container address outside the network",
+                        d -> d.publish("n1", InetAddress.ofLiteral("10.99.0.2"), ports("8080:80"), null),
+                        InvalidInputException.class, List.of("10.99.0.2", "outside")),
+                new BadCall("an owner with a newline",
+                        d -> d.publish("n1", C1, ports("8080:80"), "bad\nowner"),
+                        InvalidInputException.class, List.of("bad?owner")),
+                new BadCall("a network that does not exist",
+                        d -> d.publish("nope", C1, ports("8080:80"), null),
+                        NotFoundException.class, List.of("nope")),
+                new BadCall("a network name with a slash",
+                        d -> d.createNetwork(NetworkSpec.of("bad/name", Prefix.parse("10.1.0.0/16"))),
+                        InvalidInputException.class, List.of("bad/name")),
+                new BadCall("a subnet inside another network's",
+                        d -> d.createNetwork(NetworkSpec.of("n2", Prefix.parse("10.88.5.0/24"))),
+                        ConflictException.class, List.of("overlaps", "n1")),
+                new BadCall("a gateway outside the subnet",
+                        d -> d.createNetwork(NetworkSpec.named("n2").subnet4(Prefix.parse("10.1.0.0/16"))
+                                .gateway4(InetAddress.ofLiteral("10.2.0.1")).build()),
+                        InvalidInputException.class, List.of("10.2.0.1", "10.1.0.0/16")),
+                new BadCall("an IPv4 subnet given as the IPv6 one",
+                        d -> d.createNetwork(NetworkSpec.named("n2").subnet4(Prefix.parse("10.1.0.0/16"))
+                                .subnet6(Prefix.parse("10.2.0.0/16")).build()),
+                        InvalidInputException.class, List.of("10.2.0.0/16", "IPv6")),
+                new BadCall("an endpoint address outside the network",
+                        d -> d.attach(EndpointSpec.on("n1").ip(InetAddress.ofLiteral("10.99.0.9")).build()),
+                        InvalidInputException.class, List.of("10.99.0.9")));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("badCalls")
+    void badInputIsRefusedNamingTheValueAndNothingChanges(BadCall bad, NetworkNamespace host) {
+        try (NetworkDriver gatun = withNetwork(open(host))) {
             String before = firewallState(host);
-            assertThatThrownBy(() -> PortSpec.parse("0:80")).isInstanceOf(InvalidInputException.class)
-                    .hasMessageContaining("'0:80'").hasMessageContaining("port 0");
-            assertThatThrownBy(() -> PortSpec.parse("65536:80")).isInstanceOf(InvalidInputException.class)
-                    .hasMessageContaining("65536");
-            assertThatThrownBy(() -> PortSpec.parse("8000-8010:80-81")).isInstanceOf(InvalidInputException.class)
-                    .hasMessageContaining("different lengths");
-            assertThatThrownBy(() -> PortSpec.parse("8010-8000:80")).isInstanceOf(InvalidInputException.class)
-                    .hasMessageContaining("reversed");
-            assertThatThrownBy(() -> PortSpec.parse("8080:80/icmp")).isInstanceOf(InvalidInputException.class)
-                    .hasMessageContaining("'icmp'");
-            assertThatThrownBy(() -> gatun.publish("n1", C1, ports("[::1]:8080:80"), null))
-                    .isInstanceOf(InvalidInputException.class).hasMessageContaining("::1").hasMessageContaining("family");
-            assertThatThrownBy(() -> gatun.publish("n1", InetAddress.ofLiteral("10.99.0.2"), ports("8080:80"), null))
-                    .isInstanceOf(InvalidInputException.class).hasMessageContaining("10.99.0.2")
-                    .hasMessageContaining("outside");
-            assertThatThrownBy(() -> gatun.publish("n1", C1, ports("8080:80"), "bad\nowner"))
-                    .isInstanceOf(InvalidInputException.class).hasMessageContaining("bad?owner");
-            assertThatThrownBy(() -> gatun.publish("nope", C1, ports("8080:80"), null))
-                    .isInstanceOf(NotFoundException.class).hasMessageContaining("nope");
-            assertThatThrownBy(() -> gatun.createNetwork(NetworkSpec.of("bad/name", Prefix.parse("10.1.0.0/16"))))
-                    .isInstanceOf(InvalidInputException.class).hasMessageContaining("bad/name");
-            assertThatThrownBy(() -> gatun.createNetwork(NetworkSpec.of("n2", Prefix.parse("10.88.5.0/24"))))
-                    .isInstanceOf(ConflictException.class).hasMessageContaining("overlaps").hasMessageContaining("n1");
+            String links = Oracle.in(host, "ip", "-o", "link", "show");
+
+            Throwable refused = catchThrowable(() -> bad.call().accept(gatun));
+
+            assertThat(refused).isInstanceOf(bad.refusal());
+            for (String named : bad.named()) {
+                assertThat(refused).hasMessageContaining(named);
+            }
             assertThat(firewallState(host)).isEqualTo(before);
+            assertThat(Oracle.in(host, "ip", "-o", "link", "show")).isEqualTo(links);
+            assertThat(gatun.networks()).extracting(Network::name).containsExactly("n1");
         }
     }
 
     /** A driver keeps network lookups until the kernel announces a link change: a deletion elsewhere is seen at once. */
     @Test
     void aNetworkDeletedByAnotherInstanceIsSeenAsGone(NetworkNamespace host) {
-        try (NetworkDriver first = withNetwork(host); NetworkDriver second = open(host)) {
+        try (NetworkDriver first = withNetwork(open(host)); NetworkDriver second = open(host)) {
             second.publish("n1", C1, ports("8080:80"), null);
             second.publish("n1", C1, ports("8090:80"), null);
             first.deleteNetwork("n1", true);
@@ -232,7 +274,7 @@ abstract class DriverContractSuite {
     @Test
     void aHostAddressAddedLaterCountsForOverlaps(NetworkNamespace host) {
         Oracle.in(host, "ip", "link", "add", "gout", "type", "bridge");
-        try (NetworkDriver first = withNetwork(host); NetworkDriver second = open(host)) {
+        try (NetworkDriver first = withNetwork(open(host)); NetworkDriver second = open(host)) {
             second.publish("n1", C1, ports("8080:80"), "bob");
             // A second call, so that the driver watches for changes and keeps what it read.
             second.publish("n1", C1, ports("8090:80"), "bob");
@@ -248,10 +290,11 @@ abstract class DriverContractSuite {
     /** For an engine that moves the interface itself (Docker): the container end waits in the host namespace. */
     @Test
     void anEndpointHandedOverStaysInTheHostUntilTheEngineTakesIt(NetworkNamespace host) {
-        try (NetworkDriver gatun = withNetwork(host)) {
-            dev.gatun.rtnl.MacAddress mac = dev.gatun.rtnl.MacAddress.parse("02:42:0a:58:00:07");
-            Endpoint e = gatun.attach(new EndpointSpec("n1", null, null, InetAddress.ofLiteral("10.88.0.7"), null, mac,
-                    "ep-1"));
+        try (NetworkDriver gatun = withNetwork(open(host))) {
+            MacAddress mac = MacAddress.parse("02:42:0a:58:00:07");
+            // No container: the engine moves the interface itself.
+            Endpoint e = gatun.attach(EndpointSpec.on("n1").ip(InetAddress.ofLiteral("10.88.0.7")).mac(mac).owner("ep-1")
+                    .build());
             assertThat(e.containerNamespace()).isNull();
             assertThat(e.ifname()).startsWith("gc");
             String peer = Oracle.in(host, "ip", "-o", "link", "show", e.ifname());

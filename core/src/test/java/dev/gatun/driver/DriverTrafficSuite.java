@@ -13,6 +13,7 @@ import java.net.InetAddress;
 import java.nio.channels.DatagramChannel;
 import java.util.List;
 
+import static dev.gatun.testing.Specs.ports;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -28,12 +29,8 @@ abstract class DriverTrafficSuite {
     private static final String SUBNET = "10.88.0.0/16";
 
     private static NetworkSpec network(boolean withIpv6) {
-        return new NetworkSpec("n1", null, Prefix.parse(SUBNET), null, withIpv6 ? Prefix.parse("fd00:88::/64") : null,
-                null, null, null, true, false, true);
-    }
-
-    private static List<PortSpec> ports(String... specs) {
-        return java.util.Arrays.stream(specs).map(PortSpec::parse).toList();
+        return NetworkSpec.named("n1").subnet4(Prefix.parse(SUBNET))
+                .subnet6(withIpv6 ? Prefix.parse("fd00:88::/64") : null).build();
     }
 
     @Test
@@ -215,10 +212,9 @@ abstract class DriverTrafficSuite {
         Lab.connectOutside(host, outside, SUBNET, "10.89.0.0/16", "10.90.0.0/16");
         try (NetworkDriver gatun = open(host); ReplyServers servers = new ReplyServers()) {
             gatun.createNetwork(network(false));
-            gatun.createNetwork(new NetworkSpec("plain", null, Prefix.parse("10.89.0.0/16"), null, null, null, null, null,
-                    false, false, false));
-            gatun.createNetwork(new NetworkSpec("closed", null, Prefix.parse("10.90.0.0/16"), null, null, null, null, null,
-                    true, true, true));
+            gatun.createNetwork(NetworkSpec.named("plain").subnet4(Prefix.parse("10.89.0.0/16")).icc(false)
+                    .masquerade(false).build());
+            gatun.createNetwork(NetworkSpec.named("closed").subnet4(Prefix.parse("10.90.0.0/16")).internal(true).build());
             Endpoint masqueraded = gatun.attach(EndpointSpec.of("n1", c1));
             Endpoint direct = gatun.attach(EndpointSpec.of("plain", c2));
             Endpoint sibling = gatun.attach(EndpointSpec.of("plain", c3));

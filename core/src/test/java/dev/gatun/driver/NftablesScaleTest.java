@@ -2,10 +2,10 @@ package dev.gatun.driver;
 
 import dev.gatun.Gatun;
 import dev.gatun.netns.NetworkNamespace;
-import dev.gatun.rtnl.Prefix;
 import dev.gatun.testing.Bounded;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
+import dev.gatun.testing.Specs;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -24,6 +24,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import static dev.gatun.testing.Specs.ports;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -33,14 +34,8 @@ class NftablesScaleTest {
 
     private static final InetAddress C1 = InetAddress.ofLiteral("10.88.0.2");
 
-    private static List<PortSpec> ports(String... specs) {
-        return java.util.Arrays.stream(specs).map(PortSpec::parse).toList();
-    }
-
     private static NetworkDriver withNetwork(NetworkNamespace host) {
-        NetworkDriver gatun = Gatun.open(host, "nftables");
-        gatun.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
-        return gatun;
+        return Specs.withNetwork(Gatun.open(host, "nftables"));
     }
 
     @Test

@@ -2,6 +2,14 @@ package dev.gatun.driver;
 
 import dev.gatun.Gatun;
 import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.testing.Oracle;
+import dev.gatun.testing.Specs;
+import org.junit.jupiter.api.Test;
+
+import java.net.InetAddress;
+
+import static dev.gatun.testing.Specs.ports;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** The traffic suite on the nftables driver. */
 class NftablesTrafficTest extends DriverTrafficSuite {
@@ -10,14 +18,12 @@ class NftablesTrafficTest extends DriverTrafficSuite {
         return Gatun.open(host, "nftables");
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     void sctpMappingIsProgrammedAsAMapElement(NetworkNamespace host) {
-        try (NetworkDriver gatun = open(host)) {
-            gatun.createNetwork(NetworkSpec.of("n1", dev.gatun.rtnl.Prefix.parse("10.88.0.0/16")));
-            gatun.publish("n1", java.net.InetAddress.ofLiteral("10.88.0.2"), java.util.List.of(PortSpec.parse("8081:81/sctp")),
-                    null);
-            org.assertj.core.api.Assertions.assertThat(dev.gatun.testing.Oracle.in(host, "nft", "list", "map", "inet",
-                    "gatun", "ports4")).contains("sctp . 8081 comment \"10.88.0.2\" : 10.88.0.2 . 81");
+        try (NetworkDriver gatun = Specs.withNetwork(open(host))) {
+            gatun.publish("n1", InetAddress.ofLiteral("10.88.0.2"), ports("8081:81/sctp"), null);
+            assertThat(Oracle.in(host, "nft", "list", "map", "inet", "gatun", "ports4"))
+                    .contains("sctp . 8081 comment \"10.88.0.2\" : 10.88.0.2 . 81");
         }
     }
 }

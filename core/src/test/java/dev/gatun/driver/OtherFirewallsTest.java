@@ -16,6 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.channels.DatagramChannel;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -60,7 +61,7 @@ class OtherFirewallsTest {
                 "-A DOCKER-ISOLATION-STAGE-2 -o docker0 -j DROP",
                 "-A DOCKER-ISOLATION-STAGE-2 -j RETURN",
                 "-A DOCKER-USER -j RETURN")) {
-            List<String> cmd = new java.util.ArrayList<>(List.of("iptables-nft", "-w"));
+            List<String> cmd = new ArrayList<>(List.of("iptables-nft", "-w"));
             cmd.addAll(Arrays.asList(line.split(" ")));
             Oracle.in(ns, cmd.toArray(String[]::new));
         }
@@ -103,8 +104,7 @@ class OtherFirewallsTest {
         String userRule = null;
         try (BridgeDriver gatun = BridgeDriver.nftables(host); ReplyServers servers = new ReplyServers();
              DatagramChannel udp = ReplyServers.udpClient(outside)) {
-            gatun.createNetwork(new NetworkSpec("n1", null, Prefix.parse(SUBNET), null, null, null, null, null, true,
-                    false, true));
+            gatun.createNetwork(NetworkSpec.of("n1", Prefix.parse(SUBNET)));
             Endpoint e1 = gatun.attach(EndpointSpec.of("n1", c1));
             gatun.attach(EndpointSpec.of("n1", c2));
             String ip = e1.ip().getHostAddress();
@@ -162,8 +162,7 @@ class OtherFirewallsTest {
         List<String> log = new CopyOnWriteArrayList<>();
         try (SelfHealingDriver gatun = SelfHealingDriver.start(BridgeDriver.nftables(host), log::add);
              ReplyServers servers = new ReplyServers()) {
-            gatun.createNetwork(new NetworkSpec("n1", null, Prefix.parse(SUBNET), null, null, null, null, null, true,
-                    false, true));
+            gatun.createNetwork(NetworkSpec.of("n1", Prefix.parse(SUBNET)));
             Endpoint e1 = gatun.attach(EndpointSpec.of("n1", c1));
             servers.tcp(c1, e1.ip().getHostAddress(), 80, "c1");
             gatun.publish("n1", e1.ip(), List.of(PortSpec.parse("8080:80")), null);
@@ -202,8 +201,7 @@ class OtherFirewallsTest {
             String before = fw.firewallCmdOk("--list-all-zones").stdout();
             try (SelfHealingDriver gatun = SelfHealingDriver.start(BridgeDriver.nftables(host), log::add);
                  ReplyServers servers = new ReplyServers(); DatagramChannel udp = ReplyServers.udpClient(outside)) {
-                gatun.createNetwork(new NetworkSpec("n1", null, Prefix.parse(SUBNET), null, null, null, null, null, true,
-                        false, true));
+                gatun.createNetwork(NetworkSpec.of("n1", Prefix.parse(SUBNET)));
                 Endpoint e1 = gatun.attach(EndpointSpec.of("n1", c1));
                 gatun.attach(EndpointSpec.of("n1", c2));
                 String ip = e1.ip().getHostAddress();

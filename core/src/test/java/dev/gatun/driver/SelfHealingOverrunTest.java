@@ -9,11 +9,11 @@ import dev.gatun.nft.Family;
 import dev.gatun.nft.NftSet;
 import dev.gatun.nft.Nftables;
 import dev.gatun.nft.Table;
-import dev.gatun.rtnl.Prefix;
 import dev.gatun.testing.Bounded;
 import dev.gatun.testing.Floods;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
+import dev.gatun.testing.Specs;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -21,7 +21,6 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.net.InetAddress;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -30,6 +29,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import static dev.gatun.testing.Specs.ports;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -41,10 +41,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 class SelfHealingOverrunTest {
 
     private static final InetAddress C1 = InetAddress.ofLiteral("10.88.0.2");
-
-    private static List<PortSpec> ports(String... specs) {
-        return Arrays.stream(specs).map(PortSpec::parse).toList();
-    }
 
     private static String gatunMap(NetworkNamespace ns) {
         return Oracle.in(ns, "nft", "list", "map", "inet", "gatun", "ports4");
@@ -78,7 +74,7 @@ class SelfHealingOverrunTest {
     void anOverrunAloneLeadsToAFullReadAndTheRepair(NetworkNamespace host) throws Exception {
         List<String> log = new CopyOnWriteArrayList<>();
         try (NetworkDriver plain = Gatun.open(host, "nftables")) {
-            plain.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
+            plain.createNetwork(Specs.n1());
         }
         NftSet ports4 = NftSet.map(Table.of(Family.INET, "gatun"), "ports4", List.of(DataType.INET_PROTO, DataType.INET_SERVICE),
                 List.of(DataType.IPV4_ADDR, DataType.INET_SERVICE));
@@ -127,7 +123,7 @@ class SelfHealingOverrunTest {
     void theFloodsOfTheIssueLeaveNoRepairUndone(NetworkNamespace host) throws Exception {
         List<String> log = new CopyOnWriteArrayList<>();
         try (NetworkDriver plain = Gatun.open(host, "nftables")) {
-            plain.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
+            plain.createNetwork(Specs.n1());
         }
         // 2,500 pairs: 5,000 veths, in a group of their own, so that one request deletes them all
         // (one by one, each deletion waits for the kernel's grace period: minutes).
@@ -173,7 +169,7 @@ class SelfHealingOverrunTest {
     void aFailedRepairIsTriedAgainSoon(NetworkNamespace host) throws InterruptedException {
         List<String> log = new CopyOnWriteArrayList<>();
         try (NetworkDriver plain = Gatun.open(host, "nftables")) {
-            plain.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
+            plain.createNetwork(Specs.n1());
         }
         NetworkDriver real = Gatun.open(host, "nftables");
         AtomicInteger failuresLeft = new AtomicInteger();

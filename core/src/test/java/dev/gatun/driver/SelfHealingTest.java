@@ -5,6 +5,7 @@ import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.rtnl.Prefix;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
+import dev.gatun.testing.Specs;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -12,7 +13,9 @@ import java.net.InetAddress;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import static dev.gatun.testing.Specs.ports;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 /** Repair of gatun's nftables state after someone else removed parts of it, checked with the nft binary. */
 @ExtendWith(FreshNamespaces.class)
@@ -21,18 +24,12 @@ class SelfHealingTest {
     private static final InetAddress C1 = InetAddress.ofLiteral("10.88.0.2");
     private static final InetAddress C2 = InetAddress.ofLiteral("10.88.0.3");
 
-    private static List<PortSpec> ports(String... specs) {
-        return java.util.Arrays.stream(specs).map(PortSpec::parse).toList();
-    }
-
     private static String ruleset(NetworkNamespace ns) {
         return Oracle.in(ns, "nft", "list", "ruleset");
     }
 
     private static NetworkDriver withNetwork(NetworkNamespace host) {
-        NetworkDriver d = Gatun.open(host, "nftables");
-        d.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
-        return d;
+        return Specs.withNetwork(Gatun.open(host, "nftables"));
     }
 
     /** Polls for up to a second; the issue allows a repair one second. */
@@ -120,8 +117,8 @@ class SelfHealingTest {
 
             assertThat(repaired).hasSize(1).allMatch(l -> l.contains("8081/tcp"));
             assertThat(d.published("n1")).extracting(PortMapping::hostPort, PortMapping::owner)
-                    .containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple(8080, "bob"),
-                            org.assertj.core.groups.Tuple.tuple(8081, "alice"));
+                    .containsExactlyInAnyOrder(tuple(8080, "bob"),
+                            tuple(8081, "alice"));
         }
     }
 

@@ -166,8 +166,7 @@ class TamperingTest {
         Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
         try (SelfHealingDriver gatun = SelfHealingDriver.start(counting(BridgeDriver.nftables(host), calls), log::add);
              ReplyServers servers = new ReplyServers()) {
-            gatun.createNetwork(new NetworkSpec("n1", null, Prefix.parse(SUBNET), null, null, null, null, null, true,
-                    false, true));
+            gatun.createNetwork(NetworkSpec.of("n1", Prefix.parse(SUBNET)));
             Endpoint e1 = gatun.attach(EndpointSpec.of("n1", c1));
             servers.tcp(c1, e1.ip().getHostAddress(), 80, "c1");
             gatun.publish("n1", e1.ip(), List.of(PortSpec.parse("8080:80")), "web");

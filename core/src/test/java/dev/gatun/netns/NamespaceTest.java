@@ -1,6 +1,5 @@
 package dev.gatun.netns;
 
-import dev.gatun.InvalidInputException;
 import dev.gatun.testing.Bounded;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
@@ -89,49 +88,5 @@ class NamespaceTest {
             }
         }
         assertThat(strays).as("threads not in the process's own network namespace").isEmpty();
-    }
-
-    @Test
-    void namesWithSlashOrDotsAreRefusedNamingTheValue() {
-        assertThatThrownBy(() -> NetworkNamespace.named("a/b")).isInstanceOf(InvalidInputException.class)
-                .hasMessageContaining("'a/b'");
-        assertThatThrownBy(() -> NetworkNamespace.named("..")).isInstanceOf(InvalidInputException.class)
-                .hasMessageContaining("'..'");
-        assertThatThrownBy(() -> NamedNamespaces.create("../etc")).isInstanceOf(InvalidInputException.class)
-                .hasMessageContaining("'../etc'");
-        assertThat(Files.exists(Path.of("/run/etc"))).isFalse();
-    }
-
-    @Test
-    void nameLongerThanTheKernelAllowsIsRefused() {
-        String longName = "n".repeat(256);
-        assertThatThrownBy(() -> NamedNamespaces.create(longName)).isInstanceOf(InvalidInputException.class)
-                .hasMessageContaining(longName).hasMessageContaining("256 bytes").hasMessageContaining("255");
-    }
-
-    @Test
-    void pathThatDoesNotExistIsRefusedNamingIt() {
-        assertThatThrownBy(() -> NetworkNamespace.at(Path.of("/proc/999999999/ns/net")))
-                .isInstanceOf(InvalidInputException.class)
-                .hasMessageContaining("/proc/999999999/ns/net").hasMessageContaining("does not exist");
-        assertThatThrownBy(() -> NetworkNamespace.named("gatun-no-such-namespace"))
-                .isInstanceOf(InvalidInputException.class)
-                .hasMessageContaining("gatun-no-such-namespace").hasMessageContaining("does not exist");
-    }
-
-    @Test
-    void fileThatIsNotANetworkNamespaceIsRefused() {
-        assertThatThrownBy(() -> NetworkNamespace.at(Path.of("/etc/hostname")))
-                .isInstanceOf(InvalidInputException.class)
-                .hasMessageContaining("/etc/hostname").hasMessageContaining("not a network namespace");
-        assertThatThrownBy(() -> NetworkNamespace.at(Path.of("/proc/self/ns/uts")))
-                .isInstanceOf(InvalidInputException.class)
-                .hasMessageContaining("/proc/self/ns/uts").hasMessageContaining("not a network namespace");
-    }
-
-    @Test
-    void deletingAMissingNamespaceNamesIt() {
-        assertThatThrownBy(() -> NamedNamespaces.delete("gatun-never-made"))
-                .isInstanceOf(InvalidInputException.class).hasMessageContaining("gatun-never-made");
     }
 }

@@ -10,6 +10,7 @@ import dev.gatun.nft.expr.Meta;
 import dev.gatun.nft.expr.MetaSet;
 import dev.gatun.nft.expr.Registers;
 
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -237,14 +238,14 @@ final class NftCorpus {
     private static void setOptions(Transaction tx) {
         Table t = Table.of(Family.IP, "gatun");
         NftSet recent = NftSet.of(t, "recent", IPV4_ADDR).withFlags(SetFlag.TIMEOUT)
-                .withTimeout(java.time.Duration.ofMinutes(5)).withComment("recently seen");
+                .withTimeout(Duration.ofMinutes(5)).withComment("recently seen");
         NftSet fixed = NftSet.of(t, "fixed", INET_SERVICE).withFlags(SetFlag.CONSTANT);
         NftSet learned = NftSet.of(t, "learned", IPV4_ADDR).withFlags(SetFlag.DYNAMIC);
         NftSet marks = NftSet.map(t, "marks", List.of(MARK), List.of(ETHER_ADDR));
         NftSet macs = NftSet.of(t, "macs", ETHER_ADDR);
         Chain in = filterChain(t, "input", Hook.INPUT, Verdict.Code.ACCEPT);
         tx.add(t).add(recent)
-                .addElements(recent, List.of(Element.of("192.0.2.1").withTimeout(java.time.Duration.ofSeconds(30)),
+                .addElements(recent, List.of(Element.of("192.0.2.1").withTimeout(Duration.ofSeconds(30)),
                         Element.of("192.0.2.2").withComment("pinned")))
                 .add(fixed).addElements(fixed, List.of(Element.of("22"), Element.of("80")))
                 .add(learned).add(marks).addElements(marks, List.of(Element.of("0x1").to("02:00:00:00:00:01")))
@@ -271,7 +272,7 @@ final class NftCorpus {
         Chain pre = Chain.base(t, "prerouting", ChainType.FILTER, Hook.PREROUTING, Priority.RAW, Verdict.Code.ACCEPT);
         tx.add(t).add(pre)
                 .add(Rule.in(pre).fibDaddrTypeLocal().counter().build())
-                .add(Rule.in(pre).fibDaddrType(dev.gatun.nft.expr.CmpOp.NEQ, "local").accept().build())
+                .add(Rule.in(pre).fibDaddrType(CmpOp.NEQ, "local").accept().build())
                 .add(Rule.in(pre).fibDaddrOif(1).accept().build())
                 .add(Rule.in(pre).match(Field.ETHER_SADDR, "02:00:00:00:00:01").drop().build())
                 .add(Rule.in(pre).matchNot(Field.ETHER_DADDR, "02:00:00:00:00:02").accept().build());

@@ -7,6 +7,7 @@ import dev.gatun.testing.Oracle;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -45,7 +46,7 @@ class RulesetMonitorTest {
         Table gatun = Table.of(Family.IP, "gatun");
         NftSet set = NftSet.of(gatun, "bridges", DataType.IFNAME);
         try (Nftables nft = Nftables.open(a)) {
-            nft.transaction().add(gatun).add(set).addElements(set, java.util.List.of(Element.of("gatun0"))).commit();
+            nft.transaction().add(gatun).add(set).addElements(set, List.of(Element.of("gatun0"))).commit();
         }
         LinkedBlockingQueue<RulesetEvent> events = new LinkedBlockingQueue<>();
         try (RulesetMonitor monitor = RulesetMonitor.start(a, events::add)) {
@@ -65,7 +66,7 @@ class RulesetMonitorTest {
         Table gatun = Table.of(Family.IP, "gatun");
         NftSet set = NftSet.of(gatun, "bridges", DataType.IFNAME);
         try (Nftables nft = Nftables.open(a)) {
-            nft.transaction().add(gatun).add(set).addElements(set, java.util.List.of(Element.of("gatun0"))).commit();
+            nft.transaction().add(gatun).add(set).addElements(set, List.of(Element.of("gatun0"))).commit();
         }
         LinkedBlockingQueue<RulesetEvent> events = new LinkedBlockingQueue<>();
         try (RulesetMonitor monitor = RulesetMonitor.start(a, events::add); Nftables nft = Nftables.open(a)) {
@@ -74,7 +75,7 @@ class RulesetMonitorTest {
             // event is read is not recognised; its change then only wakes a repair that finds nothing.
             CountDownLatch seen = new CountDownLatch(1);
             Thread t = Thread.ofPlatform().start(() -> {
-                nft.transaction().deleteElements(set, java.util.List.of(Element.of("gatun0"))).commit();
+                nft.transaction().deleteElements(set, List.of(Element.of("gatun0"))).commit();
                 try {
                     seen.await(20, TimeUnit.SECONDS);
                 } catch (InterruptedException ignored) {

@@ -1,6 +1,5 @@
 package dev.gatun.nft;
 
-import dev.gatun.InvalidInputException;
 import dev.gatun.netlink.NetlinkException;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.Expect;
@@ -78,27 +77,6 @@ class StoredElementTest {
                     () -> nft.transaction().deleteStored(PORTS, List.of(StoredElement.key(key(6, 8080)))).commit());
             assertThat(e.isNotFound()).as(e.getMessage()).isTrue();
             assertThat(e.operation()).isEqualTo("delete element tcp . 8080 from map ip gatun ports4");
-        }
-    }
-
-    @Test
-    void storedElementsAreCheckedAgainstTheSetBeforeAnythingIsSent(NetworkNamespace a) {
-        try (Nftables nft = Nftables.open(a)) {
-            nft.transaction().add(GATUN).add(PORTS).commit();
-            int generation = nft.generation();
-            assertThatThrownBy(() -> nft.transaction().addStored(PORTS, List.of(new StoredElement(new byte[3],
-                    data(10, 0, 0, 1, 1), null)))).isInstanceOf(InvalidInputException.class)
-                    .hasMessageContaining("map ip gatun ports4").hasMessageContaining("8 bytes, not 3");
-            assertThatThrownBy(() -> nft.transaction().addStored(PORTS, List.of(StoredElement.key(key(6, 1)))))
-                    .isInstanceOf(InvalidInputException.class)
-                    .hasMessageContaining("element tcp . 1 in map ip gatun ports4 needs 8 bytes of data");
-            assertThatThrownBy(() -> nft.transaction().addStored(PORTS, List.of(new StoredElement(key(6, 1),
-                    data(10, 0, 0, 1, 1), "bad\"quote")))).isInstanceOf(InvalidInputException.class)
-                    .hasMessageContaining("comment of element tcp . 1 in map ip gatun ports4");
-            NftSet interval = NftSet.of(GATUN, "nets", IPV4_ADDR).withFlags(SetFlag.INTERVAL);
-            assertThatThrownBy(() -> nft.transaction().addStored(interval, List.of(StoredElement.key(new byte[4]))))
-                    .isInstanceOf(InvalidInputException.class).hasMessageContaining("interval set");
-            assertThat(nft.generation()).isEqualTo(generation);
         }
     }
 

@@ -10,6 +10,7 @@ import dev.gatun.testing.Traffic;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
@@ -195,7 +196,7 @@ class RtnetlinkTest {
                     Traffic.roundTrip(client, accepted, "after");
                     Traffic.roundTrip(accepted, client, "after-reply");
                     return true;
-                } catch (java.io.IOException stalled) {
+                } catch (IOException stalled) {
                     return false;
                 }
             }
@@ -296,21 +297,10 @@ class RtnetlinkTest {
     void badInputIsRefusedNamingTheValueAndNothingChanges(NetworkNamespace a) {
         String before = Oracle.in(a, "ip", "-o", "link", "show");
         try (Rtnetlink rt = Rtnetlink.open(a)) {
+            // Names, MACs and prefixes are checked one value a row in RtnlInputChecksTest, without root;
+            // here, that a request refuses them before it is sent.
             assertThatThrownBy(() -> rt.createBridge("a-name-longer-than-15", null, null))
                     .isInstanceOf(InvalidInputException.class).hasMessageContaining("a-name-longer-than-15");
-            assertThatThrownBy(() -> rt.createBridge("br/0", null, null))
-                    .isInstanceOf(InvalidInputException.class).hasMessageContaining("br/0");
-            assertThatThrownBy(() -> rt.createBridge("br 0", null, null))
-                    .isInstanceOf(InvalidInputException.class).hasMessageContaining("br 0");
-            assertThatThrownBy(() -> MacAddress.parse("01:00:5e:00:00:01"))
-                    .isInstanceOf(InvalidInputException.class).hasMessageContaining("01:00:5e:00:00:01")
-                    .hasMessageContaining("multicast");
-            assertThatThrownBy(() -> MacAddress.parse("00:00:00:00:00:00"))
-                    .isInstanceOf(InvalidInputException.class).hasMessageContaining("all zeros");
-            assertThatThrownBy(() -> Prefix.parse("10.0.0.1/33"))
-                    .isInstanceOf(InvalidInputException.class).hasMessageContaining("33").hasMessageContaining("10.0.0.1");
-            assertThatThrownBy(() -> Prefix.parse("fd00::1/129"))
-                    .isInstanceOf(InvalidInputException.class).hasMessageContaining("129");
             assertThatThrownBy(() -> rt.createBridge("gbr0", null, 20))
                     .isInstanceOf(InvalidInputException.class).hasMessageContaining("MTU 20");
             rt.createBridge("gbr0", BRIDGE_MAC, null);

@@ -9,12 +9,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
 import java.nio.channels.DatagramChannel;
 import java.nio.channels.ServerSocketChannel;
 import java.time.Duration;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -119,9 +122,9 @@ class HostSocketsTest {
     void aV6OnlyListenerHoldsNoIpv4Port(NetworkNamespace ns) throws Exception {
         ns.run(() -> {
             try {
-                java.nio.file.Files.writeString(java.nio.file.Path.of("/proc/sys/net/ipv6/bindv6only"), "1");
+                Files.writeString(Path.of("/proc/sys/net/ipv6/bindv6only"), "1");
             } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
+                throw new UncheckedIOException(e);
             }
         });
         Process nc = new ProcessBuilder("nsenter", "--net=" + ns.path(), "busybox", "nc", "-l", "-p", "8082")

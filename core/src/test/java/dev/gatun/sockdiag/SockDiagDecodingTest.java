@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -61,7 +62,7 @@ class SockDiagDecodingTest {
         List<BoundSocket> decoded = new ArrayList<>();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment buffer = arena.allocate(reply.length, 8);
-            MemorySegment.copy(reply, 0, buffer, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, reply.length);
+            MemorySegment.copy(reply, 0, buffer, ValueLayout.JAVA_BYTE, 0, reply.length);
             NetlinkMessages.forEach(buffer, reply.length, m -> {
                 if (NetlinkMessages.type(m) == kernel_h.SOCK_DIAG_BY_FAMILY) {
                     decoded.add(HostSockets.decode(m, protocol));

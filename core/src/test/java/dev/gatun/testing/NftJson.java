@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gatun.netns.NetworkNamespace;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -32,7 +33,7 @@ public final class NftJson {
                 }
             }
             return kept;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new AssertionError("nft -j printed something that is not JSON", e);
         }
     }

@@ -193,8 +193,8 @@ public final class CniPlugin {
                 if (d.endpoints(n.name()).stream().anyMatch(e -> e.owner().equals(owner()))) {
                     d.detachOwner(n.name(), owner());
                 }
-                Endpoint e = d.attach(new EndpointSpec(n.name(), container, env.ifname(), v4.prefix().address(),
-                        v6 == null ? null : v6.prefix().address(), null, owner()));
+                Endpoint e = d.attach(EndpointSpec.on(n.name()).container(container).ifname(env.ifname())
+                        .ip(v4.prefix().address()).ip6(v6 == null ? null : v6.prefix().address()).owner(owner()).build());
                 try {
                     publish(d, n.name(), false, List.of(e.ip()), e.ip6() == null ? List.of() : List.of(e.ip6()));
                 } catch (RuntimeException x) {
@@ -231,9 +231,11 @@ public final class CniPlugin {
             Network n = find(d);
             if (n == null) {
                 try {
-                    n = d.createNetwork(new NetworkSpec(config.name(), config.bridge(), v4.prefix().network(),
-                            v4.gateway(), v6 == null ? null : v6.prefix().network(), v6 == null ? null : v6.gateway(),
-                            null, config.mtu(), config.icc(), config.internal(), config.ipMasq()));
+                    n = d.createNetwork(NetworkSpec.named(config.name()).bridge(config.bridge())
+                            .subnet4(v4.prefix().network()).gateway4(v4.gateway())
+                            .subnet6(v6 == null ? null : v6.prefix().network()).gateway6(v6 == null ? null : v6.gateway())
+                            .mtu(config.mtu()).icc(config.icc()).internal(config.internal()).masquerade(config.ipMasq())
+                            .build());
                     log("created network " + n.name() + " (bridge " + n.bridge() + ", " + n.subnets() + ")");
                 } catch (ConflictException | ErrnoException e) {
                     // Another ADD (another process) may be making it right now: read again.

@@ -155,9 +155,10 @@ public final class DockerPlugin {
                 }
             }
         }
-        NetworkSpec spec = new NetworkSpec(networkName(id), bridge == null ? "gt-" + networkName(id) : bridge,
-                Prefix.parse(v4.path("Pool").asText()), gateway(v4), v6 == null ? null : Prefix.parse(v6.path("Pool").asText()),
-                v6 == null ? null : gateway(v6), null, mtu, icc, internal, true);
+        NetworkSpec spec = NetworkSpec.named(networkName(id)).bridge(bridge == null ? "gt-" + networkName(id) : bridge)
+                .subnet4(Prefix.parse(v4.path("Pool").asText())).gateway4(gateway(v4))
+                .subnet6(v6 == null ? null : Prefix.parse(v6.path("Pool").asText())).gateway6(v6 == null ? null : gateway(v6))
+                .mtu(mtu).icc(icc).internal(internal).build();
         Network n = driver.createNetwork(spec);
         log.accept("created network " + n.name() + " (bridge " + n.bridge() + ", " + n.subnets() + ") for Docker network " + id);
         return Map.of();
@@ -206,7 +207,8 @@ public final class DockerPlugin {
         InetAddress ip6 = address(iface.path("AddressIPv6").asText(""));
         String givenMac = iface.path("MacAddress").asText("");
         MacAddress mac = givenMac.isEmpty() ? null : MacAddress.parse(givenMac);
-        Endpoint e = driver.attach(new EndpointSpec(n.name(), null, null, ip, ip6, mac, endpoint));
+        // No container: Docker moves the interface itself.
+        Endpoint e = driver.attach(EndpointSpec.on(n.name()).ip(ip).ip6(ip6).mac(mac).owner(endpoint).build());
         log.accept("created endpoint " + endpoint + " (" + InetText.of(e.ip()) + ", " + e.hostIfname() + ")");
         // Docker takes from the reply only what it did not give.
         return givenMac.isEmpty() ? Map.of("Interface", Map.of("MacAddress", e.mac().toString())) : Map.of();

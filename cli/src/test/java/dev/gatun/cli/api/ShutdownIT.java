@@ -21,6 +21,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -189,7 +190,7 @@ class ShutdownIT {
         if (!answer.startsWith("HTTP/1.1 200")) {
             return Outcome.REFUSED; // the client runs it itself: the serve ran nothing
         }
-        assertThat(answer.toLowerCase(java.util.Locale.ROOT)).as("%s", args).contains("\r\ngatun-exit-code: 0\r\n");
+        assertThat(answer.toLowerCase(Locale.ROOT)).as("%s", args).contains("\r\ngatun-exit-code: 0\r\n");
         return Outcome.ANSWERED;
     }
 

@@ -16,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -118,7 +119,7 @@ final class CniExec {
     }
 
     Map<String, String> vars(String verb, String id, NetworkNamespace netns, String ifname) {
-        java.util.HashMap<String, String> v = new java.util.HashMap<>();
+        Map<String, String> v = new HashMap<>();
         v.put("CNI_COMMAND", verb);
         v.put("CNI_CONTAINERID", id);
         v.put("CNI_NETNS", netns == null ? null : netns.path().toString());

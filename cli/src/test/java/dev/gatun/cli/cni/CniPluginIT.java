@@ -2,6 +2,7 @@ package dev.gatun.cli.cni;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gatun.cli.docker.GatunCli;
+import dev.gatun.netns.NamedNamespaces;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
@@ -16,6 +17,7 @@ import java.net.StandardProtocolFamily;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -161,12 +163,12 @@ class CniPluginIT {
     void delAfterTheNetnsIsGone(NetworkNamespace host) {
         CniExec cni = lab(host);
         String name = "gatun-test-cni-gone-" + ProcessHandle.current().pid();
-        NetworkNamespace gone = dev.gatun.netns.NamedNamespaces.create(name);
+        NetworkNamespace gone = NamedNamespaces.create(name);
         try {
             String config = cni.config("1.0.0", "g", "10.91.0.0/24", PORTS);
             cni.call("ADD", "c9", gone, "eth0", config).ok();
         } finally {
-            dev.gatun.netns.NamedNamespaces.delete(name);
+            NamedNamespaces.delete(name);
         }
         cni.call("DEL", "c9", gone, "eth0", cni.config("1.0.0", "g", "10.91.0.0/24", PORTS)).ok();
         assertThat(elements(host)).doesNotContain("8080");
@@ -307,9 +309,9 @@ class CniPluginIT {
         String linksBefore = links(host);
         record Case(String what, Map<String, String> vars, String stdin, int code) {}
         Map<String, String> add = cni.vars("ADD", "b1", c1, "eth0");
-        Map<String, String> noNetns = new java.util.HashMap<>(add);
+        Map<String, String> noNetns = new HashMap<>(add);
         noNetns.remove("CNI_NETNS");
-        Map<String, String> badIfname = new java.util.HashMap<>(add);
+        Map<String, String> badIfname = new HashMap<>(add);
         badIfname.put("CNI_IFNAME", "eth0/evil");
         List<Case> cases = List.of(
                 new Case("malformed JSON", add, "{\"cniVersion\": \"1.0.0\", \"name\": ", CniError.DECODE),

@@ -9,16 +9,17 @@ import dev.gatun.driver.Network;
 import dev.gatun.driver.NetworkDriver;
 import dev.gatun.rtnl.MacAddress;
 import dev.gatun.rtnl.Prefix;
+import dev.gatun.testing.StandInDriver;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 
-import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.Proxy;
 import java.net.InetAddress;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -101,28 +102,24 @@ class DockerPluginPropertiesTest {
                 List.of(InetAddress.ofLiteral("10.89.0.1")), true, false, true, 1500);
         Endpoint endpoint = new Endpoint(network.name(), "/var/run/docker/netns/abc", "eth0", "gv0123456789",
                 InetAddress.ofLiteral("10.89.0.2"), null, MacAddress.parse("02:42:0a:59:00:02"), EP);
-        InvocationHandler handler = (proxy, method, args) -> {
-            String name = method.getName();
-            if (CHANGES.contains(name)) {
-                changes.add(name);
-                throw new GatunException("the test driver changes nothing (" + name + ")");
-            }
-            return switch (name) {
-                case "networks" -> List.of(network);
-                case "endpoints" -> List.of(endpoint);
-                case "published", "hostPortsInUse", "foreignDrops" -> List.of();
-                // Choosing a free host port reads the host namespace's sockets: ChosenPortsIT's, in a namespace of its own.
-                case "host" -> throw new GatunException("the test driver has no namespace to choose a free port in");
-                case "listen", "close" -> null;
-                default -> method.isDefault() ? InvocationHandler.invokeDefault(proxy, method, args)
-                        : failUnexpected(name);
-            };
-        };
-        return (NetworkDriver) Proxy.newProxyInstance(NetworkDriver.class.getClassLoader(),
-                new Class<?>[] {NetworkDriver.class}, handler);
-    }
-
-    private static Object failUnexpected(String name) {
-        throw new AssertionError("the plugin called " + name + ", which this test driver does not answer");
+        Map<String, StandInDriver.Answer> answers = new HashMap<>();
+        for (String change : CHANGES) {
+            answers.put(change, args -> {
+                changes.add(change);
+                throw new GatunException("the test driver changes nothing (" + change + ")");
+            });
+        }
+        answers.put("networks", args -> List.of(network));
+        answers.put("endpoints", args -> List.of(endpoint));
+        for (String empty : List.of("published", "hostPortsInUse", "foreignDrops")) {
+            answers.put(empty, args -> List.of());
+        }
+        // Choosing a free host port reads the host namespace's sockets: ChosenPortsIT's, in a namespace of its own.
+        answers.put("host", args -> {
+            throw new GatunException("the test driver has no namespace to choose a free port in");
+        });
+        answers.put("listen", args -> null);
+        answers.put("close", args -> null);
+        return StandInDriver.answering(answers);
     }
 }
