@@ -1,0 +1,113 @@
+package dev.gatun.driver.bridge;
+
+import dev.gatun.driver.Protocol;
+import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.sockdiag.BoundSocket;
+import dev.gatun.sockdiag.HostSockets;
+
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Asks the host's sockets (sock_diag) which of the ports a batch's checking publishes want they
+ * hold, once per batch, in one datagram per protocol: for a port on one address, the socket the
+ * kernel would hand a packet to that address and port; for a port on every address, the one for
+ * the wildcard and for each local address of the family (an IPv6 wildcard socket without
+ * IPV6_V6ONLY is found for IPv4 too). SCTP is not asked. {@link PortPlanner} refuses what they hold.
+ */
+final class HostSocketQuestion implements CommitLoop.HeldSockets, AutoCloseable {
+
+    /**
+     * Up to this many addresses and ports of a protocol are looked up one by one, as the kernel
+     * would for a packet; more (a bulk publish) are answered from one dump of the protocol's
+     * sockets on their ports, both families: 200,000 lookups took a 100,000-port publish longer
+     * than its commit. A dump also lists sockets bound to a device, which lookups miss, so it
+     * refuses a little more, never less.
+     */
+    private static final int SOCKET_LOOKUPS_BEFORE_DUMP = 1024;
+
+    private static final InetAddress WILDCARD4 = InetAddress.ofLiteral("0.0.0.0");
+    private static final InetAddress WILDCARD6 = InetAddress.ofLiteral("::");
+
+    private final NetworkNamespace host;
+    /** Opened at the first batch that asks. */
+    private HostSockets sockets;
+
+    HostSocketQuestion(NetworkNamespace host) {
+        this.host = host;
+    }
+
+    @Override
+    public List<BoundSocket> of(List<PortRequest> batch, List<InetAddress> localAddresses) {
+        Set<InetSocketAddress> tcp = new LinkedHashSet<>();
+        Set<InetSocketAddress> udp = new LinkedHashSet<>();
+        for (PortRequest r : batch) {
+            if (r instanceof PortRequest.Publish p && p.checkHost()) {
+                for (Publisher.Wanted w : p.mappings()) {
+                    Set<InetSocketAddress> to = w.protocol() == Protocol.TCP ? tcp : w.protocol() == Protocol.UDP ? udp : null;
+                    if (to == null) {
+                        continue;
+                    }
+                    if (w.hostIp() != null) {
+                        to.add(new InetSocketAddress(w.hostIp(), w.hostPort()));
+                        continue;
+                    }
+                    boolean v4 = w.containerIp() instanceof Inet4Address;
+                    to.add(new InetSocketAddress(v4 ? WILDCARD4 : WILDCARD6, w.hostPort()));
+                    for (InetAddress a : localAddresses) {
+                        if ((a instanceof Inet4Address) == v4) {
+                            to.add(new InetSocketAddress(a, w.hostPort()));
+                        }
+                    }
+                }
+            }
+        }
+        if (tcp.isEmpty() && udp.isEmpty()) {
+            return List.of();
+        }
+        if (sockets == null) {
+            sockets = HostSockets.open(host);
+        }
+        List<BoundSocket> held = new ArrayList<>(ask(Protocol.TCP, tcp));
+        held.addAll(ask(Protocol.UDP, udp));
+        return held;
+    }
+
+    private List<BoundSocket> ask(Protocol protocol, Set<InetSocketAddress> locals) {
+        if (locals.isEmpty()) {
+            return List.of();
+        }
+        if (locals.size() <= SOCKET_LOOKUPS_BEFORE_DUMP) {
+            return sockets.receiving(protocol.number(), List.copyOf(locals));
+        }
+        Set<Integer> ports = new HashSet<>();
+        int low = 65535;
+        int high = 0;
+        for (InetSocketAddress a : locals) {
+            ports.add(a.getPort());
+            low = Math.min(low, a.getPort());
+            high = Math.max(high, a.getPort());
+        }
+        List<BoundSocket> out = new ArrayList<>();
+        for (BoundSocket s : sockets.holdingRange(protocol.number(), low, high)) {
+            if (ports.contains(s.port())) {
+                out.add(s);
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public void close() {
+        if (sockets != null) {
+            sockets.close();
+            sockets = null;
+        }
+    }
+}
