@@ -78,7 +78,7 @@ final class CommitLoop {
             flushes.addAll(lostFlushes);
             try {
                 if (plan.changes()) {
-                    view.commit(plan.delete().values(), plan.add().values());
+                    view.commit(plan.delete(), plan.add());
                 }
             } catch (MappingStore.StaleViewException e) {
                 if (attempt < MAX_ATTEMPTS) {

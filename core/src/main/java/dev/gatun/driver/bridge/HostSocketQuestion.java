@@ -9,7 +9,7 @@ import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.BitSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -45,24 +45,24 @@ final class HostSocketQuestion implements CommitLoop.HeldSockets, AutoCloseable 
 
     @Override
     public List<BoundSocket> of(List<PortRequest> batch, List<InetAddress> localAddresses) {
-        Set<InetSocketAddress> tcp = new LinkedHashSet<>();
-        Set<InetSocketAddress> udp = new LinkedHashSet<>();
+        Asked tcp = new Asked();
+        Asked udp = new Asked();
         for (PortRequest r : batch) {
             if (r instanceof PortRequest.Publish p && p.checkHost()) {
                 for (Publisher.Wanted w : p.mappings()) {
-                    Set<InetSocketAddress> to = w.protocol() == Protocol.TCP ? tcp : w.protocol() == Protocol.UDP ? udp : null;
+                    Asked to = w.protocol() == Protocol.TCP ? tcp : w.protocol() == Protocol.UDP ? udp : null;
                     if (to == null) {
                         continue;
                     }
                     if (w.hostIp() != null) {
-                        to.add(new InetSocketAddress(w.hostIp(), w.hostPort()));
+                        to.add(w.hostIp(), w.hostPort());
                         continue;
                     }
                     boolean v4 = w.containerIp() instanceof Inet4Address;
-                    to.add(new InetSocketAddress(v4 ? WILDCARD4 : WILDCARD6, w.hostPort()));
+                    to.add(v4 ? WILDCARD4 : WILDCARD6, w.hostPort());
                     for (InetAddress a : localAddresses) {
                         if ((a instanceof Inet4Address) == v4) {
-                            to.add(new InetSocketAddress(a, w.hostPort()));
+                            to.add(a, w.hostPort());
                         }
                     }
                 }
@@ -79,24 +79,37 @@ final class HostSocketQuestion implements CommitLoop.HeldSockets, AutoCloseable 
         return held;
     }
 
-    private List<BoundSocket> ask(Protocol protocol, Set<InetSocketAddress> locals) {
-        if (locals.isEmpty()) {
+    /**
+     * The addresses and ports asked of one protocol: each pair while they are few enough to look
+     * up one by one, and the ports alone (for a dump) once they are more.
+     */
+    private static final class Asked {
+        private Set<InetSocketAddress> locals = new LinkedHashSet<>();
+        private final BitSet ports = new BitSet(65536);
+
+        void add(InetAddress address, int port) {
+            ports.set(port);
+            if (locals != null && locals.add(new InetSocketAddress(address, port))
+                    && locals.size() > SOCKET_LOOKUPS_BEFORE_DUMP) {
+                locals = null;
+            }
+        }
+
+        boolean isEmpty() {
+            return ports.isEmpty();
+        }
+    }
+
+    private List<BoundSocket> ask(Protocol protocol, Asked asked) {
+        if (asked.isEmpty()) {
             return List.of();
         }
-        if (locals.size() <= SOCKET_LOOKUPS_BEFORE_DUMP) {
-            return sockets.receiving(protocol.number(), List.copyOf(locals));
-        }
-        Set<Integer> ports = new HashSet<>();
-        int low = 65535;
-        int high = 0;
-        for (InetSocketAddress a : locals) {
-            ports.add(a.getPort());
-            low = Math.min(low, a.getPort());
-            high = Math.max(high, a.getPort());
+        if (asked.locals != null) {
+            return sockets.receiving(protocol.number(), List.copyOf(asked.locals));
         }
         List<BoundSocket> out = new ArrayList<>();
-        for (BoundSocket s : sockets.holdingRange(protocol.number(), low, high)) {
-            if (ports.contains(s.port())) {
+        for (BoundSocket s : sockets.holdingRange(protocol.number(), asked.ports.nextSetBit(0), asked.ports.length() - 1)) {
+            if (asked.ports.get(s.port())) {
                 out.add(s);
             }
         }

@@ -12,6 +12,8 @@ import dev.gatun.sockdiag.SocketOwners;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -37,38 +39,47 @@ final class PortPlanner {
      * each request's answer. {@code changes}: whether any request changes something, even when
      * the batch's changes cancel out (its commit still proves the read was current).
      */
-    record BatchPlan(Map<HostKey, PortMapping> add, Map<HostKey, PortMapping> delete, List<PortMapping> flush,
+    record BatchPlan(Collection<PortMapping> add, Collection<PortMapping> delete, List<PortMapping> flush,
                      List<Answer> answers, boolean changes) {}
 
-    /** What one request adds, deletes and returns. */
+    /** What one request adds, deletes and returns, in order. */
     private static final class Plan {
-        final Map<HostKey, PortMapping> add;
-        final Map<HostKey, PortMapping> delete = new LinkedHashMap<>();
+        final List<PortMapping> add;
+        final List<PortMapping> delete = new ArrayList<>();
         final List<PortMapping> flush = new ArrayList<>();
         final List<PortMapping> result;
+
+        Plan(int size) {
+            add = new ArrayList<>(size);
+            result = new ArrayList<>(size);
+        }
 
         boolean changes() {
             return !add.isEmpty() || !delete.isEmpty();
         }
+    }
 
-        Plan(int size) {
-            add = LinkedHashMap.newLinkedHashMap(size);
-            result = new ArrayList<>(size);
-        }
+    /** The changes of a batch of several requests, by key: a later request's change replaces an earlier one's. */
+    private static final class Merged {
+        final Map<HostKey, PortMapping> add = new LinkedHashMap<>();
+        final Map<HostKey, PortMapping> delete = new LinkedHashMap<>();
+        final List<PortMapping> flush = new ArrayList<>();
 
-        /** Adds this request's changes to the batch's, and marks its keys as taken for the requests after it. */
-        void applyTo(Plan batch, Map<HostKey, PortMapping> claimed) {
-            delete.forEach((k, m) -> {
-                if (batch.add.remove(k) == null) {
-                    batch.delete.put(k, m);
+        /** Adds a request's changes, and marks its keys as taken for the requests after it. */
+        void add(Plan plan, Map<HostKey, PortMapping> claimed) {
+            for (PortMapping m : plan.delete) {
+                HostKey k = m.hostKey();
+                if (add.remove(k) == null) {
+                    delete.put(k, m);
                 }
                 claimed.put(k, null);
-            });
-            add.forEach((k, m) -> {
-                batch.add.put(k, m);
+            }
+            for (PortMapping m : plan.add) {
+                HostKey k = m.hostKey();
+                add.put(k, m);
                 claimed.put(k, m);
-            });
-            batch.flush.addAll(flush);
+            }
+            flush.addAll(plan.flush);
         }
     }
 
@@ -76,19 +87,27 @@ final class PortPlanner {
     private final List<InetAddress> localAddresses;
     private final List<BoundSocket> held;
     private final String hostName;
-    /** What the view was asked ahead, in one round trip, by key. */
-    private final Map<HostKey, Optional<PortMapping>> known = new HashMap<>();
+    /**
+     * What the view was asked ahead, in one round trip, in the order {@link #prefetch} asked:
+     * planning walks the batch in the same order, so it finds each answer by position.
+     */
+    private List<Optional<PortMapping>> found = List.of();
+    /** The position in {@link #found} of the next key planning asks about. */
+    private int next;
+    /** Where each request's keys begin in {@link #found}. */
+    private final int[] starts;
     /** Keys planned by earlier requests of the batch: the mapping they leave there (null: none). */
     private final Map<HostKey, PortMapping> claimed;
 
     private PortPlanner(MappingStore.View view, List<InetAddress> localAddresses, List<BoundSocket> held,
-                        String hostName, boolean alone) {
+                        String hostName, int requests) {
+        this.starts = new int[requests];
         this.view = view;
         this.localAddresses = localAddresses;
         this.held = held;
         this.hostName = hostName;
         // A lone request claims nothing from others: no map to keep.
-        this.claimed = alone ? Map.of() : new HashMap<>();
+        this.claimed = requests == 1 ? Map.of() : new HashMap<>();
     }
 
     /**
@@ -99,27 +118,27 @@ final class PortPlanner {
      */
     static BatchPlan plan(MappingStore.View view, List<PortRequest> batch, List<InetAddress> localAddresses,
                           List<BoundSocket> held, String hostName) {
-        PortPlanner planner = new PortPlanner(view, localAddresses, held, hostName, batch.size() == 1);
+        PortPlanner planner = new PortPlanner(view, localAddresses, held, hostName, batch.size());
         List<List<PortMapping>> wanted = new ArrayList<>(batch.size());
         for (PortRequest r : batch) {
             wanted.add(r instanceof PortRequest.Publish p ? mappings(p) : List.of());
         }
         planner.prefetch(batch, wanted);
         List<Answer> answers = new ArrayList<>(batch.size());
-        Plan all = null;
+        // A lone request's plan is the batch's: nothing to merge (100,000 mappings need no map by key).
+        Plan alone = null;
+        Merged merged = batch.size() == 1 ? null : new Merged();
         boolean changes = false;
         for (int i = 0; i < batch.size(); i++) {
             PortRequest r = batch.get(i);
+            planner.next = planner.starts[i];
             try {
                 Plan plan = r instanceof PortRequest.Publish p ? planner.publish(p, wanted.get(i))
                         : planner.unpublish(((PortRequest.Unpublish) r).selection());
-                if (batch.size() == 1) {
-                    all = plan;
+                if (merged == null) {
+                    alone = plan;
                 } else {
-                    if (all == null) {
-                        all = new Plan(0);
-                    }
-                    plan.applyTo(all, planner.claimed);
+                    merged.add(plan, planner.claimed);
                 }
                 changes |= plan.changes();
                 answers.add(new Answer(plan.result, null));
@@ -127,10 +146,11 @@ final class PortPlanner {
                 answers.add(new Answer(null, e));
             }
         }
-        if (all == null) {
-            all = new Plan(0);
+        if (merged != null) {
+            return new BatchPlan(merged.add.values(), merged.delete.values(), merged.flush, answers, changes);
         }
-        return new BatchPlan(all.add, all.delete, all.flush, answers, changes);
+        return alone == null ? new BatchPlan(List.of(), List.of(), List.of(), answers, false)
+                : new BatchPlan(alone.add, alone.delete, alone.flush, answers, changes);
     }
 
     /** The mappings a publish makes, before they carry a network. */
@@ -143,77 +163,50 @@ final class PortPlanner {
     }
 
     /**
-     * Reads every key the batch will ask about in one go: a publish's own keys and those that
-     * would overlap them, an unpublish's keys. The store ignores a key's network, owner and
-     * container port, so a publish's own mappings serve as their keys.
+     * Reads every key the batch will ask about in one go: for each publish, each mapping's own
+     * key followed by the keys that would overlap it; an unpublish's keys. The store ignores a
+     * key's network, owner and container port, so a publish's own mappings serve as their keys.
+     * A key asked twice in one batch (two requests for one port) is looked up twice.
      */
     private void prefetch(List<PortRequest> batch, List<List<PortMapping>> wanted) {
-        List<HostKey> ids = new ArrayList<>();
         List<PortMapping> asked = new ArrayList<>();
         for (int i = 0; i < batch.size(); i++) {
+            starts[i] = asked.size();
             if (batch.get(i) instanceof PortRequest.Publish) {
                 for (PortMapping m : wanted.get(i)) {
-                    ask(m.hostKey(), m, ids, asked);
-                    for (HostKey other : overlapping(m)) {
-                        ask(other, null, ids, asked);
+                    asked.add(m);
+                    if (m.hostIp() != null) {
+                        asked.add(new PortMapping(null, m.protocol(), null, m.hostPort(), m.containerIp(), 0, null));
+                        continue;
+                    }
+                    for (InetAddress a : localAddresses) {
+                        if (sameFamily(a, m)) {
+                            asked.add(new PortMapping(null, m.protocol(), a, m.hostPort(), m.containerIp(), 0, null));
+                        }
                     }
                 }
             } else if (batch.get(i) instanceof PortRequest.Unpublish u && u.selection().keys() != null) {
                 for (Publisher.Wanted w : u.selection().keys()) {
-                    PortMapping k = new PortMapping(null, w.protocol(), w.hostIp(), w.hostPort(), w.containerIp(), 0, null);
-                    ask(k.hostKey(), k, ids, asked);
+                    asked.add(new PortMapping(null, w.protocol(), w.hostIp(), w.hostPort(), w.containerIp(), 0, null));
                 }
             }
         }
-        List<Optional<PortMapping>> found = asked.isEmpty() ? List.of() : view.getAll(asked);
-        for (int i = 0; i < ids.size(); i++) {
-            known.put(ids.get(i), found.get(i));
-        }
+        found = asked.isEmpty() ? List.of() : view.getAll(asked);
     }
 
-    private void ask(HostKey id, PortMapping probe, List<HostKey> ids, List<PortMapping> asked) {
-        if (known.putIfAbsent(id, Optional.empty()) == null) {
-            ids.add(id);
-            asked.add(probe != null ? probe : probe(id));
-        }
-    }
-
-    /** A mapping with {@code id}'s key, to ask the store with. */
-    private static PortMapping probe(HostKey id) {
-        InetAddress family = id.ipv4() ? WILDCARD4 : WILDCARD6;
-        return new PortMapping(null, id.protocol(), id.hostIp(), id.hostPort(), family, 0, null);
-    }
-
-    private static final InetAddress WILDCARD4 = InetAddress.ofLiteral("0.0.0.0");
-    private static final InetAddress WILDCARD6 = InetAddress.ofLiteral("::");
-
-    /**
-     * The keys that must have the same owner as {@code m}'s: for a port on every address, that
-     * port on each host address of its family; for a port on one address, the port on every address.
-     */
-    private List<HostKey> overlapping(PortMapping m) {
-        boolean v4 = m.containerIp() instanceof Inet4Address;
-        if (m.hostIp() != null) {
-            return List.of(new HostKey(v4, null, m.protocol(), m.hostPort()));
-        }
-        List<HostKey> out = new ArrayList<>(localAddresses.size());
-        for (InetAddress a : localAddresses) {
-            if ((a instanceof Inet4Address) == v4) {
-                out.add(new HostKey(v4, a, m.protocol(), m.hostPort()));
-            }
-        }
-        return out;
+    /** Whether host address {@code a} is of {@code m}'s family. */
+    private static boolean sameFamily(InetAddress a, PortMapping m) {
+        return (a instanceof Inet4Address) == (m.containerIp() instanceof Inet4Address);
     }
 
     private Plan publish(PortRequest.Publish p, List<PortMapping> wanted) {
         Plan plan = new Plan(wanted.size());
-        Set<HostKey> inRequest = HashSet.newHashSet(wanted.size());
+        NamedKeys named = wanted.size() > 1 ? new NamedKeys() : null;
         for (PortMapping m : wanted) {
-            HostKey key = m.hostKey();
-            if (!inRequest.add(key)) {
+            if (named != null && !named.add(m)) {
                 throw new InvalidInputException("host port " + m.describeHost() + " is published twice in one request");
             }
-            Optional<PortMapping> existing = current(key);
+            Optional<PortMapping> existing = current(m, m.hostIp());
             if (existing.isPresent()) {
                 PortMapping old = existing.get();
                 if (!old.owner().equals(p.owner())) {
@@ -221,24 +214,80 @@ final class PortPlanner {
                 }
                 if (sameTarget(old, m)) {
                     plan.result.add(old);
+                    skipOverlaps(m);
                     continue;
                 }
-                plan.delete.put(key, old);
+                plan.delete.add(old);
                 plan.flush.add(old);
             } else if (p.checkHost()) {
                 // A port gatun publishes already is gatun's: only a new one can take a service's traffic.
                 checkHostSockets(m);
             }
-            for (HostKey other : overlapping(m)) {
-                Optional<PortMapping> o = current(other);
-                if (o.isPresent() && !o.get().owner().equals(m.owner())) {
-                    throw held(m, o.get());
-                }
-            }
-            plan.add.put(key, m);
+            checkOverlaps(m);
+            plan.add.add(m);
             plan.result.add(m);
         }
         return plan;
+    }
+
+    /**
+     * A port on every address and the same port on one of the host's addresses must have the
+     * same owner: refuses {@code m} when another owner holds one of the keys overlapping it.
+     */
+    private void checkOverlaps(PortMapping m) {
+        if (m.hostIp() != null) {
+            checkOverlap(m, null);
+            return;
+        }
+        for (InetAddress a : localAddresses) {
+            if (sameFamily(a, m)) {
+                checkOverlap(m, a);
+            }
+        }
+    }
+
+    private void checkOverlap(PortMapping m, InetAddress hostIp) {
+        Optional<PortMapping> o = current(m, hostIp);
+        if (o.isPresent() && !o.get().owner().equals(m.owner())) {
+            throw held(m, o.get());
+        }
+    }
+
+    /** Passes over the answers to {@code m}'s overlapping keys, which a mapping already in place needs not check. */
+    private void skipOverlaps(PortMapping m) {
+        if (m.hostIp() != null) {
+            next++;
+            return;
+        }
+        for (InetAddress a : localAddresses) {
+            if (sameFamily(a, m)) {
+                next++;
+            }
+        }
+    }
+
+    /**
+     * The keys one request names, to refuse a host port named twice: a port on every address is
+     * one bit of (family, protocol, port), so a bulk publish needs no set of 100,000 keys.
+     */
+    private static final class NamedKeys {
+        private final BitSet everyAddress = new BitSet();
+        private Set<HostKey> oneAddress;
+
+        boolean add(PortMapping m) {
+            if (m.hostIp() == null) {
+                int bit = ((m.containerIp() instanceof Inet4Address ? 0 : 4) + m.protocol().ordinal()) << 16 | m.hostPort();
+                if (everyAddress.get(bit)) {
+                    return false;
+                }
+                everyAddress.set(bit);
+                return true;
+            }
+            if (oneAddress == null) {
+                oneAddress = new HashSet<>();
+            }
+            return oneAddress.add(m.hostKey());
+        }
     }
 
     /** Refuses a host port that a socket of the host holds, naming it and its process. */
@@ -266,7 +315,7 @@ final class PortPlanner {
                     m = now;
                 }
                 if (s.all().test(m)) {
-                    plan.delete.put(k, m);
+                    plan.delete.add(m);
                     plan.flush.add(m);
                     plan.result.add(m);
                 }
@@ -276,8 +325,7 @@ final class PortPlanner {
         for (Publisher.Wanted w : s.keys()) {
             PortMapping wanted = new PortMapping(null, w.protocol(), w.hostIp(), w.hostPort(), w.containerIp(),
                     w.containerPort(), s.owner());
-            HostKey key = wanted.hostKey();
-            PortMapping old = current(key).orElseThrow(() -> new NotFoundException(
+            PortMapping old = current(wanted, wanted.hostIp()).orElseThrow(() -> new NotFoundException(
                     "no port " + wanted.describeHost() + " is published to " + InetText.of(s.containerIp())));
             if (!old.containerIp().equals(s.containerIp()) || old.containerPort() != w.containerPort()) {
                 throw new NotFoundException("port " + wanted.describeHost() + " is published to "
@@ -288,20 +336,25 @@ final class PortPlanner {
                 throw new ConflictException("port " + wanted.describeHost() + " is held by owner " + old.owner()
                         + ", not by " + s.owner() + "; only its owner may unpublish it");
             }
-            plan.delete.put(key, old);
+            plan.delete.add(old);
             plan.flush.add(old);
             plan.result.add(old);
         }
         return plan;
     }
 
-    /** The mapping for a key: as planned earlier in this batch, else as the store has it. */
-    private Optional<PortMapping> current(HostKey key) {
-        if (claimed.containsKey(key)) {
-            return Optional.ofNullable(claimed.get(key));
+    /**
+     * The mapping on {@code m}'s family, protocol and port and on {@code hostIp} (null: every
+     * address): as planned earlier in this batch, else as read ahead. Takes the next answer read
+     * ahead, so it is called in the order {@link #prefetch} asked.
+     */
+    private Optional<PortMapping> current(PortMapping m, InetAddress hostIp) {
+        Optional<PortMapping> read = found.get(next++);
+        if (claimed.isEmpty()) {
+            return read;
         }
-        Optional<PortMapping> o = known.get(key);
-        return o != null ? o : view.get(probe(key));
+        HostKey key = new HostKey(m.containerIp() instanceof Inet4Address, hostIp, m.protocol(), m.hostPort());
+        return claimed.containsKey(key) ? Optional.ofNullable(claimed.get(key)) : read;
     }
 
     private static ConflictException held(PortMapping wanted, PortMapping holder) {

@@ -73,7 +73,7 @@ class PortPlannerPropertiesTest {
         MappingStore.View view = store.begin();
         PortPlanner.BatchPlan plan = PortPlanner.plan(view, requests, HOST_ADDRESSES, List.of(), "host1");
         if (plan.changes()) {
-            view.commit(plan.delete().values(), plan.add().values());
+            view.commit(plan.delete(), plan.add());
         }
 
         Map<HostKey, PortMapping> after = store.mappings().stream()

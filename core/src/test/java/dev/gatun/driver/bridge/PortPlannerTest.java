@@ -54,8 +54,8 @@ class PortPlannerTest {
 
         PortPlanner.BatchPlan plan = plan(publish("app", wanted(null, 8080, B, 80)));
 
-        assertThat(plan.delete().values()).containsExactly(old);
-        assertThat(plan.add().values()).extracting(PortMapping::containerIp).containsExactly(B);
+        assertThat(plan.delete()).containsExactly(old);
+        assertThat(plan.add()).extracting(PortMapping::containerIp).containsExactly(B);
         assertThat(plan.flush()).containsExactly(old);
     }
 
@@ -107,7 +107,7 @@ class PortPlannerTest {
 
         assertThat(plan.answers().getFirst().mappings()).extracting(PortMapping::owner).containsExactly("first");
         assertThat(refused(plan, 1)).isInstanceOf(ConflictException.class).hasMessageContaining("first");
-        assertThat(plan.add().values()).extracting(PortMapping::owner).containsExactly("first");
+        assertThat(plan.add()).extracting(PortMapping::owner).containsExactly("first");
     }
 
     @Test
@@ -129,8 +129,8 @@ class PortPlannerTest {
                 publish("new", wanted(null, 8080, B, 80)));
 
         assertThat(plan.answers()).extracting(PortPlanner.Answer::refused).containsOnlyNulls();
-        assertThat(plan.delete().values()).containsExactly(old);
-        assertThat(plan.add().values()).extracting(PortMapping::owner).containsExactly("new");
+        assertThat(plan.delete()).containsExactly(old);
+        assertThat(plan.add()).extracting(PortMapping::owner).containsExactly("new");
     }
 
     @Test
@@ -151,7 +151,7 @@ class PortPlannerTest {
                 publish("other", wanted(null, 7070, B, 70)));
 
         assertThat(refused(plan, 0)).isInstanceOf(ConflictException.class);
-        assertThat(plan.add().values()).extracting(PortMapping::hostPort).containsExactly(7070);
+        assertThat(plan.add()).extracting(PortMapping::hostPort).containsExactly(7070);
     }
 
     @Test
@@ -194,7 +194,7 @@ class PortPlannerTest {
 
         assertThat(plan.answers().get(0).mappings()).extracting(PortMapping::hostPort).containsExactly(8080);
         assertThat(plan.answers().get(1).mappings()).extracting(PortMapping::hostPort).containsExactly(8081);
-        assertThat(plan.delete().values()).extracting(PortMapping::hostPort).containsExactlyInAnyOrder(8080, 8081);
+        assertThat(plan.delete()).extracting(PortMapping::hostPort).containsExactlyInAnyOrder(8080, 8081);
     }
 
     private PortPlanner.BatchPlan plan(PortRequest... batch) {
