@@ -128,6 +128,11 @@ final class ElementCodec {
      */
     static List<Encoded> stored(NftSet set, List<StoredElement> elements, boolean forDelete) {
         List<Encoded> out = new ArrayList<>(elements.size());
+        // The set's shape, worked out once: a bulk publish checks 100,000 elements against it.
+        boolean wantsData = set.isMap() && !set.isVerdictMap();
+        int dataLength = wantsData ? set.dataLength() : 0;
+        // The elements of one owner share one comment: checked once.
+        String checkedComment = null;
         for (StoredElement e : elements) {
             if (forDelete) {
                 out.add(storedKey(set, e.key()));
@@ -135,12 +140,14 @@ final class ElementCodec {
             }
             checkStoredKey(set, e.key());
             Encoded encoded = new Encoded(e.key(), 0, e.data(), null, null, e.comment(), null);
-            boolean wantsData = set.isMap() && !set.isVerdictMap();
-            if (wantsData != (e.data() != null) || (wantsData && e.data().length != set.dataLength())) {
+            if (wantsData != (e.data() != null) || (wantsData && e.data().length != dataLength)) {
                 throw new InvalidInputException("element " + encoded.label(set) + " in " + set.describe() + " needs "
-                        + (wantsData ? set.dataLength() + " bytes of data" : "no data"));
+                        + (wantsData ? dataLength + " bytes of data" : "no data"));
             }
-            NftNames.checkComment(() -> "element " + encoded.label(set) + " in " + set.describe(), e.comment());
+            if (e.comment() != null && !e.comment().equals(checkedComment)) {
+                NftNames.checkComment(() -> "element " + encoded.label(set) + " in " + set.describe(), e.comment());
+                checkedComment = e.comment();
+            }
             out.add(encoded);
         }
         return out;
@@ -250,8 +257,15 @@ final class ElementCodec {
         }
         MemorySegment list = mnl_attr_nest_start(nlh, (short) kernel_h.NFTA_SET_ELEM_LIST_ELEMENTS);
         int position = 0;
+        // The elements of one owner share one comment: its user data is made once.
+        String comment = null;
+        byte[] userData = null;
         for (Encoded e : chunk) {
-            MemorySegment el = element(staging(nlh), e);
+            if (e.comment() != null && !e.comment().equals(comment)) {
+                comment = e.comment();
+                userData = new Udata().putString(NFTNL_UDATA_SET_ELEM_COMMENT, comment).bytes();
+            }
+            MemorySegment el = element(staging(nlh), e, e.comment() == null ? null : userData);
             try {
                 // Like libnftnl and nft, each element's nest is numbered by its position.
                 MemorySegment item = mnl_attr_nest_start(nlh, (short) ++position);
@@ -274,10 +288,11 @@ final class ElementCodec {
         return nlh.asSlice(NetlinkMessages.align(nlmsghdr.nlmsg_len(nlh)));
     }
 
-    private static MemorySegment element(MemorySegment staging, Encoded e) {
+    /** {@code userData}: the element's comment as libnftnl's user data, or null without one. */
+    private static MemorySegment element(MemorySegment staging, Encoded e, byte[] userData) {
         MemorySegment el = nftnl_set_elem_alloc();
         try {
-            fill(el, staging, e);
+            fill(el, staging, e, userData);
         } catch (RuntimeException failed) {
             nftnl_set_elem_free(el);
             throw failed;
@@ -285,7 +300,7 @@ final class ElementCodec {
         return el;
     }
 
-    private static void fill(MemorySegment el, MemorySegment staging, Encoded e) {
+    private static void fill(MemorySegment el, MemorySegment staging, Encoded e, byte[] userData) {
         if (e.flags() != 0) {
             nftnl_set_elem_set_u32(el, (short) NFTNL_SET_ELEM_FLAGS, e.flags());
         }
@@ -303,9 +318,8 @@ final class ElementCodec {
         if (e.timeout() != null) {
             nftnl_set_elem_set_u64(el, (short) NFTNL_SET_ELEM_TIMEOUT, e.timeout().toMillis());
         }
-        if (e.comment() != null) {
-            byte[] u = new Udata().putString(NFTNL_UDATA_SET_ELEM_COMMENT, e.comment()).bytes();
-            nftnl_set_elem_set(el, (short) NFTNL_SET_ELEM_USERDATA, staged(staging, u), u.length);
+        if (userData != null) {
+            nftnl_set_elem_set(el, (short) NFTNL_SET_ELEM_USERDATA, staged(staging, userData), userData.length);
         }
     }
 
