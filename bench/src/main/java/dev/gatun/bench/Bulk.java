@@ -66,6 +66,9 @@ final class Bulk {
             long gatunMedian = Stats.median(gatun);
             m.put("mappings", mappings);
             m.put("rounds", rounds);
+            // Every round, in order: the spread shows how much the machine's load moved a median.
+            m.put("c_us_by_round", c);
+            m.put("gatun_us_by_round", gatun);
             m.put("c_median_us", cMedian);
             m.put("gatun_median_us", gatunMedian);
             m.put("c_ns_per_mapping", cMedian * 1000 / mappings);

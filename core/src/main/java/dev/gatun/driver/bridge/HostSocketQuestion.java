@@ -60,7 +60,9 @@ final class HostSocketQuestion implements CommitLoop.HeldSockets, AutoCloseable 
                     }
                     boolean v4 = w.containerIp() instanceof Inet4Address;
                     to.add(v4 ? WILDCARD4 : WILDCARD6, w.hostPort());
-                    for (InetAddress a : localAddresses) {
+                    // By index: an iterator for each mapping would be 100,000 more objects in a bulk publish.
+                    for (int i = 0; i < localAddresses.size(); i++) {
+                        InetAddress a = localAddresses.get(i);
                         if ((a instanceof Inet4Address) == v4) {
                             to.add(a, w.hostPort());
                         }
