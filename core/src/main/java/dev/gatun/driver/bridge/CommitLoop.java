@@ -73,7 +73,8 @@ final class CommitLoop {
                     : anyWildcard(batch) ? hostAddresses.get() : List.of();
             MappingStore.View view = store.begin();
             PortPlanner.BatchPlan plan = PortPlanner.plan(view, batch, localAddresses, held, hostName);
-            List<PortPlanner.Answer> answers = lost == null ? plan.answers() : afterLostReply(batch, plan.answers(), lost);
+            List<PortPlanner.Answer> answers = lost == null ? plan.answers()
+                    : afterLostReply(batch, plan.answers(), lost);
             List<PortMapping> flushes = new ArrayList<>(plan.flush());
             flushes.addAll(lostFlushes);
             try {

@@ -158,7 +158,8 @@ final class PortPlanner {
     private static List<PortMapping> mappings(PortRequest.Publish p) {
         List<PortMapping> out = new ArrayList<>(p.mappings().size());
         for (Publisher.Wanted w : p.mappings()) {
-            out.add(new PortMapping(null, w.protocol(), w.hostIp(), w.hostPort(), w.containerIp(), w.containerPort(), p.owner()));
+            out.add(new PortMapping(null, w.protocol(), w.hostIp(), w.hostPort(), w.containerIp(), w.containerPort(),
+                    p.owner()));
         }
         return out;
     }

@@ -11,7 +11,8 @@ sealed interface PortRequest permits PortRequest.Publish, PortRequest.Unpublish 
     String network();
 
     /** {@code checkHost}: whether the host's sockets are asked if they hold a port (see {@link HostPortCheck}). */
-    record Publish(String network, List<Publisher.Wanted> mappings, String owner, boolean checkHost) implements PortRequest {}
+    record Publish(String network, List<Publisher.Wanted> mappings, String owner, boolean checkHost)
+            implements PortRequest {}
 
     record Unpublish(String network, Publisher.Selection selection) implements PortRequest {}
 }

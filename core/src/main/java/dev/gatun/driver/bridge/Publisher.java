@@ -242,8 +242,8 @@ final class Publisher implements AutoCloseable {
             conntrack = openConntrack.apply(host);
         }
         if (committer == null) {
-            committer = new CommitLoop(store, hostAddresses, sockets, new UdpConntrackCleanup(conntrack, host.describe())::after,
-                    host.describe());
+            UdpConntrackCleanup cleanup = new UdpConntrackCleanup(conntrack, host.describe());
+            committer = new CommitLoop(store, hostAddresses, sockets, cleanup::after, host.describe());
         }
     }
 
