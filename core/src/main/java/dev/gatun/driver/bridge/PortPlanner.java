@@ -12,10 +12,8 @@ import dev.gatun.sockdiag.SocketOwners;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -204,7 +202,7 @@ final class PortPlanner {
 
     private Plan publish(PortRequest.Publish p, List<PortMapping> wanted) {
         Plan plan = new Plan(wanted.size());
-        NamedKeys named = wanted.size() > 1 ? new NamedKeys() : null;
+        RequestKeys named = wanted.size() > 1 ? new RequestKeys() : null;
         for (PortMapping m : wanted) {
             if (named != null && !named.add(m)) {
                 throw new InvalidInputException("host port " + m.describeHost() + " is published twice in one request");
@@ -268,30 +266,6 @@ final class PortPlanner {
             if (sameFamily(a, m)) {
                 next++;
             }
-        }
-    }
-
-    /**
-     * The keys one request names, to refuse a host port named twice: a port on every address is
-     * one bit of (family, protocol, port), so a bulk publish needs no set of 100,000 keys.
-     */
-    private static final class NamedKeys {
-        private final BitSet everyAddress = new BitSet();
-        private Set<HostKey> oneAddress;
-
-        boolean add(PortMapping m) {
-            if (m.hostIp() == null) {
-                int bit = ((m.containerIp() instanceof Inet4Address ? 0 : 4) + m.protocol().ordinal()) << 16 | m.hostPort();
-                if (everyAddress.get(bit)) {
-                    return false;
-                }
-                everyAddress.set(bit);
-                return true;
-            }
-            if (oneAddress == null) {
-                oneAddress = new HashSet<>();
-            }
-            return oneAddress.add(m.hostKey());
         }
     }
 
