@@ -38,7 +38,8 @@ final class Bulk {
     /**
      * {@code rounds} bulk publishes of {@code mappings} mappings per tool (half tcp, half udp,
      * host ports 1 to mappings/2, as {@link Subjects#existingSpecs}), after one unmeasured round
-     * each; the first tool alternates by round. The map is flushed with nft before each, unmeasured.
+     * each and a wait until this JVM's JIT is idle; the first tool alternates by round. The map
+     * is flushed with nft before each, unmeasured.
      */
     static Map<String, Object> batch(Path cRef, Path timer, int mappings, int rounds) {
         Map<String, Object> m = new LinkedHashMap<>();
@@ -59,6 +60,10 @@ final class Bulk {
                         if (round >= 0) {
                             (cNow ? c : gatun).add(micros);
                         }
+                    }
+                    if (round < 0) {
+                        // As after every case's unmeasured round: gatun measured compiled, as the C floor is.
+                        Worker.awaitIdleJit();
                     }
                 }
             }
