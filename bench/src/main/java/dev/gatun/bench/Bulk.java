@@ -38,7 +38,8 @@ final class Bulk {
     /**
      * {@code rounds} bulk publishes of {@code mappings} mappings per tool (half tcp, half udp,
      * host ports 1 to mappings/2, as {@link Subjects#existingSpecs}), after one unmeasured round
-     * each; the first tool alternates by round. The map is flushed with nft before each, unmeasured.
+     * each and a wait until this JVM's JIT is idle; the first tool alternates by round. The map
+     * is flushed with nft before each, unmeasured.
      */
     static Map<String, Object> batch(Path cRef, Path timer, int mappings, int rounds) {
         Map<String, Object> m = new LinkedHashMap<>();
@@ -60,12 +61,19 @@ final class Bulk {
                             (cNow ? c : gatun).add(micros);
                         }
                     }
+                    if (round < 0) {
+                        // As after every case's unmeasured round: gatun measured compiled, as the C floor is.
+                        Worker.awaitIdleJit();
+                    }
                 }
             }
             long cMedian = Stats.median(c);
             long gatunMedian = Stats.median(gatun);
             m.put("mappings", mappings);
             m.put("rounds", rounds);
+            // Every round, in order: the spread shows how much the machine's load moved a median.
+            m.put("c_us_by_round", c);
+            m.put("gatun_us_by_round", gatun);
             m.put("c_median_us", cMedian);
             m.put("gatun_median_us", gatunMedian);
             m.put("c_ns_per_mapping", cMedian * 1000 / mappings);

@@ -31,7 +31,7 @@ import java.util.stream.IntStream;
         description = "Measure publishing with gatun against the C floor, nft, Docker-style iptables and Docker's nftables shape.",
         footer = {"", "Read ratios, not absolute times: they hold when the machine's speed drifts.",
                 "", "Examples:", "  sudo ./gatun bench --quick", "  sudo ./gatun bench --json --out /tmp/results",
-                "  sudo ./gatun bench --soak --cycles 20000"})
+                "  sudo ./gatun bench --soak --cycles 20000", "  sudo ./gatun bench --bulk --rounds 9"})
 public final class Harness implements Callable<Integer> {
 
     @Option(names = "--quick", description = "A short smoke run (under two minutes): fewer samples, up to 1,000 mappings.")
@@ -50,6 +50,16 @@ public final class Harness implements Callable<Integer> {
 
     @Option(names = "--clients", paramLabel = "N", description = "Clients of the soak, at once (default: ${DEFAULT-VALUE}).")
     int clients = Soak.DEFAULT_CLIENTS;
+
+    @Option(names = "--bulk", description = "Instead of the comparison: only the bulk publish, gatun's one call against"
+            + " the C floor's one batch of the same mappings, in turn (a step of the normal run, alone).")
+    boolean bulkOnly;
+
+    @Option(names = "--mappings", paramLabel = "N", description = "Mappings of the bulk publish (default: ${DEFAULT-VALUE}).")
+    int bulkMappings = 100_000;
+
+    @Option(names = "--rounds", paramLabel = "N", description = "Measured rounds of the bulk publish (default: ${DEFAULT-VALUE}).")
+    int bulkRounds = 5;
 
     @Option(names = "--out", paramLabel = "DIR", description = "Where to write the scale curve (SVG); default bench/results.")
     Path out;
@@ -85,6 +95,9 @@ public final class Harness implements Callable<Integer> {
         }
         Path cRef = CBuild.build(root);
         timer = CBuild.timer(root);
+        if (bulkOnly) {
+            return bulkOnly(cRef);
+        }
         if (out == null) {
             out = root.resolve("bench/results");
         }
@@ -186,6 +199,19 @@ public final class Harness implements Callable<Integer> {
             System.out.print(Soak.text(m));
         }
         return Boolean.TRUE.equals(m.get("all_within_10_percent")) && ((List<?>) m.get("left_behind")).isEmpty() ? 0 : 1;
+    }
+
+    /** The bulk publish alone: its figures, exit 0 when it met its target. */
+    private int bulkOnly(Path cRef) throws Exception {
+        System.err.println("bulk publish: " + bulkMappings + " mappings in one call against the C floor's one batch, "
+                + bulkRounds + " rounds");
+        Map<String, Object> m = Bulk.batch(cRef, timer, bulkMappings, bulkRounds);
+        if (json) {
+            System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(m));
+        } else {
+            Report.section("a bulk publish in one call, against the C floor's one batch:", m);
+        }
+        return Boolean.TRUE.equals(m.get("met")) ? 0 : 1;
     }
 
     private List<Supplier<Subjects.Subject>> subjects(Path root, Path cRef) {

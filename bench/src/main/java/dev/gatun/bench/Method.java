@@ -40,7 +40,7 @@ final class Method {
                 + " asked with one netlink lookup from the harness, again and again (nft get element reads the whole map,"
                 + " a second with 100,000 elements)");
         m.put("bulk publish", "in one namespace with gatun's table, in turn (the first alternating by round, one unmeasured"
-                + " round each): gatun's driver in the harness's JVM publishing all the mappings in one call (half tcp,"
+                + " round each, then a wait until the harness's JIT is idle): gatun's driver in the harness's JVM publishing all the mappings in one call (half tcp,"
                 + " half udp, ports from 1), and the C floor sending the same elements in one batch (publish_ref 'bulk':"
                 + " no lookups, NEWSETELEM messages of at most 64 KiB); nft flush map before each, unmeasured");
         m.put("control-process", "true run and timed the same way (the least any one-process call costs), the same"

@@ -45,7 +45,7 @@ final class Report {
         System.out.println("scale curve: " + svg);
     }
 
-    private static void section(String title, Map<String, Object> figures) {
+    static void section(String title, Map<String, Object> figures) {
         System.out.println();
         System.out.println(title);
         if (figures == null) {

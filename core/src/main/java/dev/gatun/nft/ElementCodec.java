@@ -116,8 +116,15 @@ final class ElementCodec {
         }
         MemorySegment list = mnl_attr_nest_start(nlh, (short) kernel_h.NFTA_SET_ELEM_LIST_ELEMENTS);
         int position = 0;
+        // The elements of one owner share one comment: its user data is made once.
+        String comment = null;
+        byte[] userData = null;
         for (Encoded e : chunk) {
-            MemorySegment el = element(staging(nlh), e);
+            if (e.comment() != null && !e.comment().equals(comment)) {
+                comment = e.comment();
+                userData = new Udata().putString(NFTNL_UDATA_SET_ELEM_COMMENT, comment).bytes();
+            }
+            MemorySegment el = element(staging(nlh), e, e.comment() == null ? null : userData);
             try {
                 // Like libnftnl and nft, each element's nest is numbered by its position.
                 MemorySegment item = mnl_attr_nest_start(nlh, (short) ++position);
@@ -140,10 +147,11 @@ final class ElementCodec {
         return nlh.asSlice(NetlinkMessages.align(nlmsghdr.nlmsg_len(nlh)));
     }
 
-    private static MemorySegment element(MemorySegment staging, Encoded e) {
+    /** {@code userData}: the element's comment as libnftnl's user data, or null without one. */
+    private static MemorySegment element(MemorySegment staging, Encoded e, byte[] userData) {
         MemorySegment el = nftnl_set_elem_alloc();
         try {
-            fill(el, staging, e);
+            fill(el, staging, e, userData);
         } catch (RuntimeException failed) {
             nftnl_set_elem_free(el);
             throw failed;
@@ -151,7 +159,7 @@ final class ElementCodec {
         return el;
     }
 
-    private static void fill(MemorySegment el, MemorySegment staging, Encoded e) {
+    private static void fill(MemorySegment el, MemorySegment staging, Encoded e, byte[] userData) {
         if (e.flags() != 0) {
             nftnl_set_elem_set_u32(el, (short) NFTNL_SET_ELEM_FLAGS, e.flags());
         }
@@ -169,9 +177,8 @@ final class ElementCodec {
         if (e.timeout() != null) {
             nftnl_set_elem_set_u64(el, (short) NFTNL_SET_ELEM_TIMEOUT, e.timeout().toMillis());
         }
-        if (e.comment() != null) {
-            byte[] u = new Udata().putString(NFTNL_UDATA_SET_ELEM_COMMENT, e.comment()).bytes();
-            nftnl_set_elem_set(el, (short) NFTNL_SET_ELEM_USERDATA, staged(staging, u), u.length);
+        if (userData != null) {
+            nftnl_set_elem_set(el, (short) NFTNL_SET_ELEM_USERDATA, staged(staging, userData), userData.length);
         }
     }
 
