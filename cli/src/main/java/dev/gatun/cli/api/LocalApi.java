@@ -51,7 +51,14 @@ public final class LocalApi extends Handler.Abstract {
     /** The largest request body taken; a command line or a JSON request is far smaller. */
     static final int MAX_BODY = 64 * 1024;
     private static final int MAX_ARGS = 512;
-    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /**
+     * Made at the first JSON body or error document, not when the serve starts: the C client's
+     * command lines need no JSON, and a mapper loads some 370 classes (about 4 MiB of an idle serve).
+     */
+    private static final class Mapper {
+        static final ObjectMapper JSON = new ObjectMapper();
+    }
 
     private final Served served;
     private final Consumer<String> requestLog;
@@ -230,7 +237,7 @@ public final class LocalApi extends Handler.Abstract {
 
     static JsonNode parse(byte[] body, String what) {
         try {
-            return JSON.readTree(body);
+            return Mapper.JSON.readTree(body);
         } catch (JsonProcessingException e) {
             throw new ApiRoutes.Refused(400, what + ": the body is not valid JSON (" + e.getOriginalMessage() + ")");
         } catch (IOException e) {
@@ -271,7 +278,7 @@ public final class LocalApi extends Handler.Abstract {
         error.put("message", message);
         try {
             reply(response, callback, status, "application/json",
-                    JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(Map.of("error", error)));
+                    Mapper.JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(Map.of("error", error)));
         } catch (JsonProcessingException e) {
             callback.failed(e);
         }

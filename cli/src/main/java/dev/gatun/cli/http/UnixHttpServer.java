@@ -39,6 +39,17 @@ public final class UnixHttpServer implements AutoCloseable {
      */
     private static final long THREADS_STOP_MILLIS = 200;
 
+    /*
+     * Jetty pads its contended counters by the number of object references in a cache line,
+     * which it asks the JVM for through the platform MBean server unless this property says it:
+     * that loads JMX (some 400 classes, about 4 MiB of a serve's memory) for one number. With
+     * compressed references (any heap under 32 GiB, the serve's included) a 64-byte line holds
+     * 16; the value only sizes padding, so a wrong guess costs nothing else.
+     */
+    static {
+        System.getProperties().putIfAbsent("org.eclipse.jetty.util.referencesPerCacheLine", "16");
+    }
+
     private final Server server;
     private final GracefulHandler graceful;
     private final Path socket;
