@@ -9,8 +9,10 @@ import dev.gatun.internal.NativeLibraries;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 
 
 /**
@@ -38,7 +40,7 @@ public final class NftBatch implements AutoCloseable {
     private Arena arena = Arena.ofShared();
     private MemorySegment buffer;
     private long used = FIRST_MESSAGE;
-    private final List<java.util.function.Supplier<String>> operations = new ArrayList<>();
+    private final List<Supplier<String>> operations = new ArrayList<>();
     private final List<Long> offsets = new ArrayList<>();
     private Integer guardGeneration;
 
@@ -70,7 +72,7 @@ public final class NftBatch implements AutoCloseable {
     }
 
     /** {@link #add(String, int, int, int, PayloadWriter)} with the name made only if an error needs it. */
-    public void add(java.util.function.Supplier<String> operation, int type, int family, int flags, PayloadWriter payload) {
+    public void add(Supplier<String> operation, int type, int family, int flags, PayloadWriter payload) {
         ensureRoom(MESSAGE_HEADROOM);
         MemorySegment at = buffer.asSlice(used);
         MemorySegment nlh = libnftnl_h.nftnl_nlmsg_build_hdr(at, (short) type, (short) family,
@@ -99,7 +101,7 @@ public final class NftBatch implements AutoCloseable {
     }
 
     public List<String> operations() {
-        return operations.stream().map(java.util.function.Supplier::get).toList();
+        return operations.stream().map(Supplier::get).toList();
     }
 
     /** A copy of each message as it stands (sequence numbers are set at commit). */
@@ -107,7 +109,7 @@ public final class NftBatch implements AutoCloseable {
         List<byte[]> out = new ArrayList<>();
         for (long offset : offsets) {
             int length = nlmsghdr.nlmsg_len(buffer.asSlice(offset, HEADER));
-            out.add(buffer.asSlice(offset, length).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+            out.add(buffer.asSlice(offset, length).toArray(ValueLayout.JAVA_BYTE));
         }
         return out;
     }
@@ -146,7 +148,7 @@ public final class NftBatch implements AutoCloseable {
 
     /** The operation names, with the batch framing, indexed by sequence offset from BEGIN. */
     Operations framedOperations() {
-        List<java.util.function.Supplier<String>> names = List.copyOf(operations);
+        List<Supplier<String>> names = List.copyOf(operations);
         int n = names.size();
         return new Operations(n + 2, i -> {
             if (i == 0) {
