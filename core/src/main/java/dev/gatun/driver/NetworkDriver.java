@@ -137,6 +137,14 @@ public interface NetworkDriver extends AutoCloseable {
     }
 
     /**
+     * As {@link #repair}, but only what this driver added to other firewalls, not its own
+     * ruleset: for a caller that learns of changes to its own ruleset in other ways.
+     */
+    default List<String> repairOtherFirewalls() {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot look at other firewalls");
+    }
+
+    /**
      * As {@link #repairOwnRuleset}, for a caller that knows only elements of the named sets of
      * this driver's own table were removed: a driver that can reads just those sets.
      */

@@ -7,6 +7,7 @@ import dev.gatun.nft.RulesetEvent;
 import dev.gatun.nft.RulesetMonitor;
 
 import java.net.InetAddress;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -37,6 +38,13 @@ public final class SelfHealingDriver implements NetworkDriver {
     /** A flush arrives as many notifications: wait this long for the rest, then repair once. */
     private static final long SETTLE_MILLIS = 20;
     private static final long BACKSTOP_MILLIS = 5_000;
+    /**
+     * Legacy iptables sends no notifications, so every backstop reads the other firewalls; gatun's
+     * own table notifies every change (and an overrun says when some were lost), so only every
+     * this many backstops reads it whole too, in case: with 100,000 mappings that read is half a
+     * second of CPU and some 130 MiB of garbage, which every 5 s cost a serve a tenth of a core.
+     */
+    static final int OWN_TABLE_EVERY = 12;
     /**
      * A failed repair is tried again this soon (a dump the kernel kept interrupting during a
      * flood, other processes committing to the end), waiting twice as long each time it fails
@@ -77,10 +85,14 @@ public final class SelfHealingDriver implements NetworkDriver {
     private volatile boolean running = true;
     private final RulesetMonitor monitor;
     private final Thread healer;
+    private final long backstopMillis;
+    /** Backstops since the last that read gatun's own table; only the healer touches it. */
+    private int backstopsWithoutOwnTable;
 
-    private SelfHealingDriver(NetworkDriver inner, Consumer<String> log, int eventQueueBytes) {
+    private SelfHealingDriver(NetworkDriver inner, Consumer<String> log, int eventQueueBytes, long backstopMillis) {
         this.inner = inner;
         this.log = log;
+        this.backstopMillis = backstopMillis;
         inner.listen(new Recorder());
         inner.published(null).forEach(m -> wanted.put(m.hostKey(), m));
         inner.publishedOutside().forEach(m -> wanted.put(m.hostKey(), m));
@@ -99,7 +111,12 @@ public final class SelfHealingDriver implements NetworkDriver {
 
     /** {@link #start(NetworkDriver, Consumer)} with the monitor's kernel queue this small (0: the default), for tests that overrun it. */
     static SelfHealingDriver start(NetworkDriver inner, Consumer<String> log, int eventQueueBytes) {
-        SelfHealingDriver d = new SelfHealingDriver(inner, log, eventQueueBytes);
+        return start(inner, log, eventQueueBytes, BACKSTOP_MILLIS);
+    }
+
+    /** With a backstop this often, for tests that watch it. */
+    static SelfHealingDriver start(NetworkDriver inner, Consumer<String> log, int eventQueueBytes, long backstopMillis) {
+        SelfHealingDriver d = new SelfHealingDriver(inner, log, eventQueueBytes, backstopMillis);
         d.repairNow();
         return d;
     }
@@ -154,9 +171,12 @@ public final class SelfHealingDriver implements NetworkDriver {
         while (running) {
             wakeLock.lock();
             try {
-                if (!damageSuspected && !woken.await(BACKSTOP_MILLIS, TimeUnit.MILLISECONDS)) {
+                if (!damageSuspected && !woken.await(backstopMillis, TimeUnit.MILLISECONDS)) {
                     // Legacy iptables sends no notifications: the backstop looks at every firewall.
                     foreignChanged = true;
+                    if (++backstopsWithoutOwnTable >= OWN_TABLE_EVERY) {
+                        wholeTable = true;
+                    }
                 }
                 damageSuspected = false;
             } catch (InterruptedException e) {
@@ -204,7 +224,7 @@ public final class SelfHealingDriver implements NetworkDriver {
     /**
      * Repairs now, logging what it put back; a failure is logged and tried again soon, not only
      * at the next notification (after a flood none may come) or the backstop. Other firewalls
-     * are read only when {@code foreign}: that costs a few processes. Of gatun's own table it
+     * are read only when {@code foreign}: that can cost a few processes. Of gatun's own table it
      * reads everything when {@code whole}, else only the sets in {@code sets} (someone removed
      * elements of those alone), else nothing.
      */
@@ -212,15 +232,17 @@ public final class SelfHealingDriver implements NetworkDriver {
         alone(() -> {
             try {
                 List<PortMapping> keep = wanted();
-                List<String> repaired;
-                if (foreign) {
-                    repaired = inner.repair(keep);
-                } else if (whole) {
-                    repaired = inner.repairOwnRuleset(keep);
-                } else if (!sets.isEmpty()) {
-                    repaired = inner.repairElements(sets, keep);
+                List<String> repaired = new ArrayList<>();
+                if (whole) {
+                    backstopsWithoutOwnTable = 0;
+                    repaired.addAll(foreign ? inner.repair(keep) : inner.repairOwnRuleset(keep));
                 } else {
-                    repaired = List.of();
+                    if (!sets.isEmpty()) {
+                        repaired.addAll(inner.repairElements(sets, keep));
+                    }
+                    if (foreign) {
+                        repaired.addAll(inner.repairOtherFirewalls());
+                    }
                 }
                 for (String line : repaired) {
                     log.accept("repaired " + line);
@@ -395,6 +417,11 @@ public final class SelfHealingDriver implements NetworkDriver {
     @Override
     public List<String> repair(List<PortMapping> mappings) {
         return alone(() -> inner.repair(mappings));
+    }
+
+    @Override
+    public List<String> repairOtherFirewalls() {
+        return alone(inner::repairOtherFirewalls);
     }
 
     /**

@@ -261,6 +261,13 @@ public final class BridgeDriver implements NetworkDriver {
     }
 
     @Override
+    public List<String> repairOtherFirewalls() {
+        synchronized (topology) {
+            return openOtherFirewalls();
+        }
+    }
+
+    @Override
     public List<String> repairElements(Collection<String> sets, List<PortMapping> mappings) {
         synchronized (topology) {
             return firewall.restoreElements(networks(), mappings, sets);
