@@ -5,6 +5,7 @@ import dev.gatun.bindings.internal.kernel_h;
 import dev.gatun.netlink.NetlinkMessages;
 import dev.gatun.nft.expr.Expr;
 import dev.gatun.nft.expr.Masquerade;
+import dev.gatun.nft.expr.Nat;
 import dev.gatun.nft.expr.Opaque;
 import dev.gatun.nft.expr.Payload;
 import org.junit.jupiter.api.Test;
@@ -80,6 +81,18 @@ class NftOpaqueTest {
         List<Expr> read = RuleMessages.readBack(rule).expressions();
 
         assertThat(read).hasSize(1).first().isNotInstanceOf(Masquerade.class).isEqualTo(masquerade);
+    }
+
+    @Test
+    void aNatTypeWithoutANameKeepsTheExpressionOpaque() {
+        // The kernel has snat (0) and dnat (1): read as a Nat, type 2 would have become a dnat.
+        Opaque nat = new Opaque("nat", attributes(attribute(kernel_h.NFTA_NAT_TYPE, bigEndian(2)),
+                attribute(kernel_h.NFTA_NAT_FAMILY, bigEndian(2))));
+        Rule rule = Rule.in(INPUT).raw(nat).build();
+
+        List<Expr> read = RuleMessages.readBack(rule).expressions();
+
+        assertThat(read).hasSize(1).first().isNotInstanceOf(Nat.class).isEqualTo(nat);
     }
 
     @Test

@@ -28,8 +28,14 @@ public record Nat(Type type, Family family, int addrMin, int addrMax, int protoM
             this.keyword = keyword;
         }
 
+        /** The type the kernel calls {@code value}; any other is refused, so that the decoder keeps the expression opaque. */
         public static Type of(int value) {
-            return value == SNAT.value ? SNAT : DNAT;
+            for (Type t : values()) {
+                if (t.value == value) {
+                    return t;
+                }
+            }
+            throw new IllegalArgumentException("nat type " + value + " has no name");
         }
     }
 
