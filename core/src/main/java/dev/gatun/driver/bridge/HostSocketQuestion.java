@@ -87,18 +87,21 @@ final class HostSocketQuestion implements CommitLoop.HeldSockets, AutoCloseable 
      */
     private static final class Asked {
         private Set<InetSocketAddress> locals = new LinkedHashSet<>();
-        private final BitSet ports = new BitSet(65536);
+        /** Made only when the pairs become too many: 8 KiB a publish of one port would allocate for nothing. */
+        private BitSet ports;
 
         void add(InetAddress address, int port) {
-            ports.set(port);
-            if (locals != null && locals.add(new InetSocketAddress(address, port))
-                    && locals.size() > SOCKET_LOOKUPS_BEFORE_DUMP) {
+            if (ports != null) {
+                ports.set(port);
+            } else if (locals.add(new InetSocketAddress(address, port)) && locals.size() > SOCKET_LOOKUPS_BEFORE_DUMP) {
+                ports = new BitSet(65536);
+                locals.forEach(l -> ports.set(l.getPort()));
                 locals = null;
             }
         }
 
         boolean isEmpty() {
-            return ports.isEmpty();
+            return ports == null ? locals.isEmpty() : ports.isEmpty();
         }
     }
 
