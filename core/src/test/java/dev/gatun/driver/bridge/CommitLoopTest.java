@@ -3,7 +3,6 @@ package dev.gatun.driver.bridge;
 import dev.gatun.RetryableException;
 import dev.gatun.driver.ConflictException;
 import dev.gatun.driver.NotFoundException;
-import dev.gatun.driver.PortListener;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.Protocol;
 import dev.gatun.netlink.GenerationConflictException;
@@ -114,7 +113,7 @@ class CommitLoopTest {
         store.loseNextReply(true);
         List<String> heard = new ArrayList<>();
 
-        List<PortPlanner.Answer> answers = loop.commit(List.of(publish("app", wanted(null, 8080, A, 80))), listener(heard));
+        List<PortPlanner.Answer> answers = loop.commit(List.of(publish("app", wanted(null, 8080, A, 80))), new HeardCommits(heard));
 
         assertThat(answers.getFirst().mappings()).extracting(PortMapping::hostPort).containsExactly(8080);
         assertThat(store.reads).as("a fresh read after the lost reply").isEqualTo(2);
@@ -177,24 +176,10 @@ class CommitLoopTest {
         List<PortPlanner.Answer> answers = loop.commit(List.of(
                 new PortRequest.Publish("n1", List.of(new Publisher.Wanted(Protocol.UDP, null, 5353, INTRUDER, 53)), "app",
                         true),
-                publish("app", wanted(null, 8080, A, 80))), listener(heard));
+                publish("app", wanted(null, 8080, A, 80))), new HeardCommits(heard));
 
         assertThat(answers.get(1).refused()).isInstanceOf(ConflictException.class);
         assertThat(heard).containsExactly("+n1 5353 app");
         assertThat(flushed).containsExactly(udp);
-    }
-
-    private static PortListener listener(List<String> heard) {
-        return new PortListener() {
-            @Override
-            public void published(List<PortMapping> mappings) {
-                mappings.forEach(m -> heard.add("+" + m.network() + " " + m.hostPort() + " " + m.owner()));
-            }
-
-            @Override
-            public void unpublished(List<PortMapping> mappings) {
-                mappings.forEach(m -> heard.add("-" + m.network() + " " + m.hostPort() + " " + m.owner()));
-            }
-        };
     }
 }

@@ -4,7 +4,6 @@ import dev.gatun.RetryableException;
 import dev.gatun.driver.ConflictException;
 import dev.gatun.driver.Network;
 import dev.gatun.driver.NotFoundException;
-import dev.gatun.driver.PortListener;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.Protocol;
 import dev.gatun.driver.foreign.ForeignFirewalls;
@@ -118,13 +117,13 @@ class PublisherRaceTest {
         firewall.loseReply = n -> n == 1;
         List<String> heard = new ArrayList<>();
         try (Publisher publisher = new Publisher(host, firewall, List::of)) {
-            publisher.listen(listener(heard));
+            publisher.listen(new HeardCommits(heard));
             List<PortMapping> made = publisher.publish("n1", List.of(tcp(8080, A)), "app");
 
             assertThat(made).extracting(PortMapping::hostPort, PortMapping::owner).containsExactly(tuple(8080, "app"));
             assertThat(firewall.reads).as("a fresh read after the lost reply").hasValue(2);
             assertThat(firewall.commits).as("nothing committed twice").hasValue(1);
-            assertThat(heard).containsExactly("+8080 app");
+            assertThat(heard).containsExactly("+n1 8080 app");
             assertThat(ports4(host)).containsOnlyOnce("tcp . 8080 ");
         }
     }
@@ -136,7 +135,7 @@ class PublisherRaceTest {
         firewall.loseReply = n -> n == 2;
         List<String> heard = new ArrayList<>();
         try (Publisher publisher = new Publisher(host, firewall, List::of)) {
-            publisher.listen(listener(heard));
+            publisher.listen(new HeardCommits(heard));
             publisher.publish("n1", List.of(tcp(8080, A), tcp(8081, A)), "app");
 
             List<PortMapping> removed = publisher.unpublish("n1",
@@ -144,7 +143,7 @@ class PublisherRaceTest {
 
             assertThat(removed).extracting(PortMapping::hostPort).containsExactly(8080);
             assertThat(firewall.commits).hasValue(2);
-            assertThat(heard).containsExactly("+8080 app", "+8081 app", "-8080 app");
+            assertThat(heard).containsExactly("+n1 8080 app", "+n1 8081 app", "-n1 8080 app");
             assertThat(ports4(host)).doesNotContain("tcp . 8080 ").containsOnlyOnce("tcp . 8081 ");
         }
     }
@@ -183,20 +182,6 @@ class PublisherRaceTest {
             assertThat(firewall.reads).hasValue(4);
             assertThat(ports4(host)).doesNotContain("tcp . 8080 ");
         }
-    }
-
-    private static PortListener listener(List<String> heard) {
-        return new PortListener() {
-            @Override
-            public void published(List<PortMapping> mappings) {
-                mappings.forEach(m -> heard.add("+" + m.hostPort() + " " + m.owner()));
-            }
-
-            @Override
-            public void unpublished(List<PortMapping> mappings) {
-                mappings.forEach(m -> heard.add("-" + m.hostPort() + " " + m.owner()));
-            }
-        };
     }
 
     private static Publisher.Wanted tcp(int hostPort, InetAddress container) {

@@ -2,7 +2,6 @@ package dev.gatun.driver.bridge;
 
 import dev.gatun.conntrack.Conntrack;
 import dev.gatun.driver.ConflictException;
-import dev.gatun.driver.PortListener;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.Protocol;
 import dev.gatun.netns.NetworkNamespace;
@@ -102,15 +101,10 @@ class PublisherTest {
         firewall.ensure(List.of());
         List<String> heard = new ArrayList<>();
         try (Publisher publisher = new Publisher(host, firewall, List::of)) {
-            publisher.listen(new PortListener() {
-                @Override
-                public void published(List<PortMapping> mappings) {
-                    mappings.forEach(m -> heard.add("+" + m.network() + " " + m.hostPort() + " " + m.owner()));
-                }
-
+            publisher.listen(new HeardCommits(heard) {
                 @Override
                 public void unpublished(List<PortMapping> mappings) {
-                    mappings.forEach(m -> heard.add("-" + m.network() + " " + m.hostPort() + " " + m.owner()));
+                    super.unpublished(mappings);
                     throw new IllegalStateException("a listener that fails");
                 }
             });
