@@ -197,6 +197,9 @@ public final class SelfHealingDriver implements NetworkDriver {
             try {
                 foreign = foreignChanged;
                 whole = wholeTable;
+                if (whole) {
+                    backstopsWithoutOwnTable = 0;
+                }
                 sets = Set.copyOf(damagedSets);
                 lost = overran;
                 foreignChanged = false;
@@ -234,7 +237,6 @@ public final class SelfHealingDriver implements NetworkDriver {
                 List<PortMapping> keep = wanted();
                 List<String> repaired = new ArrayList<>();
                 if (whole) {
-                    backstopsWithoutOwnTable = 0;
                     repaired.addAll(foreign ? inner.repair(keep) : inner.repairOwnRuleset(keep));
                 } else {
                     if (!sets.isEmpty()) {
