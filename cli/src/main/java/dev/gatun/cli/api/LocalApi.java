@@ -11,7 +11,6 @@ import dev.gatun.cli.cni.CniPlugin;
 import dev.gatun.cli.http.ErrorStatus;
 import dev.gatun.cli.http.UnixHttpServer;
 import dev.gatun.driver.NetworkDriver;
-import dev.gatun.netns.NetworkNamespace;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
@@ -28,7 +27,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -46,8 +44,6 @@ import java.util.function.Function;
  */
 public final class LocalApi extends Handler.Abstract {
 
-    /** Where every serve's socket lives: made 0700, root only. */
-    public static final Path DIR = Path.of("/run/gatun");
     /** The largest request body taken; a command line or a JSON request is far smaller. */
     static final int MAX_BODY = 64 * 1024;
     private static final int MAX_ARGS = 512;
@@ -68,19 +64,9 @@ public final class LocalApi extends Handler.Abstract {
         this.requestLog = requestLog;
     }
 
-    /** The socket of the serve for {@code ns}: found by the namespace's inode, with a stat and no round trip. */
-    public static Path socketOf(NetworkNamespace ns) {
-        return socketOf(ns.inode());
-    }
-
-    /** The socket of the serve for the namespace with inode {@code inode}. */
-    static Path socketOf(long inode) {
-        return DIR.resolve("netns-" + inode + ".sock");
-    }
-
     /** Serves the API for {@code served} on its namespace's socket; {@code requestLog} (or null) gets a line per request. */
     public static UnixHttpServer start(Served served, Consumer<String> requestLog) {
-        return UnixHttpServer.start(socketOf(served.host()), "gatun-api", new LocalApi(served, requestLog), "rwx------");
+        return UnixHttpServer.start(ServeSockets.of(served.host()), "gatun-api", new LocalApi(served, requestLog), "rwx------");
     }
 
     @Override

@@ -53,7 +53,7 @@ public final class ServeClient {
         } catch (IOException | GatunException | IllegalArgumentException e) {
             return OptionalInt.empty(); // the command, run here, says what is wrong with the namespace
         }
-        return underStartLock(() -> post(LocalApi.socketOf(inode), cliRequest(List.of(sent)), out, err,
+        return underStartLock(() -> post(ServeSockets.of(inode), cliRequest(List.of(sent)), out, err,
                 ServeClient::commandStopped));
     }
 
@@ -65,7 +65,7 @@ public final class ServeClient {
     public static OptionalInt forwardCni(Map<String, String> env, byte[] config, OutputStream out, OutputStream err) {
         Path socket;
         try {
-            socket = LocalApi.socketOf(NetworkNamespace.current().inode());
+            socket = ServeSockets.of(NetworkNamespace.current().inode());
         } catch (GatunException e) {
             return OptionalInt.empty();
         }

@@ -29,7 +29,7 @@ public final class StartLock implements AutoCloseable {
         this.channel = channel;
     }
 
-    static final Path FILE = LocalApi.DIR.resolve("start.lock");
+    static final Path FILE = ServeSockets.DIR.resolve("start.lock");
 
     private static StartLock acquire(boolean shared) throws IOException {
         Path file = FILE;

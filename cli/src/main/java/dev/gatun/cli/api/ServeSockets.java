@@ -1,0 +1,29 @@
+package dev.gatun.cli.api;
+
+import dev.gatun.netns.NetworkNamespace;
+
+import java.nio.file.Path;
+
+/**
+ * Where serves listen: one socket per namespace served, named by the namespace's inode so that
+ * a client finds the serve of its namespace with a stat and no round trip. Apart from
+ * {@link LocalApi} on purpose: a one-shot command that only looks for a serve then loads no
+ * HTTP server, whose first class starts a logging framework (some 100 classes of each JVM start).
+ */
+public final class ServeSockets {
+
+    /** Where every serve's socket lives: made 0700, root only. */
+    public static final Path DIR = Path.of("/run/gatun");
+
+    private ServeSockets() {}
+
+    /** The socket of the serve for {@code ns}. */
+    public static Path of(NetworkNamespace ns) {
+        return of(ns.inode());
+    }
+
+    /** The socket of the serve for the namespace with inode {@code inode}. */
+    static Path of(long inode) {
+        return DIR.resolve("netns-" + inode + ".sock");
+    }
+}
