@@ -10,10 +10,10 @@ import java.nio.file.Path;
  * returns heap to the system only at a full collection; a burst (publishing 50,000 mappings in
  * one request, the repair of a flushed table) fills the old generation with what was alive for
  * its few seconds, and a daemon that then only answers small requests may not run a full
- * collection for hours. So every second this looks at the committed heap and the CPU time of
- * the process's threads but the JIT's: once the heap grew by more than half (and 16 MiB) since
- * the last full collection it ran, and those threads used under a tenth of that second (the
- * burst is over), it runs one, which with -XX:-ShrinkHeapInSteps shrinks the heap to what is
+ * collection for hours. So every second this looks at the committed heap, and while it stands
+ * grown by more than half (and 16 MiB) since the last full collection it ran, at the CPU time of
+ * the process's threads but the JIT's: once those used under a tenth of a second (the burst is
+ * over), it runs one, which with -XX:-ShrinkHeapInSteps shrinks the heap to what is
  * alive. Measured with 100,000 mappings: see bench/README.md, "The serve's memory".
  */
 final class HeapKeeper implements AutoCloseable {
@@ -38,7 +38,9 @@ final class HeapKeeper implements AutoCloseable {
     private void run() {
         Runtime rt = Runtime.getRuntime();
         long settled = rt.totalMemory();
-        long ticks = cpuTicks();
+        // The CPU time is read only while the heap stands grown: an idle serve then reads no
+        // /proc files each second, which is work that the JIT would go on compiling.
+        long ticks = -1;
         while (running) {
             try {
                 Thread.sleep(PERIOD_MILLIS);
@@ -46,18 +48,22 @@ final class HeapKeeper implements AutoCloseable {
                 return;
             }
             long now = rt.totalMemory();
-            long t = cpuTicks();
-            boolean quiet = t >= 0 && ticks >= 0 && t - ticks < QUIET_TICKS;
-            if (quiet && now > settled + Math.max(MIN_GROWTH_BYTES, settled / 2)) {
-                System.gc();
-                now = rt.totalMemory();
-                settled = now;
-                t = cpuTicks();
-            } else if (now < settled) {
+            if (now < settled) {
                 // A full collection of the JVM's own shrank it further.
                 settled = now;
             }
+            if (now <= settled + Math.max(MIN_GROWTH_BYTES, settled / 2)) {
+                ticks = -1;
+                continue;
+            }
+            long t = cpuTicks();
+            boolean quiet = t >= 0 && ticks >= 0 && t - ticks < QUIET_TICKS;
             ticks = t;
+            if (quiet) {
+                System.gc();
+                settled = rt.totalMemory();
+                ticks = -1;
+            }
         }
     }
 
