@@ -15,8 +15,9 @@ import java.util.List;
  * for a running serve that every JVM-path command makes first, then (as root) {@code net create},
  * {@code attach}, {@code publish}, {@code ls}, {@code unpublish}, {@code detach} and
  * {@code net rm} on throwaway namespaces it removes again; without root the read-only doctor.
- * Trained by the demo, the doctor's JSON and every subcommand's help, the cache held some 800
- * classes more and each publish started about 7% slower (bench/README.md).
+ * With {@code --json} first, the same commands print JSON: the launcher keeps a second cache
+ * for command lines with {@code --json}, as Jackson's classes in the one cache would slow every
+ * other command's start (bench/README.md, "The JVM path's start-up measures").
  */
 public final class Training {
 
@@ -29,15 +30,17 @@ public final class Training {
     public static void main(String[] args) {
         ServeClient.forward(new String[] {"ls"}, OutputStream.nullOutputStream(), OutputStream.nullOutputStream());
         PrintWriter discard = new PrintWriter(OutputStream.nullOutputStream(), true);
-        int code = args.length == 1 && args[0].equals("commands") ? commands(discard) : Main.run(args, discard, discard);
+        boolean json = args.length > 0 && args[0].equals("--json");
+        List<String> rest = List.of(args).subList(json ? 1 : 0, args.length);
+        int code = rest.equals(List.of("commands")) ? commands(json, discard) : Main.run(args, discard, discard);
         System.exit(code);
     }
 
     /**
-     * The per-container commands on a throwaway host and container namespace, printing to
-     * {@code out}; the first exit code that is not 0.
+     * The per-container commands on a throwaway host and container namespace, printing JSON when
+     * {@code json}, to {@code out}; the first exit code that is not 0.
      */
-    static int commands(PrintWriter out) {
+    static int commands(boolean json, PrintWriter out) {
         String tag = Long.toString(ProcessHandle.current().pid());
         String host = "gatun-training-host-" + tag;
         String container = "gatun-training-c-" + tag;
@@ -53,7 +56,7 @@ public final class Training {
                     new String[] {"detach", "t1", container},
                     new String[] {"net", "rm", "t1"});
             for (String[] command : commands) {
-                List<String> line = new ArrayList<>(List.of("--netns", host));
+                List<String> line = new ArrayList<>(json ? List.of("--json", "--netns", host) : List.of("--netns", host));
                 line.addAll(List.of(command));
                 int code = Main.run(line.toArray(String[]::new), out, out);
                 if (code != 0) {
