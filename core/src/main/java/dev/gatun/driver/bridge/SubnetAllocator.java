@@ -38,8 +38,9 @@ final class SubnetAllocator {
     }
 
     /**
-     * The gateway of {@code subnet}: {@code given}, or its first address after the network
-     * address. A subnet without such an address (a /32, a /128) has no room for one.
+     * The gateway of {@code subnet}: {@code given} (a host address of it: neither its network
+     * nor its IPv4 broadcast address), or its first address after the network address. A subnet
+     * without such an address (a /32, a /128) has no room for one.
      */
     static InetAddress gateway(String network, Prefix subnet, InetAddress given) {
         Prefix base = subnet.network();
@@ -51,10 +52,14 @@ final class SubnetAllocator {
             }
             return first;
         }
-        // A broadcast address is accepted here, as it always was: only endpoints are kept off it.
         if (!base.contains(given) || given.equals(base.address())) {
             throw new InvalidInputException("gateway " + InetText.of(given) + " of network " + network
                     + " is not a host address of subnet " + base);
+        }
+        // On the broadcast address the bridge would take every container's broadcast as its own.
+        if (given.equals(broadcast(base))) {
+            throw new InvalidInputException("gateway " + InetText.of(given) + " of network " + network
+                    + " is the broadcast address of subnet " + base + "; give a host address");
         }
         return given;
     }
