@@ -3,6 +3,7 @@ package dev.gatun.driver;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.function.Predicate;
@@ -185,15 +186,23 @@ final class WantedMappings {
         }
     }
 
-    /** Room for {@code capacity} entries, with the entries there are moved in, in their order, without gaps. */
+    /**
+     * Room for {@code capacity} entries, with the entries there are moved in, in their order,
+     * without gaps; in place when the room stays the same (a publish and unpublish of one port,
+     * again and again, would otherwise make new arrays every few calls).
+     */
     private void allocate(int capacity) {
         long[] oldKeys = keys;
         long[] oldValues = values;
         int oldUsed = used;
-        keys = new long[capacity];
-        values = new long[capacity];
-        slots = new int[capacity * 2];
-        shift = 64 - Integer.numberOfTrailingZeros(slots.length);
+        if (keys != null && keys.length == capacity) {
+            Arrays.fill(slots, 0);
+        } else {
+            keys = new long[capacity];
+            values = new long[capacity];
+            slots = new int[capacity * 2];
+            shift = 64 - Integer.numberOfTrailingZeros(slots.length);
+        }
         used = 0;
         for (int e = 0; e < oldUsed; e++) {
             if (oldKeys[e] != REMOVED) {
