@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.Predicate;
 
 /**
@@ -28,7 +29,19 @@ final class WantedMappings {
     private static final Protocol[] PROTOCOLS = Protocol.values();
 
     /** What mappings with one target share beside their host key. */
-    private record Target(String network, InetAddress containerIp, String owner) {}
+    private record Target(String network, InetAddress containerIp, String owner) {
+        // Written out, as HostKey's: a record's generated ones go through method handles.
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Target t && Objects.equals(t.owner, owner) && Objects.equals(t.containerIp, containerIp)
+                    && Objects.equals(t.network, network);
+        }
+
+        @Override
+        public int hashCode() {
+            return (Objects.hashCode(network) * 31 + Objects.hashCode(containerIp)) * 31 + Objects.hashCode(owner);
+        }
+    }
 
     private final SharedValues<InetAddress> hostAddresses = new SharedValues<>();
     private final SharedValues<Target> targets = new SharedValues<>();
