@@ -5,6 +5,7 @@ import dev.gatun.cli.cni.CniMain;
 import picocli.CommandLine;
 
 import java.io.PrintWriter;
+import java.io.Writer;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
@@ -59,7 +60,14 @@ public final class Main {
             shown.usage(err);
             return ExitCode.USAGE;
         });
-        int code = cli.execute(args);
+        int code;
+        try {
+            code = cli.execute(args);
+        } finally {
+            if (served != null) {
+                letGo(cli);
+            }
+        }
         if (misdirected[0] != null) {
             // Nothing ran and nothing was printed: the serve answers 421 and the client runs it itself.
             throw misdirected[0];
@@ -78,6 +86,27 @@ public final class Main {
     private static CommandLine reused(String[] args) {
         String name = GatunCommand.subcommandName(args);
         return SERVED_LINES.get().computeIfAbsent(name == null ? "" : name, k -> GatunCommand.commandLine(args));
+    }
+
+    /** What a kept model holds between two requests instead of the last one's writers and handlers. */
+    private static final PrintWriter NOWHERE = new PrintWriter(Writer.nullWriter());
+    private static final CommandLine.IExecutionExceptionHandler NO_EXECUTION_HANDLER = (e, line, parsed) -> {
+        throw e;
+    };
+    private static final CommandLine.IParameterExceptionHandler NO_PARAMETER_HANDLER = (e, a) -> {
+        throw e;
+    };
+
+    /**
+     * Lets a kept model drop the request it ran: its writers (and the handlers, which capture
+     * them) hold the request's whole output, some 4 MiB for a bulk publish of 50,000 ports,
+     * until the thread's next command of the same name, which may never come.
+     */
+    private static void letGo(CommandLine cli) {
+        cli.setOut(NOWHERE);
+        cli.setErr(NOWHERE);
+        cli.setExecutionExceptionHandler(NO_EXECUTION_HANDLER);
+        cli.setParameterExceptionHandler(NO_PARAMETER_HANDLER);
     }
 
     private static int fail(boolean json, PrintWriter out, PrintWriter err, int code, String message) {

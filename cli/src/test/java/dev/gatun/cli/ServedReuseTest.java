@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.lang.ref.WeakReference;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -66,5 +67,23 @@ class ServedReuseTest {
         assertThat(bad.code()).as("-p is required again").isEqualTo(ExitCode.USAGE);
         assertThat(third.out()).isEqualTo("published *:7070 -> 10.88.0.5:70/tcp (owner 10.88.0.5)\n");
         assertThat(owners).containsExactly("web-1", "null", "null");
+    }
+
+    /** The kept model must not hold a request's output (megabytes for a bulk publish) until the thread's next one. */
+    @Test
+    void theKeptModelLetsGoOfTheRequestsOutput() throws InterruptedException {
+        Served served = new Served(NetworkNamespace.current(), "nftables", recording());
+        StringWriter out = new StringWriter();
+        WeakReference<StringWriter> written = new WeakReference<>(out);
+        int code = Main.run(new String[]{"publish", "n1", "10.88.0.2", "-p", "8080:80"}, new PrintWriter(out, true),
+                new PrintWriter(new StringWriter(), true), served);
+        assertThat(code).isZero();
+        assertThat(out.toString()).startsWith("published ");
+        out = null;
+        for (int i = 0; i < 20 && written.get() != null; i++) {
+            System.gc();
+            Thread.sleep(10);
+        }
+        assertThat(written.get()).as("the request's output, after the request").isNull();
     }
 }

@@ -9,9 +9,7 @@ import dev.gatun.nft.RulesetMonitor;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -67,7 +65,7 @@ public final class SelfHealingDriver implements NetworkDriver {
      */
     private final ReadWriteLock lock = new ReentrantReadWriteLock();
     /** Guarded by itself: written by whichever thread commits, read by the repair and {@link #wanted()}. */
-    private final Map<PortMapping.HostKey, PortMapping> wanted = new LinkedHashMap<>();
+    private final WantedMappings wanted = new WantedMappings();
     private volatile PortListener listener;
     private final ReentrantLock wakeLock = new ReentrantLock();
     private final Condition woken = wakeLock.newCondition();
@@ -94,8 +92,8 @@ public final class SelfHealingDriver implements NetworkDriver {
         this.log = log;
         this.backstopMillis = backstopMillis;
         inner.listen(new Recorder());
-        inner.published(null).forEach(m -> wanted.put(m.hostKey(), m));
-        inner.publishedOutside().forEach(m -> wanted.put(m.hostKey(), m));
+        inner.published(null).forEach(wanted::put);
+        inner.publishedOutside().forEach(wanted::put);
         this.monitor = RulesetMonitor.start(inner.host(), this::onEvent, eventQueueBytes);
         this.healer = Thread.ofPlatform().daemon().name("gatun-healer").start(this::heal);
     }
@@ -234,13 +232,15 @@ public final class SelfHealingDriver implements NetworkDriver {
     private void repairNow(boolean foreign, boolean whole, Set<String> sets) {
         alone(() -> {
             try {
-                List<PortMapping> keep = wanted();
+                // Made only for a repair of gatun's own table: the backstop's check of the other
+                // firewalls every 5 s would make 100,000 mappings for nothing.
                 List<String> repaired = new ArrayList<>();
                 if (whole) {
+                    List<PortMapping> keep = wanted();
                     repaired.addAll(foreign ? inner.repair(keep) : inner.repairOwnRuleset(keep));
                 } else {
                     if (!sets.isEmpty()) {
-                        repaired.addAll(inner.repairElements(sets, keep));
+                        repaired.addAll(inner.repairElements(sets, wanted()));
                     }
                     if (foreign) {
                         repaired.addAll(inner.repairOtherFirewalls());
@@ -273,7 +273,7 @@ public final class SelfHealingDriver implements NetworkDriver {
     /** The mappings this driver keeps in place. */
     public List<PortMapping> wanted() {
         synchronized (wanted) {
-            return List.copyOf(wanted.values());
+            return wanted.toList();
         }
     }
 
@@ -286,7 +286,7 @@ public final class SelfHealingDriver implements NetworkDriver {
         @Override
         public void published(List<PortMapping> mappings) {
             synchronized (wanted) {
-                mappings.forEach(m -> wanted.put(m.hostKey(), m));
+                mappings.forEach(wanted::put);
             }
             PortListener l = listener;
             if (l != null) {
@@ -297,7 +297,7 @@ public final class SelfHealingDriver implements NetworkDriver {
         @Override
         public void unpublished(List<PortMapping> mappings) {
             synchronized (wanted) {
-                mappings.forEach(m -> wanted.remove(m.hostKey()));
+                mappings.forEach(wanted::remove);
             }
             PortListener l = listener;
             if (l != null) {
@@ -447,7 +447,7 @@ public final class SelfHealingDriver implements NetworkDriver {
 
     private void forget(Predicate<PortMapping> which) {
         synchronized (wanted) {
-            wanted.values().removeIf(which);
+            wanted.removeIf(which);
         }
     }
 
