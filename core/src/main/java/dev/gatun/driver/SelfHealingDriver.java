@@ -232,10 +232,10 @@ public final class SelfHealingDriver implements NetworkDriver {
     private void repairNow(boolean foreign, boolean whole, Set<String> sets) {
         alone(() -> {
             try {
-                // Made only for a repair of gatun's own table: the backstop's check of the other
-                // firewalls every 5 s would make 100,000 mappings for nothing.
                 List<String> repaired = new ArrayList<>();
                 if (whole) {
+                    // The wanted list is made only for a repair of gatun's own table: the backstop's
+                    // check of the other firewalls every 5 s would make 100,000 mappings for nothing.
                     List<PortMapping> keep = wanted();
                     repaired.addAll(foreign ? inner.repair(keep) : inner.repairOwnRuleset(keep));
                 } else {
