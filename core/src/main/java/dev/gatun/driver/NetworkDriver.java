@@ -145,6 +145,15 @@ public interface NetworkDriver extends AutoCloseable {
     }
 
     /**
+     * Whether what {@link #repairOtherFirewalls} keeps in place can change without an nftables
+     * notification (legacy iptables sends none), so that a caller who watches those must still
+     * look now and then. True when the driver cannot tell.
+     */
+    default boolean otherFirewallsNeedPolling() {
+        return true;
+    }
+
+    /**
      * As {@link #repairOwnRuleset}, for a caller that knows only elements of the named sets of
      * this driver's own table were removed: a driver that can reads just those sets.
      */

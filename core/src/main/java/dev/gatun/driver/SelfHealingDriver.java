@@ -37,10 +37,12 @@ public final class SelfHealingDriver implements NetworkDriver {
     private static final long SETTLE_MILLIS = 20;
     private static final long BACKSTOP_MILLIS = 5_000;
     /**
-     * Legacy iptables sends no notifications, so every backstop reads the other firewalls; gatun's
-     * own table notifies every change (and an overrun says when some were lost), so only every
-     * this many backstops reads it whole too, in case: with 100,000 mappings that read is half a
-     * second of CPU and some 130 MiB of garbage, which every 5 s cost a serve a tenth of a core.
+     * Legacy iptables sends no notifications, so while it has a table every backstop reads the
+     * other firewalls; else they notify like gatun's own table, and the backstop reads nothing
+     * but, only every this many times, gatun's own table whole, in case (an overrun says when
+     * notifications were lost): with 100,000 mappings that read is half a second of CPU and some
+     * 130 MiB of garbage, which every 5 s cost a serve a tenth of a core. An idle serve on a host
+     * without legacy iptables is idle: no reads, no garbage, nothing for its JIT to compile.
      */
     static final int OWN_TABLE_EVERY = 12;
     /**
@@ -167,14 +169,12 @@ public final class SelfHealingDriver implements NetworkDriver {
 
     private void heal() {
         while (running) {
+            boolean backstop;
             wakeLock.lock();
             try {
-                if (!damageSuspected && !woken.await(backstopMillis, TimeUnit.MILLISECONDS)) {
-                    // Legacy iptables sends no notifications: the backstop looks at every firewall.
-                    foreignChanged = true;
-                    if (++backstopsWithoutOwnTable >= OWN_TABLE_EVERY) {
-                        wholeTable = true;
-                    }
+                backstop = !damageSuspected && !woken.await(backstopMillis, TimeUnit.MILLISECONDS);
+                if (backstop && ++backstopsWithoutOwnTable >= OWN_TABLE_EVERY) {
+                    wholeTable = true;
                 }
                 damageSuspected = false;
             } catch (InterruptedException e) {
@@ -187,13 +187,15 @@ public final class SelfHealingDriver implements NetworkDriver {
             } catch (InterruptedException e) {
                 return;
             }
+            // Legacy iptables sends no notifications: while it has a table, the backstop looks at every firewall.
+            boolean poll = backstop && mustPollOtherFirewalls();
             boolean foreign;
             boolean whole;
             Set<String> sets;
             boolean lost;
             wakeLock.lock();
             try {
-                foreign = foreignChanged;
+                foreign = foreignChanged || poll;
                 whole = wholeTable;
                 if (whole) {
                     backstopsWithoutOwnTable = 0;
@@ -210,6 +212,9 @@ public final class SelfHealingDriver implements NetworkDriver {
             if (!running) {
                 return;
             }
+            if (!foreign && !whole && sets.isEmpty()) {
+                continue;
+            }
             if (lost) {
                 log.accept("nftables notifications were lost (the event socket overran, ENOBUFS): reading the whole "
                         + "ruleset again");
@@ -220,6 +225,15 @@ public final class SelfHealingDriver implements NetworkDriver {
 
     private void repairNow() {
         repairNow(true, true, Set.of());
+    }
+
+    /** Whether the backstop must read the other firewalls; when that cannot be told, it reads them. */
+    private boolean mustPollOtherFirewalls() {
+        try {
+            return inner.otherFirewallsNeedPolling();
+        } catch (RuntimeException e) {
+            return true;
+        }
     }
 
     /**
@@ -424,6 +438,11 @@ public final class SelfHealingDriver implements NetworkDriver {
     @Override
     public List<String> repairOtherFirewalls() {
         return alone(inner::repairOtherFirewalls);
+    }
+
+    @Override
+    public boolean otherFirewallsNeedPolling() {
+        return inner.otherFirewallsNeedPolling();
     }
 
     /**

@@ -268,6 +268,11 @@ public final class BridgeDriver implements NetworkDriver {
     }
 
     @Override
+    public boolean otherFirewallsNeedPolling() {
+        return others.needPolling();
+    }
+
+    @Override
     public List<String> repairElements(Collection<String> sets, List<PortMapping> mappings) {
         synchronized (topology) {
             return firewall.restoreElements(networks(), mappings, sets);

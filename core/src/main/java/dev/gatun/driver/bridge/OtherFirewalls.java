@@ -41,6 +41,11 @@ final class OtherFirewalls {
         return foreign().survey(bridges);
     }
 
+    /** Whether they can change unnoticed by nftables notifications (see {@link ForeignFirewalls#needPolling}). */
+    boolean needPolling() {
+        return foreign().needPolling();
+    }
+
     private synchronized ForeignFirewalls foreign() {
         if (foreign == null) {
             foreign = firewall.foreignFirewalls();

@@ -94,6 +94,16 @@ public final class ForeignFirewalls {
         return new ForeignFirewalls(host, xtables, new FirewalldZone(tool), gatunTable, gatunPriority, mark);
     }
 
+    /**
+     * Whether a change to these firewalls can pass without an nftables notification, so that a
+     * caller who watches those must still look now and then: only while legacy iptables, which
+     * notifies nobody, has a filter table here (read from the kernel's list, no process started).
+     * iptables-nft, firewalld and every other nftables table notify each change they make.
+     */
+    public boolean needPolling() {
+        return xtables.stream().anyMatch(x -> !x.notifies() && x.filterMayExist(null));
+    }
+
     /** Every foreign drop and whether {@code bridges} get through it now; changes nothing. */
     public List<ForeignDrop> survey(List<String> bridges) {
         List<ForeignDrop> out = new ArrayList<>();

@@ -61,6 +61,11 @@ final class XtablesForward {
         return LegacyTables.hasFilter(tool.namespace(), v6);
     }
 
+    /** Whether its changes arrive as nftables notifications: iptables-nft's do, legacy x_tables' do not. */
+    boolean notifies() {
+        return suffix.equals("-nft");
+    }
+
     boolean installed() {
         return tool.find(program("save")) != null && tool.find(program("restore")) != null;
     }
