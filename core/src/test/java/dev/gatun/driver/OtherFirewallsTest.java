@@ -21,6 +21,9 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -187,6 +190,51 @@ class OtherFirewallsTest {
             assertThat(showsWithin(host, "iptables-legacy-save", "-A FORWARD -j GATUN-ALLOW", 7_000))
                     .as("opened once the periodic check ran").isTrue();
             assertThat(ReplyServers.tcpFetch(outside, Lab.HOST_ADDRESS, 8080)).isEqualTo("c1");
+        }
+    }
+
+    /**
+     * A serve opens other firewalls at every change another tool makes to its rules, some of
+     * which change them all day: a drop gatun cannot open itself is warned about when it first
+     * stands, not at each of those, and again once it went and came back.
+     */
+    @Test
+    void aDropOfAnotherTableIsWarnedAboutOnceWhileItStands(NetworkNamespace host) {
+        List<String> warnings = new CopyOnWriteArrayList<>();
+        Logger jul = Logger.getLogger("dev.gatun");
+        Handler handler = new Handler() {
+            @Override
+            public void publish(LogRecord r) {
+                warnings.add(r.getMessage());
+            }
+
+            @Override
+            public void flush() {}
+
+            @Override
+            public void close() {}
+        };
+        jul.addHandler(handler);
+        try (BridgeDriver gatun = BridgeDriver.nftables(host)) {
+            NFT_TABLE_DROP.setUp().accept(host);
+            gatun.createNetwork(NetworkSpec.of("n1", Prefix.parse(SUBNET)));
+            assertThat(warnings).as("at the network's creation").singleElement().asString()
+                    .contains("inet fw forward", "drops traffic of gatun's bridges", "accept");
+            for (int i = 0; i < 3; i++) {
+                Oracle.in(host, "nft", "add", "chain", "inet", "fw", "c" + i);
+                gatun.repairOtherFirewalls();
+            }
+            assertThat(warnings).as("after three changes to the other table, the drop still there").hasSize(1);
+
+            Oracle.in(host, "nft", "delete", "table", "inet", "fw");
+            gatun.repairOtherFirewalls();
+            assertThat(warnings).as("the drop gone").hasSize(1);
+            NFT_TABLE_DROP.setUp().accept(host);
+            gatun.repairOtherFirewalls();
+            assertThat(warnings).as("the drop back").hasSize(2);
+            assertThat(warnings.get(1)).isEqualTo(warnings.get(0));
+        } finally {
+            jul.removeHandler(handler);
         }
     }
 

@@ -3,6 +3,7 @@ package dev.gatun.driver.bridge;
 import dev.gatun.driver.foreign.ForeignDrop;
 import dev.gatun.driver.foreign.ForeignFirewalls;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -12,6 +13,7 @@ import java.util.List;
 final class OtherFirewalls {
 
     private final Firewall firewall;
+    private final StandingWarnings warnings = new StandingWarnings();
     private ForeignFirewalls foreign;
 
     OtherFirewalls(Firewall firewall) {
@@ -21,12 +23,16 @@ final class OtherFirewalls {
     /**
      * Opens other firewalls for {@code bridges} (none: removes what gatun added); returns what
      * changed. A failure does not undo the caller's work: it is logged, and the doctor reports it.
+     * A serve opens them at every change of another firewall, and some change their rules all
+     * day: what stands in the way is logged when it first does, not at each of those.
      */
     List<String> open(List<String> bridges) {
         ForeignFirewalls.Opened opened = foreign().open(bridges);
-        for (String failure : opened.failures()) {
-            System.getLogger("dev.gatun").log(System.Logger.Level.WARNING,
-                    "other firewalls may drop traffic of gatun''s networks: {0}", failure);
+        List<String> now = new ArrayList<>();
+        opened.failures().forEach(f -> now.add("other firewalls may drop traffic of gatun's networks: " + f));
+        now.addAll(opened.unopened());
+        for (String warning : warnings.fresh(now)) {
+            System.getLogger("dev.gatun").log(System.Logger.Level.WARNING, warning);
         }
         return opened.changed();
     }

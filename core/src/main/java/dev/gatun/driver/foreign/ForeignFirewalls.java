@@ -151,17 +151,21 @@ public final class ForeignFirewalls {
         }
     }
 
-    /** What {@link #open} changed, one line each, and what it could not do. */
-    public record Opened(List<String> changed, List<String> failures) {}
+    /**
+     * What {@link #open} changed, one line each; what it could not do; and the drops it cannot
+     * open itself, each with the rule the user adds (another tool's nftables table).
+     */
+    public record Opened(List<String> changed, List<String> failures, List<String> unopened) {}
 
     /**
      * Opens every foreign drop for {@code bridges} (all of gatun's bridges; empty removes
-     * everything gatun added). Drops that need the user's rule are logged as warnings, once per
-     * call. One firewall's failure does not stop the others.
+     * everything gatun added), and names those that need the user's rule. One firewall's failure
+     * does not stop the others.
      */
     public Opened open(List<String> bridges) {
         List<String> changed = new ArrayList<>();
         List<String> failures = new ArrayList<>();
+        List<String> unopened = new ArrayList<>();
         Ruleset now;
         try {
             now = ruleset();
@@ -180,7 +184,7 @@ public final class ForeignFirewalls {
             }
         }
         if (now == null) {
-            return new Opened(List.copyOf(changed), List.copyOf(failures));
+            return new Opened(List.copyOf(changed), List.copyOf(failures), List.of());
         }
         try {
             Optional<Table> fw = firewalldTable(now);
@@ -191,13 +195,13 @@ public final class ForeignFirewalls {
             }
             for (ForeignDrop d : NftablesDrops.find(now, gatunTable, gatunPriority, mark, this::handledElsewhere)) {
                 if (!d.open() && !bridges.isEmpty()) {
-                    LOG.log(System.Logger.Level.WARNING, "{0} drops traffic of gatun''s bridges: {1}", d.where(), d.action());
+                    unopened.add(d.where() + " drops traffic of gatun's bridges: " + d.action());
                 }
             }
         } catch (GatunException e) {
             failures.add(e.getMessage());
         }
-        return new Opened(List.copyOf(changed), List.copyOf(failures));
+        return new Opened(List.copyOf(changed), List.copyOf(failures), List.copyOf(unopened));
     }
 
     /** Takes a removed bridge out of what gatun added to firewalld (iptables follow from {@link #open}). */
