@@ -42,7 +42,7 @@ public final class Harness implements Callable<Integer> {
 
     @Option(names = "--soak", description = "Instead of the comparison: publish/unpublish cycles through a gatun serve from"
             + " many clients, its memory, descriptors and threads and the kernel's elements sampled; each must end within"
-            + " 10% of its baseline, and nothing may be left behind (not run by the normal or the quick run).")
+            + " 10%% of its baseline, and nothing may be left behind (not run by the normal or the quick run).")
     boolean soak;
 
     @Option(names = "--cycles", paramLabel = "N", description = "Publish/unpublish cycles of the soak (default: ${DEFAULT-VALUE}).")

@@ -6,7 +6,10 @@ import org.junit.jupiter.params.provider.CsvSource;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.io.StringWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -77,6 +80,23 @@ class SubcommandsTest {
             }
         }
         assertThat(tooLong).isEmpty();
+    }
+
+    /** A lone '%' in a description (picocli formats them) prints a warning to stderr at every --help. */
+    @Test
+    void everyHelpTextFormatsWithoutAWarning() {
+        CommandLine top = GatunCommand.commandLine(new String[] {"--version"});
+        PrintStream stderr = System.err;
+        ByteArrayOutputStream warnings = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(warnings, true, StandardCharsets.UTF_8));
+        try {
+            for (CommandLine c : withSubcommands(top)) {
+                assertThat(c.getUsageMessage()).isNotEmpty();
+            }
+        } finally {
+            System.setErr(stderr);
+        }
+        assertThat(warnings.toString(StandardCharsets.UTF_8)).isEmpty();
     }
 
     private static List<CommandLine> withSubcommands(CommandLine c) {
