@@ -34,7 +34,9 @@ final class Method {
                 + " client alone (cli/target/gatun-client publish ..., what the launcher runs first), so that gatun-served"
                 + " splits into the launcher's sh (up to its exec of the client) and what the client and the serve cost; interleaved cases only");
         m.put("serve footprint", "a serve in a fresh namespace with one network: VmRSS and VmHWM from /proc/PID/status"
-                + " once its CPU is idle, right after two ./gatun publish calls through it (a tcp and a udp range, half"
+                + " once its CPU is idle (idle_rss_when_quiet_kb), and idle_rss_kb the median of samples a second apart from"
+                + " 8 s after that (6 and three samples in the quick run: the JVM frees its compilers' arenas up to 5 s after"
+                + " their last compilation, glibc returns freed memory at its next trim, every 2 s); right after two ./gatun publish calls through it (a tcp and a udp range, half"
                 + " the mappings each), and some seconds later; then nft flush ruleset run in the namespace and the"
                 + " milliseconds until the first and last mapping of each protocol are back (heal_after_flush_ms), each"
                 + " asked with one netlink lookup from the harness, again and again (nft get element reads the whole map,"
