@@ -35,12 +35,8 @@ class SelfHealingBackstopTest {
     @Test
     void withoutLegacyIptablesTheBackstopReadsOnlyGatunsOwnTableNowAndThen(NetworkNamespace host)
             throws InterruptedException {
-        Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
-        List<String> order = new CopyOnWriteArrayList<>();
-        NetworkDriver counted = counting(Specs.withNetwork(Gatun.open(host, "nftables")), calls, order);
-        List<String> log = new CopyOnWriteArrayList<>();
-        try (SelfHealingDriver d = SelfHealingDriver.start(counted, log::add, 0, 100)) {
-            d.publish("n1", C1, ports("8080:80"), "alice");
+        try (Healing h = Healing.start(host)) {
+            Map<String, AtomicInteger> calls = h.calls();
             assertThat(count(calls, "repair")).as("the full repair at start").isEqualTo(1);
             awaitCalls(calls, "repairOwnRuleset", 1);
             assertThat(count(calls, "repairOwnRuleset")).as("a read of gatun's own table by the backstop within 20 s")
@@ -59,7 +55,7 @@ class SelfHealingBackstopTest {
             }
             assertThat(Oracle.in(host, "nft", "list", "map", "inet", "gatun", "ports4")).contains("tcp . 8080");
             assertThat(count(calls, "repairElements")).as("the removed element's set read alone").isGreaterThanOrEqualTo(1);
-            assertThat(log).anyMatch(l -> l.startsWith("repaired") && l.contains("8080"));
+            assertThat(h.log()).anyMatch(l -> l.startsWith("repaired") && l.contains("8080"));
             assertThat(count(calls, "repair")).as("no full repair for it").isEqualTo(1);
         }
     }
@@ -72,12 +68,8 @@ class SelfHealingBackstopTest {
     @Test
     void onceLegacyIptablesHasATableEveryBackstopReadsTheOtherFirewalls(NetworkNamespace host)
             throws InterruptedException {
-        Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
-        List<String> order = new CopyOnWriteArrayList<>();
-        NetworkDriver counted = counting(Specs.withNetwork(Gatun.open(host, "nftables")), calls, order);
-        List<String> log = new CopyOnWriteArrayList<>();
-        try (SelfHealingDriver d = SelfHealingDriver.start(counted, log::add, 0, 100)) {
-            d.publish("n1", C1, ports("8080:80"), "alice");
+        try (Healing h = Healing.start(host)) {
+            Map<String, AtomicInteger> calls = h.calls();
             awaitCalls(calls, "otherFirewallsNeedPolling", 2);
             assertThat(count(calls, "repairOtherFirewalls")).as("before legacy iptables has a table").isZero();
 
@@ -85,8 +77,9 @@ class SelfHealingBackstopTest {
             awaitLegacyJump(host, true);
             assertThat(Oracle.in(host, "iptables-legacy-save")).as("opened by the backstop, no notification sent")
                     .contains(LEGACY_JUMP).contains("-A GATUN-ALLOW -i ");
-            assertThat(log).anyMatch(l -> l.startsWith("repaired") && l.contains("iptables-legacy"));
+            assertThat(h.log()).anyMatch(l -> l.startsWith("repaired") && l.contains("iptables-legacy"));
 
+            List<String> order = h.order();
             order.clear();
             int full = count(calls, "repair");
             awaitCalls(calls, "repair", full + 1);
@@ -101,6 +94,31 @@ class SelfHealingBackstopTest {
             assertThat(Oracle.in(host, "iptables-legacy-save")).as("the jump put back").contains(LEGACY_JUMP);
         }
         Oracle.in(host, "iptables-legacy", "-w", "-P", "FORWARD", "ACCEPT");
+    }
+
+    /** A self-healing driver over a counted nftables driver, its backstop every 100 ms, port 8080 published. */
+    private record Healing(SelfHealingDriver driver, Map<String, AtomicInteger> calls, List<String> order,
+                           List<String> log) implements AutoCloseable {
+
+        static Healing start(NetworkNamespace host) {
+            Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
+            List<String> order = new CopyOnWriteArrayList<>();
+            List<String> log = new CopyOnWriteArrayList<>();
+            NetworkDriver counted = counting(Specs.withNetwork(Gatun.open(host, "nftables")), calls, order);
+            SelfHealingDriver d = SelfHealingDriver.start(counted, log::add, 0, 100);
+            try {
+                d.publish("n1", C1, ports("8080:80"), "alice");
+            } catch (RuntimeException e) {
+                d.close();
+                throw e;
+            }
+            return new Healing(d, calls, order, log);
+        }
+
+        @Override
+        public void close() {
+            driver.close();
+        }
     }
 
     private static void awaitCalls(Map<String, AtomicInteger> calls, String method, int atLeast) throws InterruptedException {
