@@ -7,7 +7,6 @@ import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortMapping.HostKey;
 import dev.gatun.internal.InetText;
 import dev.gatun.sockdiag.BoundSocket;
-import dev.gatun.sockdiag.SocketOwners;
 
 import java.net.Inet4Address;
 import java.net.InetAddress;
@@ -18,7 +17,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * What a batch of requests changes, judged against one reading of the mapping store: a host
@@ -269,14 +267,12 @@ final class PortPlanner {
         }
     }
 
-    /** Refuses a host port that a socket of the host holds, naming it and its process. */
+    /** Refuses a host port that a socket of the host holds, naming the socket (its process is named later). */
     private void checkHostSockets(PortMapping m) {
         for (BoundSocket s : held) {
             if (s.protocol() == m.protocol().number() && s.port() == m.hostPort()
                     && s.holds(m.containerIp() instanceof Inet4Address, m.hostIp())) {
-                String process = SocketOwners.of(Set.of(s.inode())).get(s.inode());
-                throw new ConflictException("host port " + m.describeHost() + " is in use on the host in "
-                        + hostName + ": " + s.describe(process) + "; publishing it would take that traffic away");
+                throw new HostPortInUseException(m.describeHost(), hostName, s);
             }
         }
     }

@@ -57,8 +57,12 @@ final class Publisher implements AutoCloseable {
             }
         }
 
+        /** On the caller's thread, the leader lock let go: a port a process holds is named here, not while planning. */
         @SuppressWarnings("unchecked")
         List<PortMapping> get() {
+            if (value instanceof HostPortInUseException e) {
+                throw e.namingItsProcess();
+            }
             if (value instanceof RuntimeException e) {
                 throw e;
             }

@@ -8,7 +8,13 @@ import dev.gatun.driver.Protocol;
 import dev.gatun.sockdiag.BoundSocket;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -168,6 +174,45 @@ class PortPlannerTest {
         store.put(mapping(null, 8080, A, 80, "app"));
         assertThat(PortPlanner.plan(store.begin(), List.of(publish("app", wanted(null, 8080, B, 80))), List.of(), held,
                 "host1").answers().getFirst().refused()).isNull();
+    }
+
+    /**
+     * The planner runs under the publisher's lock: a port a process holds is refused naming the
+     * socket only, and the process (a scan of every process's descriptors) is named after, by the
+     * caller. Here the process is this JVM, holding a socket it opened.
+     */
+    @Test
+    void aHeldPortsProcessIsNamedAfterThePlanNotInIt() throws IOException {
+        try (ServerSocketChannel listening = ServerSocketChannel.open()) {
+            listening.bind(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), 0));
+            long inode = aSocketInodeOfThisProcess();
+            List<BoundSocket> held = List.of(new BoundSocket(false, TCP, InetAddress.ofLiteral("0.0.0.0"), 8080, false, 0, inode));
+            RuntimeException refused = refused(PortPlanner.plan(store.begin(), List.of(publish("app", wanted(null, 8080, A, 80))),
+                    List.of(), held, "host1"), 0);
+
+            String named = "(pid " + ProcessHandle.current().pid() + ")";
+            assertThat(refused).isInstanceOf(HostPortInUseException.class)
+                    .hasMessageContaining("a socket (inode " + inode + ", uid 0)").hasMessageNotContaining(named);
+            assertThat(((HostPortInUseException) refused).namingItsProcess())
+                    .hasMessageContaining(named + " listens on 0.0.0.0:8080/tcp")
+                    .hasMessageContaining("*:8080/tcp is in use on the host in host1");
+        }
+    }
+
+    private static long aSocketInodeOfThisProcess() throws IOException {
+        try (DirectoryStream<Path> fds = Files.newDirectoryStream(Path.of("/proc/self/fd"))) {
+            for (Path fd : fds) {
+                try {
+                    String target = Files.readSymbolicLink(fd).toString();
+                    if (target.startsWith("socket:[")) {
+                        return Long.parseLong(target.substring("socket:[".length(), target.length() - 1));
+                    }
+                } catch (IOException e) {
+                    // the stream's own descriptor, gone once read
+                }
+            }
+        }
+        throw new AssertionError("this process holds no socket");
     }
 
     @Test
