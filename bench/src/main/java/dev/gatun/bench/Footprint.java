@@ -104,7 +104,7 @@ final class Footprint {
      * VmRSS a second apart once the idle serve has settled: the JVM gives its compilers' arenas
      * back up to 5 s after their last compilation and glibc returns freed memory at its next trim
      * (every 2 s with the serve's flags), so the figure when the CPU first went quiet still holds
-     * some 10 MiB that an idle serve does not keep. Sampled from 8 s after that (6 in the quick run).
+     * 10 to 14 MiB here that an idle serve does not keep. Sampled from 8 s after that (6 in the quick run).
      */
     private static List<Long> settledSamples(Serve serve, boolean quick) {
         sleep(quick ? 6 : 8);
