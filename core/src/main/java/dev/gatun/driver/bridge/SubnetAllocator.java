@@ -52,14 +52,11 @@ final class SubnetAllocator {
             }
             return first;
         }
-        if (!base.contains(given) || given.equals(base.address())) {
-            throw new InvalidInputException("gateway " + InetText.of(given) + " of network " + network
-                    + " is not a host address of subnet " + base);
-        }
         // On the broadcast address the bridge would take every container's broadcast as its own.
-        if (given.equals(broadcast(base))) {
+        if (!isHostAddress(base, given)) {
+            String broadcast = given.equals(broadcast(base)) ? " (it is its broadcast address)" : "";
             throw new InvalidInputException("gateway " + InetText.of(given) + " of network " + network
-                    + " is the broadcast address of subnet " + base + "; give a host address");
+                    + " is not a host address of subnet " + base + broadcast);
         }
         return given;
     }
@@ -94,6 +91,10 @@ final class SubnetAllocator {
 
     /** In the subnet, and neither its network address nor, for IPv4, its broadcast address. */
     boolean isHostAddress(InetAddress ip) {
+        return isHostAddress(subnet, ip);
+    }
+
+    private static boolean isHostAddress(Prefix subnet, InetAddress ip) {
         return subnet.contains(ip) && !ip.equals(subnet.address()) && !ip.equals(broadcast(subnet));
     }
 
