@@ -101,7 +101,7 @@ final class WantedMappings {
             }
             hostRef = id + 1;
         }
-        if (m.hostPort() < 0 || m.hostPort() > 0xFFFF) {
+        if (!isPort(m.hostPort())) {
             return;
         }
         int found = find(key(m, hostRef));
@@ -141,8 +141,12 @@ final class WantedMappings {
         return hostAddresses.size() + targets.size();
     }
 
+    private static boolean isPort(int port) {
+        return port >= 0 && port <= 0xFFFF;
+    }
+
     private static void checkPort(int port) {
-        if (port < 0 || port > 0xFFFF) {
+        if (!isPort(port)) {
             throw new IllegalArgumentException("port " + port + " is not 0-65535");
         }
     }
