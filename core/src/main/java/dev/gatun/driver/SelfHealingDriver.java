@@ -134,11 +134,6 @@ public final class SelfHealingDriver implements NetworkDriver {
      * second, wake nothing.
      */
     private void onEvent(RulesetEvent e) {
-        if (e.byThisProcess()) {
-            // Its own unpublish, network removal or repair: what it did on purpose is no damage,
-            // and a repair per unpublish would hold every publish up (a repair takes milliseconds).
-            return;
-        }
         boolean overrun = e.kind() == RulesetEvent.Kind.OVERRUN;
         boolean own = OWN_TABLE.equals(e.table());
         boolean foreign = overrun || e.table() != null && !own && switch (e.kind()) {
@@ -148,6 +143,13 @@ public final class SelfHealingDriver implements NetworkDriver {
         // A rule someone added to gatun's chains changes what they do as much as one removed.
         boolean ownRemoval = own && (e.isRemoval() || e.kind() == RulesetEvent.Kind.NEW_RULE);
         if (!foreign && !ownRemoval) {
+            return;
+        }
+        // Asked last: it looks the committer up under /proc, and most events (the elements a
+        // publish adds, another tool's sets) matter to no one.
+        if (e.byThisProcess()) {
+            // Its own unpublish, network removal or repair: what it did on purpose is no damage,
+            // and a repair per unpublish would hold every publish up (a repair takes milliseconds).
             return;
         }
         wakeLock.lock();

@@ -3,6 +3,7 @@ package dev.gatun.nft;
 import dev.gatun.bindings.internal.kernel_h;
 import dev.gatun.bindings.internal.nfgenmsg;
 import dev.gatun.internal.NativeLibraries;
+import dev.gatun.netlink.MalformedReplyException;
 import dev.gatun.netlink.NetlinkMessages;
 import dev.gatun.netlink.NetlinkProtocol;
 import dev.gatun.netlink.NetlinkSocket;
@@ -117,7 +118,8 @@ public final class RulesetMonitor implements AutoCloseable {
                 pending.forEach(p -> listener.accept(p.by(e.committer())));
                 pending.clear();
                 listener.accept(e);
-            } else {
+            } else if (pending.isEmpty() || !pending.getLast().equals(e)) {
+                // The kernel notifies each element on its own: a commit's run of them in one set is one event.
                 pending.add(e);
             }
         });
@@ -164,10 +166,10 @@ public final class RulesetMonitor implements AutoCloseable {
                         : RulesetEvent.Kind.DELETE_RULE, r.family(), r.table(), r.chain());
             }
             // Only the set's family, table and name: a deletion does not carry the whole set.
-            case kernel_h.NFT_MSG_NEWSET -> setEvent(m, RulesetEvent.Kind.NEW_SET, false);
-            case kernel_h.NFT_MSG_DELSET -> setEvent(m, RulesetEvent.Kind.DELETE_SET, false);
-            case kernel_h.NFT_MSG_NEWSETELEM -> setEvent(m, RulesetEvent.Kind.NEW_ELEMENTS, true);
-            case kernel_h.NFT_MSG_DELSETELEM -> setEvent(m, RulesetEvent.Kind.DELETE_ELEMENTS, true);
+            case kernel_h.NFT_MSG_NEWSET -> setEvent(m, RulesetEvent.Kind.NEW_SET);
+            case kernel_h.NFT_MSG_DELSET -> setEvent(m, RulesetEvent.Kind.DELETE_SET);
+            case kernel_h.NFT_MSG_NEWSETELEM -> elementsEvent(m, RulesetEvent.Kind.NEW_ELEMENTS);
+            case kernel_h.NFT_MSG_DELSETELEM -> elementsEvent(m, RulesetEvent.Kind.DELETE_ELEMENTS);
             case kernel_h.NFT_MSG_NEWGEN -> new RulesetEvent(RulesetEvent.Kind.NEW_GENERATION, null, null, null, committer(m));
             default -> null;
         };
@@ -184,22 +186,40 @@ public final class RulesetMonitor implements AutoCloseable {
         return pid[0];
     }
 
-    private static RulesetEvent setEvent(MemorySegment m, RulesetEvent.Kind kind, boolean elements) {
+    private static RulesetEvent setEvent(MemorySegment m, RulesetEvent.Kind kind) {
         MemorySegment s = nftnl_set_alloc();
         try {
-            if (elements) {
-                NftReplyCheck.elements(m);
-                nftnl_set_elems_nlmsg_parse(m, s);
-            } else {
-                NftReplyCheck.set(m);
-                nftnl_set_nlmsg_parse(m, s);
-            }
+            NftReplyCheck.set(m);
+            nftnl_set_nlmsg_parse(m, s);
             return new RulesetEvent(kind, Family.of(nftnl_set_get_u32(s, (short) NFTNL_SET_FAMILY)),
                     Native.string(nftnl_set_get_str(s, (short) NFTNL_SET_TABLE)),
                     Native.string(nftnl_set_get_str(s, (short) NFTNL_SET_NAME)));
         } finally {
             nftnl_set_free(s);
         }
+    }
+
+    /**
+     * The event of an element notification: its family and the table and set it names beside
+     * the element, read alone. The kernel sends one notification per element, so a commit of
+     * 100,000 elements (a bulk publish, a repair) is 100,000 of them, read while it runs: parsing
+     * each with libnftnl built every element for nothing.
+     */
+    private static RulesetEvent elementsEvent(MemorySegment m, RulesetEvent.Kind kind) {
+        MemorySegment header = NetlinkMessages.familyHeader(m, nfgenmsg.sizeof(), "set element");
+        String[] tableAndSet = new String[2];
+        NetlinkMessages.forEachAttribute(m, NetlinkMessages.align(NetlinkMessages.HEADER_BYTES + (int) nfgenmsg.sizeof()),
+                (type, payload) -> {
+                    if (type == kernel_h.NFTA_SET_ELEM_LIST_TABLE) {
+                        tableAndSet[0] = NetlinkMessages.string(payload);
+                    } else if (type == kernel_h.NFTA_SET_ELEM_LIST_SET) {
+                        tableAndSet[1] = NetlinkMessages.string(payload);
+                    }
+                });
+        if (tableAndSet[0] == null || tableAndSet[1] == null) {
+            throw new MalformedReplyException("a set element notification names no " + (tableAndSet[0] == null ? "table" : "set"));
+        }
+        return new RulesetEvent(kind, Family.of(Byte.toUnsignedInt(nfgenmsg.nfgen_family(header))), tableAndSet[0], tableAndSet[1]);
     }
 
     @Override

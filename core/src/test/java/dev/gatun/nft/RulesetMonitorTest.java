@@ -7,10 +7,12 @@ import dev.gatun.testing.Oracle;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -58,6 +60,39 @@ class RulesetMonitorTest {
             assertThat(e).usingRecursiveComparison().ignoringFields("committer")
                     .isEqualTo(new RulesetEvent(RulesetEvent.Kind.DELETE_ELEMENTS, Family.IP, "gatun", "bridges"));
             assertThat(e.byThisProcess()).isFalse();
+        }
+    }
+
+    /**
+     * The kernel notifies every element on its own: one commit of 300 elements in two sets is
+     * 300 notifications, and one event per set. Each names its table and set and family.
+     */
+    @Test
+    void aCommitsElementsAreOneEventPerSet(NetworkNamespace a) throws InterruptedException {
+        Table other = Table.of(Family.INET, "other");
+        NftSet first = NftSet.of(other, "first", DataType.IFNAME);
+        NftSet second = NftSet.of(other, "second", DataType.IFNAME);
+        try (Nftables nft = Nftables.open(a)) {
+            nft.transaction().add(other).add(first).add(second).commit();
+        }
+        LinkedBlockingQueue<RulesetEvent> events = new LinkedBlockingQueue<>();
+        try (RulesetMonitor monitor = RulesetMonitor.start(a, events::add); Nftables nft = Nftables.open(a)) {
+            List<Element> names = IntStream.range(0, 150).mapToObj(i -> Element.of("veth" + i)).toList();
+            nft.transaction().addElements(first, names).addElements(second, names).commit();
+
+            List<RulesetEvent> seen = new ArrayList<>();
+            for (RulesetEvent e = events.poll(10, TimeUnit.SECONDS); e != null; e = events.poll(2, TimeUnit.SECONDS)) {
+                seen.add(e);
+                if (e.kind() == RulesetEvent.Kind.NEW_GENERATION) {
+                    break;
+                }
+            }
+            assertThat(seen).map(e -> new RulesetEvent(e.kind(), e.family(), e.table(), e.name())).containsExactly(
+                    new RulesetEvent(RulesetEvent.Kind.NEW_ELEMENTS, Family.INET, "other", "first"),
+                    new RulesetEvent(RulesetEvent.Kind.NEW_ELEMENTS, Family.INET, "other", "second"),
+                    new RulesetEvent(RulesetEvent.Kind.NEW_GENERATION, null, null, null));
+            assertThat(Oracle.in(a, "nft", "list", "set", "inet", "other", "second"))
+                    .as("the oracle sees what the events stand for").contains("veth149");
         }
     }
 
