@@ -208,14 +208,13 @@ public final class RulesetMonitor implements AutoCloseable {
     private static RulesetEvent elementsEvent(MemorySegment m, RulesetEvent.Kind kind) {
         MemorySegment header = NetlinkMessages.familyHeader(m, nfgenmsg.sizeof(), "set element");
         String[] tableAndSet = new String[2];
-        NetlinkMessages.forEachAttribute(m, NetlinkMessages.align(NetlinkMessages.HEADER_BYTES + (int) nfgenmsg.sizeof()),
-                (type, payload) -> {
-                    if (type == kernel_h.NFTA_SET_ELEM_LIST_TABLE) {
-                        tableAndSet[0] = NetlinkMessages.string(payload);
-                    } else if (type == kernel_h.NFTA_SET_ELEM_LIST_SET) {
-                        tableAndSet[1] = NetlinkMessages.string(payload);
-                    }
-                });
+        NetlinkMessages.forEachAttribute(m, NetlinkMessages.HEADER_BYTES + nfgenmsg.sizeof(), (type, payload) -> {
+            if (type == kernel_h.NFTA_SET_ELEM_LIST_TABLE) {
+                tableAndSet[0] = NetlinkMessages.string(payload);
+            } else if (type == kernel_h.NFTA_SET_ELEM_LIST_SET) {
+                tableAndSet[1] = NetlinkMessages.string(payload);
+            }
+        });
         if (tableAndSet[0] == null || tableAndSet[1] == null) {
             throw new MalformedReplyException("a set element notification names no " + (tableAndSet[0] == null ? "table" : "set"));
         }
