@@ -92,7 +92,11 @@ public final class LocalApi extends Handler.Abstract {
                 List<String> args = new ArrayList<>(List.of("--json"));
                 args.addAll(ApiRoutes.args(request.getMethod(), path, query(request), json));
                 Ran ran = run(args);
-                reply(response, callback, ErrorStatus.of(ran.exitCode), "application/json", ran.stdout);
+                if (ran.failure != null) {
+                    ErrorStatus.retryAfterSeconds(ran.failure).ifPresent(
+                            s -> response.getHeaders().put(HttpHeader.RETRY_AFTER, Integer.toString(s)));
+                }
+                reply(response, callback, ran.status(), "application/json", ran.stdout);
             }
         } catch (ApiRoutes.Refused e) {
             log(request, path, e.status + " " + e.getMessage());
@@ -171,7 +175,12 @@ public final class LocalApi extends Handler.Abstract {
         reply(response, callback, 200, "application/octet-stream", both);
     }
 
-    private record Ran(int exitCode, byte[] stdout, byte[] stderr) {}
+    /** A command line's outcome as run here: {@code failure} is null unless a command failed. */
+    private record Ran(int exitCode, Throwable failure, byte[] stdout, byte[] stderr) {
+        int status() {
+            return failure == null ? ErrorStatus.of(exitCode) : ErrorStatus.of(failure);
+        }
+    }
 
     private void log(Request request, String path, String outcome) {
         if (requestLog != null) {
@@ -184,13 +193,13 @@ public final class LocalApi extends Handler.Abstract {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         PrintWriter o = new PrintWriter(out, true, StandardCharsets.UTF_8);
         PrintWriter e = new PrintWriter(err, true, StandardCharsets.UTF_8);
-        int code = Main.run(args.toArray(String[]::new), o, e, served);
+        Main.Outcome ran = Main.execute(args.toArray(String[]::new), o, e, served);
         o.flush();
         e.flush();
         if (requestLog != null) {
-            requestLog.accept("ran gatun " + String.join(" ", args) + ": exit " + code);
+            requestLog.accept("ran gatun " + String.join(" ", args) + ": exit " + ran.exitCode());
         }
-        return new Ran(code, out.toByteArray(), err.toByteArray());
+        return new Ran(ran.exitCode(), ran.failure(), out.toByteArray(), err.toByteArray());
     }
 
     /** A command line as the client sends it: each argument followed by a NUL byte, UTF-8. */

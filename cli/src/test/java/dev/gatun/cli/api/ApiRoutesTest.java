@@ -2,13 +2,20 @@ package dev.gatun.cli.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.gatun.GatunException;
+import dev.gatun.InvalidInputException;
+import dev.gatun.RetryableException;
+import dev.gatun.cli.ExitCode;
 import dev.gatun.cli.GatunCommand;
 import dev.gatun.cli.http.ErrorStatus;
+import dev.gatun.driver.ConflictException;
+import dev.gatun.netlink.ReplyTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import picocli.CommandLine;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -150,5 +157,18 @@ class ApiRoutesTest {
     @Test
     void exitCodesMapToStatuses() {
         assertThat(List.of(0, 1, 2, 3, 4).stream().map(ErrorStatus::of).toList()).containsExactly(200, 500, 400, 409, 503);
+    }
+
+    @Test
+    void aFailureThatMayPassIs503WithRetryAfterWhileTheCliStillExits1() {
+        RetryableException lostReply = new ReplyTimeoutException("publish 8080/tcp", Duration.ofSeconds(5));
+        assertThat(ExitCode.of(lostReply)).as("the CLI's exit code, part of its contract").isEqualTo(ExitCode.FAILED);
+        assertThat(ErrorStatus.of(lostReply)).isEqualTo(503);
+        assertThat(ErrorStatus.retryAfterSeconds(lostReply)).hasValue(1);
+        // The other classes keep their exit code's status, and a client is not told to try again.
+        List<Throwable> others = List.of(new GatunException("the kernel refused"), new ConflictException("held by web-2"),
+                new InvalidInputException("port 70000 is out of range"));
+        assertThat(others.stream().map(ErrorStatus::of).toList()).containsExactly(500, 409, 400);
+        assertThat(others).allSatisfy(e -> assertThat(ErrorStatus.retryAfterSeconds(e)).isEmpty());
     }
 }

@@ -2,12 +2,17 @@ package dev.gatun.cli.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.gatun.cli.Served;
 import dev.gatun.cli.docker.GatunCli;
 import dev.gatun.cli.docker.GatunServe;
+import dev.gatun.cli.http.UnixHttpServer;
+import dev.gatun.driver.NetworkDriver;
+import dev.gatun.netlink.ReplyTimeoutException;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.Bounded;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
+import dev.gatun.testing.StandInDriver;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -22,6 +27,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -57,6 +63,10 @@ class LocalApiIT {
                 throw new AssertionError("not JSON: " + body, e);
             }
         }
+    }
+
+    private static JsonNode json(String body) {
+        return new Answer(0, body).json();
     }
 
     private static Answer curl(NetworkNamespace ns, String method, String path, String body) {
@@ -184,6 +194,37 @@ class LocalApiIT {
             }
             assertThat(curl(host, "GET", "/v1/networks", null).status()).as("still serving").isEqualTo(200);
             assertThat(serve.isAlive()).isTrue();
+        }
+    }
+
+    /**
+     * A failure that may pass if tried again (here a reply the kernel never sent; also other
+     * processes committing past gatun's own tries) is 503 with Retry-After on the REST paths,
+     * so that an engine tries again instead of reporting a bug, while a one-shot command through
+     * the same serve still exits 1 with the CLI's sentence. The driver behind this API is a
+     * stand-in that fails every publish so.
+     */
+    @Test
+    void aFailureThatMayPassIs503WithRetryAfterAndTheCliStillExits1(NetworkNamespace host) {
+        NetworkDriver failing = StandInDriver.answering(Map.of("publish", args -> {
+            throw new ReplyTimeoutException("publish 8080/tcp", Duration.ofSeconds(5));
+        }));
+        try (UnixHttpServer api = LocalApi.start(new Served(host, "nftables", failing), null)) {
+            Oracle.Result r = Oracle.run(List.of("curl", "-sS", "-i", "--unix-socket", socketOf(host).toString(),
+                    "-H", "Content-Type: application/json", "--data-binary",
+                    "{\"containerIp\": \"10.88.0.2\", \"ports\": [\"8080:80\"], \"owner\": \"web-1\"}",
+                    "http://localhost/v1/networks/n1/ports"));
+            assertThat(r.exitCode()).as(r.stderr()).isZero();
+            String[] headAndBody = r.stdout().split("\r\n\r\n", 2);
+            assertThat(headAndBody[0]).startsWith("HTTP/1.1 503").containsIgnoringCase("\r\nRetry-After: 1");
+            JsonNode error = json(headAndBody[1]).get("error");
+            assertThat(error.get("code").asInt()).as("the CLI's exit code").isEqualTo(1);
+            assertThat(error.get("message").asText()).contains("no reply from the kernel to publish 8080/tcp");
+
+            GatunCli.Run cli = GatunCli.run("--netns", host.name(), "publish", "n1", "10.88.0.2", "-p", "8080:80");
+            assertThat(cli.code()).as(cli.err()).isEqualTo(1);
+            assertThat(cli.out()).isEmpty();
+            assertThat(cli.err()).contains("no reply from the kernel to publish 8080/tcp");
         }
     }
 

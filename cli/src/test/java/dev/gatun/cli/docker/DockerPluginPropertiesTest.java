@@ -7,6 +7,7 @@ import dev.gatun.cli.JsonFuzz;
 import dev.gatun.driver.Endpoint;
 import dev.gatun.driver.Network;
 import dev.gatun.driver.NetworkDriver;
+import dev.gatun.netlink.ReplyTimeoutException;
 import dev.gatun.rtnl.MacAddress;
 import dev.gatun.rtnl.Prefix;
 import dev.gatun.testing.StandInDriver;
@@ -15,13 +16,16 @@ import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import org.junit.jupiter.api.Test;
 
 import java.net.InetAddress;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -95,8 +99,34 @@ class DockerPluginPropertiesTest {
         }
     }
 
+    /**
+     * A failure that may pass if tried again is 503, not a bug's 500: the same class the local
+     * API answers with Retry-After (dockerd reads only the sentence).
+     */
+    @Test
+    void aFailureThatMayPassIs503() throws Exception {
+        List<String> changes = new CopyOnWriteArrayList<>();
+        DockerPlugin plugin = new DockerPlugin(driver(changes, change -> new ReplyTimeoutException(change, Duration.ofSeconds(5))),
+                line -> {});
+        String body = """
+                {"NetworkID": "%s", "EndpointID": "%s", "Options": {"com.docker.network.endpoint.exposedports":
+                 [{"Proto": 6, "Port": 80}], "com.docker.network.portmap": [{"Proto": 6, "IP": "", "Port": 80,
+                 "HostIP": "", "HostPort": 8080, "HostPortEnd": 8080}]}}""".formatted(NET, EP);
+
+        DockerPlugin.Reply reply = plugin.handle("NetworkDriver.ProgramExternalConnectivity", body);
+
+        assertThat(changes).as("the plugin asked for the publish").contains("publish");
+        assertThat(reply.status()).as(reply.json()).isEqualTo(503);
+        assertThat(JSON.readTree(reply.json()).path("Err").asText()).contains("no reply from the kernel to publish");
+    }
+
     /** One network (NET's gatun name) with one endpoint (EP); every change is recorded, then refused. */
     static NetworkDriver driver(List<String> changes) {
+        return driver(changes, change -> new GatunException("the test driver changes nothing (" + change + ")"));
+    }
+
+    /** As {@link #driver(List)}, each change refused with the failure {@code refusal} makes of its name. */
+    static NetworkDriver driver(List<String> changes, Function<String, ? extends GatunException> refusal) {
         Network network = new Network(DockerPlugin.networkName(NET), "gt-" + DockerPlugin.networkName(NET),
                 MacAddress.parse("02:42:0a:59:00:01"), List.of(Prefix.parse("10.89.0.0/24")),
                 List.of(InetAddress.ofLiteral("10.89.0.1")), true, false, true, 1500);
@@ -106,7 +136,7 @@ class DockerPluginPropertiesTest {
         for (String change : CHANGES) {
             answers.put(change, args -> {
                 changes.add(change);
-                throw new GatunException("the test driver changes nothing (" + change + ")");
+                throw refusal.apply(change);
             });
         }
         answers.put("networks", args -> List.of(network));
