@@ -22,6 +22,9 @@ final class Footprint {
     static final long IDLE_TARGET_MB = 64;
     static final long LOADED_TARGET_MB = 128;
 
+    /** Heals timed in a row, each after its own nft flush ruleset. */
+    private static final int HEALS = 3;
+
     private Footprint() {}
 
     /**
@@ -67,7 +70,17 @@ final class Footprint {
                 Serve.Memory after = serve.memory();
                 sleep(seconds);
                 Serve.Memory later = serve.memory();
-                long healMillis = Bulk.heal(inside, ns, 2 * half, 10_000);
+                // The first heal is the one judged: a serve's first repair of its table also links
+                // what building one takes. Two more, each once the serve is quiet again, show how
+                // far a warm serve's heal is from it; one sample alone moved by 40% from run to run.
+                List<Long> heals = new ArrayList<>();
+                for (int i = 0; i < HEALS; i++) {
+                    if (i > 0) {
+                        serve.awaitIdle(2, 250, 30_000);
+                    }
+                    heals.add(Bulk.heal(inside, ns, 2 * half, 10_000));
+                }
+                long healMillis = heals.getFirst();
                 int ran = serve.stop();
                 if (ran != 2) {
                     throw new IllegalStateException("gatun serve ran " + ran + " of the 2 publish commands: the others"
@@ -91,6 +104,7 @@ final class Footprint {
                 m.put("target_mappings", 100_000);
                 m.put("commands_ran_by_serve", ran);
                 m.put("heal_after_flush_ms", healMillis);
+                m.put("heal_after_flush_samples_ms", heals);
                 m.put("heal_target_ms", Bulk.HEAL_TARGET_MS);
                 m.put("heal_met", 2 * half == 100_000 ? healMillis <= Bulk.HEAL_TARGET_MS : null);
             }

@@ -38,9 +38,10 @@ final class Method {
                 + " 8 s after that (6 and three samples in the quick run: the JVM frees its compilers' arenas up to 5 s after"
                 + " their last compilation, glibc returns freed memory at its next trim, every 2 s); right after two ./gatun publish calls through it (a tcp and a udp range, half"
                 + " the mappings each), and some seconds later; then nft flush ruleset run in the namespace and the"
-                + " milliseconds until the first and last mapping of each protocol are back (heal_after_flush_ms), each"
-                + " asked with one netlink lookup from the harness, again and again (nft get element reads the whole map,"
-                + " a second with 100,000 elements)");
+                + " milliseconds until the first and last mapping of each protocol are back, each asked with one netlink"
+                + " lookup from the harness once a millisecond (nft get element reads the whole map, a second with 100,000"
+                + " elements); three times, each once the serve is quiet again (heal_after_flush_samples_ms); the first,"
+                + " which also links what a repair needs, is heal_after_flush_ms and the one the target judges");
         m.put("bulk publish", "in one namespace with gatun's table, in turn (the first alternating by round, one unmeasured"
                 + " round each, then a wait until the harness's JIT is idle): gatun's driver in the harness's JVM publishing all the mappings in one call (half tcp,"
                 + " half udp, ports from 1), and the C floor sending the same elements in one batch (publish_ref 'bulk':"
