@@ -1,23 +1,19 @@
 package dev.gatun.testing;
 
 import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.testing.Daemons.Result;
 import org.junit.jupiter.api.Assumptions;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
@@ -56,18 +52,6 @@ import java.util.stream.Stream;
  * refuses it.
  */
 public final class Firewalld implements AutoCloseable {
-
-    /** How long a command's output may stay open after it exited (a child it left may hold it). */
-    private static final Duration OUTPUT_OPEN = Duration.ofSeconds(10);
-
-    /** What a command returned. */
-    public record Result(int exitCode, String stdout, String stderr) {
-        /** stdout and stderr, for messages. */
-        @Override
-        public String toString() {
-            return "exit " + exitCode + ", stdout: " + stdout.strip() + ", stderr: " + stderr.strip();
-        }
-    }
 
     /** firewalld.conf as Debian ships it; {@link #start(NetworkNamespace, Path, Map)} overrides keys. */
     public static final Map<String, String> DEFAULT_SETTINGS = defaults();
@@ -131,17 +115,7 @@ public final class Firewalld implements AutoCloseable {
     }
 
     private static List<String> missing() {
-        return TOOLS.stream().filter(t -> tool(t).isEmpty()).toList();
-    }
-
-    private static Optional<Path> tool(String name) {
-        Stream<String> dirs = Stream.concat(Stream.of("/usr/sbin", "/usr/bin", "/sbin", "/bin"),
-                Arrays.stream(System.getenv().getOrDefault("PATH", "").split(":")));
-        return dirs.filter(d -> !d.isEmpty()).map(d -> Path.of(d, name)).filter(Files::isExecutable).findFirst();
-    }
-
-    private static String toolPath(String name) {
-        return tool(name).orElseThrow(() -> new AssertionError(name + " is not installed")).toString();
+        return TOOLS.stream().filter(t -> Daemons.tool(t).isEmpty()).toList();
     }
 
     // ---- start --------------------------------------------------------------------------
@@ -239,67 +213,39 @@ public final class Firewalld implements AutoCloseable {
 
     private void startBus() {
         Path socket = dir.resolve("bus");
-        dbus = daemon(dir.resolve("dbus.log"), toolPath("nsenter"), "--net=" + ns.path(), "--",
-                toolPath("dbus-daemon"), "--config-file", dir.resolve("bus.conf").toString(), "--nofork", "--nopidfile");
-        waitFor("dbus-daemon", () -> Files.exists(socket), dbus, dir.resolve("dbus.log"));
+        dbus = daemon(dir.resolve("dbus.log"), Daemons.toolPath("nsenter"), "--net=" + ns.path(), "--",
+                Daemons.toolPath("dbus-daemon"), "--config-file", dir.resolve("bus.conf").toString(), "--nofork", "--nopidfile");
+        waitFor("dbus-daemon", () -> Files.exists(socket), dbus);
     }
 
     private void startFirewalld() {
         // nsenter first (it opens the namespace file, which the private /run would hide), then a
         // private mount namespace whose /run is ours; sh only mounts and execs, the arguments are
         // positional, never parsed.
-        firewalld = daemon(dir.resolve("firewalld.out"), toolPath("nsenter"), "--net=" + ns.path(), "--",
-                toolPath("unshare"), "--mount", "--propagation", "private", "--",
-                toolPath("sh"), "-c", "mount --bind \"$0\" /run && exec \"$@\"", dir.resolve("run").toString(),
-                toolPath("firewalld"), "--nofork", "--nopid",
+        firewalld = daemon(dir.resolve("firewalld.out"), Daemons.toolPath("nsenter"), "--net=" + ns.path(), "--",
+                Daemons.toolPath("unshare"), "--mount", "--propagation", "private", "--",
+                Daemons.toolPath("sh"), "-c", "mount --bind \"$0\" /run && exec \"$@\"", dir.resolve("run").toString(),
+                Daemons.toolPath("firewalld"), "--nofork", "--nopid",
                 "--system-config", dir.resolve("etc").toString(),
                 "--default-config", "/usr/lib/firewalld",
                 "--log-target", "file", "--log-file", dir.resolve("firewalld.log").toString());
-        waitFor("firewalld", this::running, firewalld, dir.resolve("firewalld.log"));
+        waitFor("firewalld", this::running, firewalld);
     }
 
     /** firewalld owns its name and its state property reads RUNNING (it does once its rules are in). */
     private boolean running() {
-        Result r = run(List.of(toolPath("dbus-send"), "--system", "--print-reply=literal", "--reply-timeout=5000",
+        Result r = run(List.of(Daemons.toolPath("dbus-send"), "--system", "--print-reply=literal", "--reply-timeout=5000",
                 "--dest=org.fedoraproject.FirewallD1", "/org/fedoraproject/FirewallD1",
                 "org.freedesktop.DBus.Properties.Get", "string:org.fedoraproject.FirewallD1", "string:state"));
         return r.exitCode() == 0 && r.stdout().contains("RUNNING");
     }
 
     private Process daemon(Path log, String... command) {
-        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-                .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
-        environment(pb.environment());
-        try {
-            return pb.start();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return Daemons.start(List.of(command), log, true, this::environment);
     }
 
-    private interface Check {
-        boolean ok();
-    }
-
-    private void waitFor(String what, Check ready, Process process, Path log) {
-        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-        try {
-            while (!ready.ok()) {
-                if (!process.isAlive()) {
-                    throw new AssertionError(what + " in " + ns + " exited with " + process.exitValue()
-                            + "; the end of its output:\n" + tails());
-                }
-                if (System.nanoTime() > deadline) {
-                    throw new AssertionError(what + " in " + ns + " was not ready within " + START_TIMEOUT.toSeconds()
-                            + " s; the end of its output:\n" + tails());
-                }
-                Thread.sleep(20);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted while waiting for " + what, e);
-        }
+    private void waitFor(String what, Daemons.Check ready, Process process) {
+        Daemons.awaitReady(what + " in " + ns, ready, process, START_TIMEOUT, this::tails);
     }
 
     // ---- use ----------------------------------------------------------------------------
@@ -335,7 +281,7 @@ public final class Firewalld implements AutoCloseable {
                 throw new IllegalArgumentException("--complete-reload unloads the host's netfilter kernel modules");
             }
         }
-        List<String> cmd = new ArrayList<>(List.of(toolPath("nsenter"), "--net=" + ns.path(), "--", toolPath("firewall-cmd")));
+        List<String> cmd = new ArrayList<>(List.of(Daemons.toolPath("nsenter"), "--net=" + ns.path(), "--", Daemons.toolPath("firewall-cmd")));
         cmd.addAll(List.of(args));
         return run(cmd);
     }
@@ -364,8 +310,8 @@ public final class Firewalld implements AutoCloseable {
 
     /** The end of firewalld's log and output, and of dbus-daemon's, for failure messages. */
     public String tails() {
-        return "firewalld.log:\n" + tail(dir.resolve("firewalld.log")) + "\nfirewalld.out:\n"
-                + tail(dir.resolve("firewalld.out")) + "\ndbus.log:\n" + tail(dir.resolve("dbus.log"));
+        return "firewalld.log:\n" + Daemons.tail(dir.resolve("firewalld.log")) + "\nfirewalld.out:\n"
+                + Daemons.tail(dir.resolve("firewalld.out")) + "\ndbus.log:\n" + Daemons.tail(dir.resolve("dbus.log"));
     }
 
     // ---- close --------------------------------------------------------------------------
@@ -394,42 +340,12 @@ public final class Firewalld implements AutoCloseable {
     }
 
     private static void stop(Process p, String what) {
-        if (p == null || !p.isAlive()) {
-            return;
-        }
-        try {
-            p.destroy(); // SIGTERM
-            if (!p.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-                p.destroyForcibly();
-                p.waitFor(10, TimeUnit.SECONDS);
-                throw new AssertionError(what + " did not stop within " + STOP_TIMEOUT.toSeconds() + " s of SIGTERM; killed it");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            p.destroyForcibly();
-            throw new AssertionError("interrupted while stopping " + what, e);
-        }
+        Daemons.stop(p, what, STOP_TIMEOUT);
     }
 
-    /** Processes whose command line names our directory: the daemons, or anything they left. */
-    private List<ProcessHandle> leftovers() {
-        String mark = dir.toString();
-        long self = ProcessHandle.current().pid();
-        return ProcessHandle.allProcesses().filter(ph -> ph.pid() != self)
-                .filter(ph -> ph.info().commandLine().map(c -> c.contains(mark)).orElse(false)).toList();
-    }
-
+    /** Kills what still names this fixture's directory (the daemons, or anything they left), failing if anything did. */
     private void killLeftovers() {
-        List<ProcessHandle> left = leftovers();
-        if (left.isEmpty()) {
-            return;
-        }
-        List<String> killed = left.stream().map(ph -> ph.pid() + " " + ph.info().commandLine().orElse("?")).toList();
-        left.forEach(ProcessHandle::destroyForcibly);
-        for (ProcessHandle ph : left) {
-            ph.onExit().orTimeout(10, TimeUnit.SECONDS).exceptionally(t -> ph).join();
-        }
-        throw new AssertionError("processes of the firewalld fixture were still running after it stopped; killed " + killed);
+        Daemons.killLeftovers(Daemons.naming(dir), "the firewalld fixture");
     }
 
     // ---- processes ----------------------------------------------------------------------
@@ -441,35 +357,7 @@ public final class Firewalld implements AutoCloseable {
     }
 
     private Result run(List<String> cmd) {
-        ProcessBuilder pb = new ProcessBuilder(cmd);
-        environment(pb.environment());
-        try {
-            Process p = pb.start();
-            p.getOutputStream().close();
-            CompletableFuture<String> out = Streams.readAsync(p.getInputStream());
-            CompletableFuture<String> err = Streams.readAsync(p.getErrorStream());
-            if (!p.waitFor(COMMAND_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-                p.destroyForcibly();
-                p.waitFor(5, TimeUnit.SECONDS);
-                throw new AssertionError(String.join(" ", cmd) + " did not finish within " + COMMAND_TIMEOUT.toSeconds()
-                        + " s; stderr so far: " + err.getNow(""));
-            }
-            return new Result(p.exitValue(), Bounded.get(out, OUTPUT_OPEN, "stdout after the exit"), Bounded.get(err, OUTPUT_OPEN, "stderr after the exit"));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted: " + String.join(" ", cmd), e);
-        }
-    }
-
-    private static String tail(Path log) {
-        try {
-            List<String> lines = Files.readAllLines(log);
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
-        } catch (IOException e) {
-            return "(none: " + e.getMessage() + ")";
-        }
+        return Daemons.run(cmd, this::environment, COMMAND_TIMEOUT);
     }
 
     @Override

@@ -40,16 +40,16 @@ class FirewalldFixtureTest {
             assertThat(dir.resolve("run/firewalld")).isDirectory();
             assertThat(Files.exists(Path.of("/run/firewalld"))).isEqualTo(hostRunDir);
 
-            assertThat(fw.firewallCmd("--state")).isEqualTo(new Firewalld.Result(0, "running\n", ""));
-            assertThat(fw.firewallCmd("--zone=trusted", "--query-interface=gt-fw0")).isEqualTo(new Firewalld.Result(1, "no\n", ""));
-            assertThat(fw.firewallCmd("--zone=trusted", "--add-interface=gt-fw0")).isEqualTo(new Firewalld.Result(0, "success\n", ""));
-            assertThat(fw.firewallCmd("--zone=trusted", "--query-interface=gt-fw0")).isEqualTo(new Firewalld.Result(0, "yes\n", ""));
+            assertThat(fw.firewallCmd("--state")).isEqualTo(new Daemons.Result(0, "running\n", ""));
+            assertThat(fw.firewallCmd("--zone=trusted", "--query-interface=gt-fw0")).isEqualTo(new Daemons.Result(1, "no\n", ""));
+            assertThat(fw.firewallCmd("--zone=trusted", "--add-interface=gt-fw0")).isEqualTo(new Daemons.Result(0, "success\n", ""));
+            assertThat(fw.firewallCmd("--zone=trusted", "--query-interface=gt-fw0")).isEqualTo(new Daemons.Result(0, "yes\n", ""));
             assertThat(fw.firewallCmdOk("--get-zone-of-interface=gt-fw0").stdout()).isEqualTo("trusted\n");
             assertThat(Oracle.in(host, "nft", "list", "chain", "inet", "firewalld", "filter_FORWARD_ZONES"))
                     .contains("iifname \"gt-fw0\" goto filter_FWD_trusted");
 
-            assertThat(fw.firewallCmd("--zone=trusted", "--remove-interface=gt-fw0")).isEqualTo(new Firewalld.Result(0, "success\n", ""));
-            assertThat(fw.firewallCmd("--zone=trusted", "--query-interface=gt-fw0")).isEqualTo(new Firewalld.Result(1, "no\n", ""));
+            assertThat(fw.firewallCmd("--zone=trusted", "--remove-interface=gt-fw0")).isEqualTo(new Daemons.Result(0, "success\n", ""));
+            assertThat(fw.firewallCmd("--zone=trusted", "--query-interface=gt-fw0")).isEqualTo(new Daemons.Result(1, "no\n", ""));
             assertThat(Oracle.in(host, "nft", "list", "ruleset")).doesNotContain("gt-fw0");
         }
 
@@ -68,7 +68,7 @@ class FirewalldFixtureTest {
         try (Firewalld fw = Firewalld.start(host, dir)) {
             fw.firewallCmdOk("--zone=trusted", "--add-interface=gt-fw0"); // need not exist
             assertThat(fw.firewallCmd("--zone=trusted", "--add-interface=gt-fw0"))
-                    .isEqualTo(new Firewalld.Result(0, "success\n", "Warning: ZONE_ALREADY_SET: 'gt-fw0' already bound to 'trusted'\n"));
+                    .isEqualTo(new Daemons.Result(0, "success\n", "Warning: ZONE_ALREADY_SET: 'gt-fw0' already bound to 'trusted'\n"));
 
             fw.firewallCmdOk("--reload"); // FlushAllOnReload=yes, Debian's default
             assertThat(fw.firewallCmd("--zone=trusted", "--query-interface=gt-fw0").stdout()).isEqualTo("no\n");

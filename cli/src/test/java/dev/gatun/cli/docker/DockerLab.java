@@ -1,8 +1,7 @@
 package dev.gatun.cli.docker;
 
-import dev.gatun.testing.Bounded;
+import dev.gatun.testing.Daemons;
 import dev.gatun.testing.FreshNamespaces;
-import dev.gatun.testing.Streams;
 import org.junit.jupiter.api.Assumptions;
 
 import java.io.ByteArrayOutputStream;
@@ -17,13 +16,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -63,7 +60,6 @@ import java.util.stream.Stream;
 public final class DockerLab implements AutoCloseable {
 
     /** How long a command's output may stay open after it exited (a child it left may hold it). */
-    private static final Duration OUTPUT_OPEN = Duration.ofSeconds(10);
 
     /** The image every lab has: static busybox, every applet linked in /bin, CMD /bin/sh. */
     public static final String IMAGE = "gatun-test/busybox:latest";
@@ -194,7 +190,7 @@ public final class DockerLab implements AutoCloseable {
                 "chroot", "umount", "gcc"));
         tools.addAll(networking.tools);
         for (String tool : tools) {
-            if (tool(tool).isEmpty()) {
+            if (Daemons.tool(tool).isEmpty()) {
                 missing.add(tool);
             }
         }
@@ -202,20 +198,6 @@ public final class DockerLab implements AutoCloseable {
             missing.add(BUSYBOX);
         }
         return missing;
-    }
-
-    /**
-     * The distribution's binary first: a newer docker client in /usr/local/bin (there is one on
-     * some machines) should not be the one that talks to docker.io's 20.10 daemon.
-     */
-    private static Optional<Path> tool(String name) {
-        Stream<String> dirs = Stream.concat(Stream.of("/usr/sbin", "/usr/bin", "/sbin", "/bin"),
-                Arrays.stream(System.getenv().getOrDefault("PATH", "").split(":")));
-        return dirs.filter(d -> !d.isEmpty()).map(d -> Path.of(d, name)).filter(Files::isExecutable).findFirst();
-    }
-
-    private static String toolPath(String name) {
-        return tool(name).orElseThrow(() -> new AssertionError(name + " is not installed")).toString();
     }
 
     // ---- start --------------------------------------------------------------------------
@@ -251,8 +233,8 @@ public final class DockerLab implements AutoCloseable {
     }
 
     private void startAll() {
-        check(run(List.of(toolPath("ip"), "netns", "add", name), null), "ip netns add " + name);
-        check(run(List.of(toolPath("ip"), "-n", name, "link", "set", "lo", "up"), null), "ip link set lo up");
+        check(run(List.of(Daemons.toolPath("ip"), "netns", "add", name), null), "ip netns add " + name);
+        check(run(List.of(Daemons.toolPath("ip"), "-n", name, "link", "set", "lo", "up"), null), "ip link set lo up");
         try {
             Files.createDirectories(dir.resolve("data"));
             Files.createDirectories(dir.resolve("exec"));
@@ -280,11 +262,11 @@ public final class DockerLab implements AutoCloseable {
         // nsenter --net, not ip netns exec: that remounts /sys and hides the cgroup mounts. tini -s
         // is a subreaper, so the shims (which containerd double-forks) stay in the lab's tree and
         // are reaped even where pid 1 does not reap.
-        containerd = daemon(dir.resolve("containerd.log"), false, toolPath("tini"), "-s", "--",
-                toolPath("containerd"), "--config", dir.resolve("containerd.toml").toString());
+        containerd = daemon(dir.resolve("containerd.log"), false, Daemons.toolPath("tini"), "-s", "--",
+                Daemons.toolPath("containerd"), "--config", dir.resolve("containerd.toml").toString());
         waitFor("containerd", () -> Files.exists(containerdSocket()), containerd, dir.resolve("containerd.log"));
 
-        List<String> command = new ArrayList<>(List.of(toolPath("dockerd"),
+        List<String> command = new ArrayList<>(List.of(Daemons.toolPath("dockerd"),
                 "--config-file", dir.resolve("daemon.json").toString(),
                 "--containerd", containerdSocket().toString(),
                 "--data-root", dataRoot().toString(),
@@ -306,42 +288,13 @@ public final class DockerLab implements AutoCloseable {
     }
 
     private Process daemon(Path log, boolean append, String... command) {
-        List<String> cmd = new ArrayList<>(List.of(toolPath("nsenter"), "--net=" + nsPath));
+        List<String> cmd = new ArrayList<>(List.of(Daemons.toolPath("nsenter"), "--net=" + nsPath));
         cmd.addAll(List.of(command));
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
-                .redirectOutput(append ? ProcessBuilder.Redirect.appendTo(log.toFile()) : ProcessBuilder.Redirect.to(log.toFile()))
-                .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
-        scrub(pb.environment());
-        try {
-            return pb.start();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return Daemons.start(cmd, log, append, DockerLab::scrub);
     }
 
-    private interface Check {
-        boolean ok() throws IOException;
-    }
-
-    private void waitFor(String what, Check ready, Process process, Path log) {
-        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-        try {
-            while (!ready.ok()) {
-                if (!process.isAlive()) {
-                    throw new AssertionError(what + " exited with " + process.exitValue() + "; the end of its log:\n" + tail(log));
-                }
-                if (System.nanoTime() > deadline) {
-                    throw new AssertionError(what + " did not answer within " + START_TIMEOUT.toSeconds()
-                            + " s; the end of its log:\n" + tail(log));
-                }
-                Thread.sleep(50);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted while waiting for " + what, e);
-        }
+    private void waitFor(String what, Daemons.Check ready, Process process, Path log) {
+        Daemons.awaitReady(what, ready, process, START_TIMEOUT, () -> Daemons.tail(log));
     }
 
     // ---- dockerd: start, stop, restart ----------------------------------------------------
@@ -383,12 +336,7 @@ public final class DockerLab implements AutoCloseable {
      * Returns {@link System#nanoTime()} when it had exited.
      */
     public long stopDockerd() {
-        try {
-            stop(dockerd, "dockerd");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted while stopping dockerd", e);
-        }
+        Daemons.stop(dockerd, "dockerd", STOP_TIMEOUT);
         return System.nanoTime();
     }
 
@@ -481,14 +429,14 @@ public final class DockerLab implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        Result install = run(List.of(toolPath("chroot"), rootfs.toString(), "/bin/busybox", "--install", "-s", "/bin"), null);
+        Result install = run(List.of(Daemons.toolPath("chroot"), rootfs.toString(), "/bin/busybox", "--install", "-s", "/bin"), null);
         if (install.code() != 0) {
             throw new AssertionError("busybox --install in the image failed (is " + BUSYBOX
                     + " the static one from busybox-static?): " + install.err());
         }
         buildUdpReply(rootfs.resolve("bin/udpreply"));
         Path tar = dir.resolve("rootfs.tar");
-        check(run(List.of(toolPath("tar"), "-C", rootfs.toString(), "-cf", tar.toString(), "."), null), "tar");
+        check(run(List.of(Daemons.toolPath("tar"), "-C", rootfs.toString(), "-cf", tar.toString(), "."), null), "tar");
         dockerOk("import", "--change", "CMD [\"/bin/sh\"]", tar.toString(), IMAGE);
     }
 
@@ -533,7 +481,7 @@ public final class DockerLab implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        check(run(List.of(toolPath("gcc"), "-static", "-O2", "-o", target.toString(), source.toString()), null),
+        check(run(List.of(Daemons.toolPath("gcc"), "-static", "-O2", "-o", target.toString(), source.toString()), null),
                 "gcc -static udpreply.c (needs libc6-dev)");
     }
 
@@ -541,7 +489,7 @@ public final class DockerLab implements AutoCloseable {
 
     /** Runs the docker client (docker.io's) against this lab's daemon. */
     public Result docker(String... args) {
-        List<String> cmd = new ArrayList<>(List.of(toolPath("docker"), "-H", "unix://" + socket()));
+        List<String> cmd = new ArrayList<>(List.of(Daemons.toolPath("docker"), "-H", "unix://" + socket()));
         cmd.addAll(List.of(args));
         return run(cmd, Map.of("DOCKER_CONFIG", dir.resolve("client").toString()));
     }
@@ -599,7 +547,7 @@ public final class DockerLab implements AutoCloseable {
 
     /** The last lines of dockerd's log, for failure messages. */
     public String dockerdLog() {
-        return tail(dir.resolve("dockerd.log"));
+        return Daemons.tail(dir.resolve("dockerd.log"));
     }
 
     // ---- close --------------------------------------------------------------------------
@@ -622,14 +570,14 @@ public final class DockerLab implements AutoCloseable {
                 }
             }
         });
-        step(failures, () -> stop(dockerd, "dockerd"));
-        step(failures, () -> stop(containerd, "containerd")); // tini passes SIGTERM on
+        step(failures, () -> Daemons.stop(dockerd, "dockerd", STOP_TIMEOUT));
+        step(failures, () -> Daemons.stop(containerd, "containerd", STOP_TIMEOUT)); // tini passes SIGTERM on
         step(failures, this::killLeftovers);
         step(failures, this::unmountAll);
         step(failures, this::removeCgroups);
         step(failures, () -> {
             if (Files.exists(nsPath)) {
-                check(run(List.of(toolPath("ip"), "netns", "del", name), null), "ip netns del " + name);
+                check(run(List.of(Daemons.toolPath("ip"), "netns", "del", name), null), "ip netns del " + name);
             }
         });
         step(failures, this::deleteDir);
@@ -653,31 +601,16 @@ public final class DockerLab implements AutoCloseable {
         }
     }
 
-    private static void stop(Process p, String what) throws InterruptedException {
-        if (p == null || !p.isAlive()) {
-            return;
-        }
-        p.destroy(); // SIGTERM
-        if (!p.waitFor(STOP_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            p.waitFor(10, TimeUnit.SECONDS);
-            throw new AssertionError(what + " did not stop within " + STOP_TIMEOUT.toSeconds() + " s of SIGTERM; killed it");
-        }
-    }
-
     /**
      * Every process whose command line names our directory (daemons, tini, shims) or that still
      * lives in the lab's network namespace (docker-proxy, whose command line does not).
      */
     private List<ProcessHandle> leftovers() {
-        String mark = dir.toString();
         String net = netnsLink();
         long self = ProcessHandle.current().pid();
-        return ProcessHandle.allProcesses()
-                .filter(ph -> ph.pid() != self)
-                .filter(ph -> ph.info().commandLine().map(c -> c.contains(mark)).orElse(false)
-                        || (net != null && net.equals(netnsLinkOf(ph.pid()))))
-                .toList();
+        Stream<ProcessHandle> inNamespace = net == null ? Stream.empty() : ProcessHandle.allProcesses()
+                .filter(ph -> ph.pid() != self && net.equals(netnsLinkOf(ph.pid())));
+        return Stream.concat(Daemons.naming(dir).stream(), inNamespace).distinct().toList();
     }
 
     /** "net:[INODE]", as /proc/PID/ns/net reads for a process in the lab's namespace; null once it is gone. */
@@ -705,15 +638,7 @@ public final class DockerLab implements AutoCloseable {
                 ProcessHandle.of(Long.parseLong(pid.strip())).ifPresent(left::add);
             }
         }
-        if (left.isEmpty()) {
-            return;
-        }
-        List<String> killed = left.stream().map(ph -> ph.pid() + " " + ph.info().commandLine().orElse("?")).toList();
-        left.forEach(ProcessHandle::destroyForcibly);
-        for (ProcessHandle ph : left) {
-            ph.onExit().orTimeout(10, TimeUnit.SECONDS).exceptionally(t -> ph).join();
-        }
-        throw new AssertionError("processes of the lab were still running after it stopped; killed " + killed);
+        Daemons.killLeftovers(left, "the lab");
     }
 
     /** Mount points at or under our directory, topmost last, as /proc/self/mountinfo lists them. */
@@ -746,8 +671,8 @@ public final class DockerLab implements AutoCloseable {
     /** dockerd leaves at least exec-root/netns/default (the host-network sandbox) mounted. */
     private void unmountAll() throws IOException {
         for (String point : mountsUnderDir().reversed()) { // a stacked mount point comes twice
-            if (run(List.of(toolPath("umount"), point), null).code() != 0) {
-                check(run(List.of(toolPath("umount"), "--lazy", point), null), "umount --lazy " + point);
+            if (run(List.of(Daemons.toolPath("umount"), point), null).code() != 0) {
+                check(run(List.of(Daemons.toolPath("umount"), "--lazy", point), null), "umount --lazy " + point);
             }
         }
         List<String> left = mountsUnderDir();
@@ -805,28 +730,13 @@ public final class DockerLab implements AutoCloseable {
     }
 
     private static Result run(List<String> cmd, Map<String, String> env) {
-        ProcessBuilder pb = new ProcessBuilder(cmd);
-        scrub(pb.environment());
-        if (env != null) {
-            pb.environment().putAll(env);
-        }
-        try {
-            Process p = pb.start();
-            p.getOutputStream().close();
-            CompletableFuture<String> out = Streams.readAsync(p.getInputStream());
-            CompletableFuture<String> err = Streams.readAsync(p.getErrorStream());
-            if (!p.waitFor(COMMAND_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                throw new AssertionError(String.join(" ", cmd) + " did not finish within " + COMMAND_TIMEOUT.toSeconds()
-                        + " s; stderr so far: " + err.getNow(""));
+        Daemons.Result r = Daemons.run(cmd, e -> {
+            scrub(e);
+            if (env != null) {
+                e.putAll(env);
             }
-            return new Result(p.exitValue(), Bounded.get(out, OUTPUT_OPEN, "stdout after the exit"), Bounded.get(err, OUTPUT_OPEN, "stderr after the exit"));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted: " + String.join(" ", cmd), e);
-        }
+        }, COMMAND_TIMEOUT);
+        return new Result(r.exitCode(), r.stdout(), r.stderr());
     }
 
     /**
@@ -836,14 +746,5 @@ public final class DockerLab implements AutoCloseable {
     private static void scrub(Map<String, String> env) {
         env.keySet().removeIf(k -> k.startsWith("DOCKER_") || k.startsWith("CONTAINERD_")
                 || k.equals("NOTIFY_SOCKET") || k.startsWith("LISTEN_"));
-    }
-
-    private static String tail(Path log) {
-        try {
-            List<String> lines = Files.readAllLines(log);
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
-        } catch (IOException e) {
-            return "(no log: " + e.getMessage() + ")";
-        }
     }
 }
