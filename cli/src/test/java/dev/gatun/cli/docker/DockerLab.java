@@ -59,8 +59,6 @@ import java.util.stream.Stream;
  */
 public final class DockerLab implements AutoCloseable {
 
-    /** How long a command's output may stay open after it exited (a child it left may hold it). */
-
     /** The image every lab has: static busybox, every applet linked in /bin, CMD /bin/sh. */
     public static final String IMAGE = "gatun-test/busybox:latest";
 
