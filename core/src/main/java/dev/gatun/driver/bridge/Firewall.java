@@ -27,6 +27,15 @@ interface Firewall {
     /** Adds (or with {@code add} false removes) a network's bridge and subnets to the ruleset. */
     void network(String bridge, Prefix v4, Prefix v6, boolean internal, boolean masquerade, boolean add);
 
+    /**
+     * Adds (or with {@code add} false removes) a container outside gatun's networks whose
+     * localhost and hairpin connections to published ports are to be masqueraded.
+     */
+    void outside(OutsideTarget target, boolean add);
+
+    /** The targets {@link #outside} added, as they are now. */
+    List<OutsideTarget> outsideTargets();
+
     /** Removes everything {@link #ensure} made; called when the last network is gone. */
     void teardown();
 

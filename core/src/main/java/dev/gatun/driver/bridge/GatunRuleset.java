@@ -43,6 +43,9 @@ import static dev.gatun.nft.DataType.IPV6_ADDR;
  * samebridge ifname . ifname of every gatun bridge with itself: traffic between two different
  *            bridges is dropped unless it is to a published port (networks are isolated)
  * subnets4/6 every network's subnet;  masq4/6: subnets whose outbound traffic is masqueraded
+ * outside4/6 host ifname . container addr of every container outside gatun's networks that
+ *            mappings go to (a CNI chain's, after bridge or ptp): its localhost and hairpin
+ *            connections are masqueraded as those into gatun's bridges are
  * </pre>
  * The forward chain runs before other tables' and marks what it accepts (see {@link AcceptMark}).
  */
@@ -64,8 +67,11 @@ final class GatunRuleset {
     static final NftSet MASQ4 = NftSet.of(TABLE, "masq4", IPV4_ADDR).withFlags(SetFlag.INTERVAL);
     static final NftSet MASQ6 = NftSet.of(TABLE, "masq6", IPV6_ADDR).withFlags(SetFlag.INTERVAL);
 
+    static final NftSet OUTSIDE4 = NftSet.of(TABLE, "outside4", DataType.IFNAME, IPV4_ADDR);
+    static final NftSet OUTSIDE6 = NftSet.of(TABLE, "outside6", DataType.IFNAME, IPV6_ADDR);
+
     static final List<NftSet> SETS = List.of(PORTS4, HOSTIP4, PORTS6, HOSTIP6, BRIDGES, INTERNAL, SAMEBRIDGE, SUBNETS4,
-            SUBNETS6, MASQ4, MASQ6);
+            SUBNETS6, MASQ4, MASQ6, OUTSIDE4, OUTSIDE6);
 
     private static final Chain PREROUTING = Chain.base(TABLE, "prerouting", ChainType.NAT, Hook.PREROUTING, Priority.DSTNAT,
             Verdict.Code.ACCEPT);
@@ -110,6 +116,23 @@ final class GatunRuleset {
                 .inSet(BRIDGES.name(), Field.META_OIFNAME).masquerade(false).comment("hairpin").build());
         rules.add(Rule.in(POSTROUTING).ctStatus("dnat").inSet(SUBNETS6.name(), Field.IP6_SADDR)
                 .inSet(BRIDGES.name(), Field.META_OIFNAME).masquerade(false).comment("hairpin").build());
+        // The same for containers outside gatun's networks. A routed hairpin connection comes in by
+        // the interface it goes out by (the other plugin's bridge, or for ptp the container's own
+        // veth: a sibling's replies are routed back through the host there and need no rewrite).
+        // One that br_netfilter bridges back has no input interface here: a container reaching
+        // itself is told by its source (a sibling's replies cross the same bridge hooks).
+        rules.add(Rule.in(POSTROUTING).match(Field.IP_SADDR, "127.0.0.0/8").ctStatus("dnat")
+                .inSet(OUTSIDE4.name(), Field.META_OIFNAME, Field.IP_DADDR).masquerade(false)
+                .comment("localhost to a published port outside gatun's networks").build());
+        for (Field[] addresses : List.of(new Field[] {Field.IP_SADDR, Field.IP_DADDR},
+                new Field[] {Field.IP6_SADDR, Field.IP6_DADDR})) {
+            String set = (addresses[0] == Field.IP_SADDR ? OUTSIDE4 : OUTSIDE6).name();
+            rules.add(Rule.in(POSTROUTING).ctStatus("dnat").inSet(set, Field.META_IIFNAME, addresses[1])
+                    .masquerade(false).comment("hairpin outside gatun's networks").build());
+            rules.add(Rule.in(POSTROUTING).ctStatus("dnat").inSet(set, Field.META_OIFNAME, addresses[0])
+                    .inSet(set, Field.META_OIFNAME, addresses[1]).masquerade(false)
+                    .comment("bridged hairpin outside gatun's networks").build());
+        }
         rules.add(Rule.in(POSTROUTING).inSet(MASQ4.name(), Field.IP_SADDR).notInSet(BRIDGES.name(), Field.META_OIFNAME)
                 .masquerade(false).comment("outbound").build());
         rules.add(Rule.in(POSTROUTING).inSet(MASQ6.name(), Field.IP6_SADDR).notInSet(BRIDGES.name(), Field.META_OIFNAME)

@@ -232,6 +232,67 @@ final class IptablesFirewall implements Firewall {
         }
     }
 
+    // ------------------------------------------------------------------ containers outside gatun's networks
+
+    /** The comment of gatun's rules for a container outside its networks; {@link #LOCALNET} when it set route_localnet. */
+    static final String OUTSIDE = "gatun-outside";
+    static final String LOCALNET = "gatun-outside-localnet";
+
+    @Override
+    public void outside(OutsideTarget t, boolean add) {
+        InterfaceNames.check(t.hostIfname());
+        boolean v6 = t.isIpv6();
+        if (v6 && !hasIpv6()) {
+            throw new GatunException(variant.program(true, "") + " is not installed, needed for " + t.describe());
+        }
+        String op = add ? "-A" : "-D";
+        String to = " -d " + new Prefix(t.containerIp(), v6 ? 128 : 32) + " -o " + t.hostIfname()
+                + " -m conntrack --ctstate DNAT -m comment --comment " + (t.localnetByGatun() ? LOCALNET : OUTSIDE)
+                + " -j MASQUERADE";
+        List<String> nat = new ArrayList<>();
+        if (!v6) {
+            nat.add(op + " " + POSTROUTING + " -s 127.0.0.0/8" + to);
+        }
+        // POSTROUTING cannot match the input interface in iptables: hairpin sources are those of the route.
+        nat.add(op + " " + POSTROUTING + " -s " + t.route().network() + to);
+        restore(v6, "nat", nat, (add ? "add" : "remove") + " the masquerade rules of " + t.describe());
+    }
+
+    @Override
+    public List<OutsideTarget> outsideTargets() {
+        List<OutsideTarget> out = new ArrayList<>();
+        for (boolean v6 : hasIpv6() ? new boolean[] {false, true} : new boolean[] {false}) {
+            String saved = tool.check(variant.program(v6, "save"), List.of("-t", "nat"), null, "list the masquerade rules");
+            for (String line : saved.split("\n")) {
+                outsideTarget(line).ifPresent(out::add);
+            }
+        }
+        return out;
+    }
+
+    /** The target of a hairpin rule {@link #outside} wrote, as iptables-save prints it. */
+    static Optional<OutsideTarget> outsideTarget(String line) {
+        List<String> words = List.of(line.strip().split("\\s+"));
+        if (words.size() < 2 || !words.get(0).equals("-A") || !words.get(1).equals(POSTROUTING)) {
+            return Optional.empty();
+        }
+        String source = after(words, "-s");
+        String dest = after(words, "-d");
+        String out = after(words, "-o");
+        String comment = after(words, "--comment");
+        if (source == null || dest == null || out == null || source.startsWith("127.")
+                || !(OUTSIDE.equals(comment) || LOCALNET.equals(comment))) {
+            return Optional.empty();
+        }
+        Prefix route = Prefix.parse(source);
+        return Optional.of(new OutsideTarget(out, Prefix.parse(dest).address(), route, LOCALNET.equals(comment)));
+    }
+
+    private static String after(List<String> words, String option) {
+        int i = words.indexOf(option);
+        return i < 0 || i + 1 >= words.size() ? null : words.get(i + 1);
+    }
+
     /** One iptables-restore per table: the lines apply together or not at all. */
     private void restore(boolean v6, String table, List<String> lines, String operation) {
         if (lines.isEmpty()) {

@@ -4,6 +4,7 @@ import dev.gatun.driver.Network;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.foreign.ForeignFirewalls;
 import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.nft.NftSet;
 import dev.gatun.nft.Nftables;
 import dev.gatun.nft.Ruleset;
 import dev.gatun.nft.Transaction;
@@ -77,6 +78,27 @@ final class NftablesFirewall implements Firewall {
                 }
             });
             tx.commit();
+        }
+    }
+
+    @Override
+    public void outside(OutsideTarget target, boolean add) {
+        try (Nftables nft = Nftables.open(host)) {
+            Transaction tx = nft.transaction();
+            NftSet set = OutsideTargets.set(target);
+            if (add) {
+                tx.addElements(set, List.of(OutsideTargets.element(target)));
+            } else {
+                tx.deleteElements(set, List.of(OutsideTargets.element(target)));
+            }
+            tx.commit();
+        }
+    }
+
+    @Override
+    public List<OutsideTarget> outsideTargets() {
+        try (Nftables nft = Nftables.open(host)) {
+            return OutsideTargets.read(nft, nft.listWithoutElements(GatunRuleset.TABLE));
         }
     }
 

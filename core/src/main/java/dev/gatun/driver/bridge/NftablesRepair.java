@@ -89,6 +89,10 @@ final class NftablesRepair {
                     for (PortMapping m : present(nft, now)) {
                         mappingAdds.computeIfAbsent(map(m), k -> new ArrayList<>()).add(element(m));
                     }
+                    // Containers outside gatun's networks have no network to rebuild their entries from.
+                    for (OutsideTarget t : OutsideTargets.read(nft, now)) {
+                        adds.computeIfAbsent(OutsideTargets.set(t), k -> new ArrayList<>()).add(OutsideTargets.element(t));
+                    }
                 }
                 missingEntries(networks, intact ? nft::elements : set -> List.of(), adds, repaired);
                 missingMappings(wanted, held, mappingAdds, repaired);

@@ -7,6 +7,7 @@ import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortSpec;
 import dev.gatun.driver.Protocol;
 import dev.gatun.internal.InetText;
+import dev.gatun.internal.Rollback;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.rtnl.Prefix;
 import dev.gatun.sockdiag.BoundSocket;
@@ -40,6 +41,8 @@ final class PublishedPorts {
     private final Supplier<List<Network>> networks;
     /** Makes gatun's table, under the driver's topology lock, for a port published while no network exists. */
     private final Runnable ensureTable;
+    /** Localhost and hairpin connections to the containers outside gatun's networks. */
+    private final OutsideMasquerade outside;
 
     PublishedPorts(NetworkNamespace host, Firewall firewall, Publisher publisher, Supplier<List<Network>> networks,
                    Runnable ensureTable) {
@@ -48,6 +51,7 @@ final class PublishedPorts {
         this.publisher = publisher;
         this.networks = networks;
         this.ensureTable = ensureTable;
+        this.outside = new OutsideMasquerade(host, firewall);
     }
 
     List<PortMapping> publish(Network n, InetAddress containerIp, List<PortSpec> ports, String owner,
@@ -74,13 +78,21 @@ final class PublishedPorts {
         }
         List<Publisher.Wanted> wanted = wanted(containerIp, ports);
         ensureTable.run();
-        // The host's sockets are not asked: this is for a CNI chain, whose runtime holds the ports itself.
-        return publisher.publish(label, wanted, who, HostPortCheck.SKIP);
+        Rollback rollback = new Rollback();
+        outside.add(containerIp).ifPresent(t -> rollback.onFailure(() -> outside.removeIfUnused(containerIp)));
+        try {
+            // The host's sockets are not asked: this is for a CNI chain, whose runtime holds the ports itself.
+            return publisher.publish(label, wanted, who, HostPortCheck.SKIP);
+        } catch (RuntimeException e) {
+            throw rollback.undo(e);
+        }
     }
 
     List<PortMapping> unpublishOutside(String label, InetAddress containerIp, List<PortSpec> ports, String owner) {
         checkOutside(containerIp);
-        return publisher.unpublish(label, selection(containerIp, ports, owner));
+        List<PortMapping> removed = publisher.unpublish(label, selection(containerIp, ports, owner));
+        outside.removeIfUnused(containerIp);
+        return removed;
     }
 
     /** Removes every mapping to one of {@code addresses}, whoever owns it (an endpoint is going). */

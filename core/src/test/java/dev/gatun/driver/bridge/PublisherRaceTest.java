@@ -283,6 +283,16 @@ class PublisherRaceTest {
         }
 
         @Override
+        public void outside(OutsideTarget target, boolean add) {
+            real.outside(target, add);
+        }
+
+        @Override
+        public List<OutsideTarget> outsideTargets() {
+            return real.outsideTargets();
+        }
+
+        @Override
         public void teardown() {
             real.teardown();
         }
