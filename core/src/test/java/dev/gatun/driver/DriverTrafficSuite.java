@@ -3,6 +3,8 @@ package dev.gatun.driver;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.netns.ReplyServers;
 import dev.gatun.rtnl.Prefix;
+import dev.gatun.rtnl.Rtnetlink;
+import dev.gatun.rtnl.Sysctls;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Lab;
 import dev.gatun.testing.Oracle;
@@ -245,6 +247,48 @@ abstract class DriverTrafficSuite {
             assertThat(ReplyServers.tcpFetch(c1, Lab.HOST_ADDRESS, 8080)).as("another network's published port")
                     .isEqualTo("c3");
             assertThat(masqueraded.ip()).isNotNull();
+        }
+    }
+
+    /**
+     * A container outside gatun's networks (a CNI chain's, here behind a veth of the host as
+     * {@code ptp} makes it): its published port answers from outside with the client's own
+     * address, and on 127.0.0.1 of the host and to the container itself through a host address,
+     * masqueraded; route_localnet of the veth goes back to 0 with the last mapping.
+     */
+    @Test
+    void anOutsideContainerAnswersOnLocalhostAndToItself(NetworkNamespace host, NetworkNamespace outside,
+                                                         NetworkNamespace c1) throws Exception {
+        Lab.connectOutside(host, outside, "10.99.0.0/24");
+        try (Rtnetlink rt = Rtnetlink.open(host)) {
+            rt.createVeth("vout", null, "eth0", null, c1, null);
+            rt.addAddress("vout", Prefix.parse("10.99.0.1/24"));
+            rt.setUp("vout", true);
+        }
+        try (Rtnetlink rt = Rtnetlink.open(c1)) {
+            rt.addAddress("eth0", Prefix.parse("10.99.0.2/24"));
+            rt.setUp("eth0", true);
+            rt.addDefaultRoute(InetAddress.ofLiteral("10.99.0.1"), "eth0");
+        }
+        Sysctls sysctls = new Sysctls(host);
+        sysctls.setIpv4Forwarding(true);
+        InetAddress container = InetAddress.ofLiteral("10.99.0.2");
+        try (NetworkDriver gatun = open(host); ReplyServers servers = new ReplyServers()) {
+            servers.tcpWhoAmI(c1, "10.99.0.2", 80);
+            gatun.publishOutside("chain", container, ports("8080:80"), "a1/eth0@chain");
+
+            assertThat(ReplyServers.tcpFetch(outside, Lab.HOST_ADDRESS, 8080)).as("from outside, as it came")
+                    .isEqualTo("192.0.2.2");
+            assertThat(ReplyServers.tcpFetch(host, "127.0.0.1", 8080)).as("localhost, masqueraded")
+                    .isEqualTo("10.99.0.1");
+            assertThat(ReplyServers.tcpFetch(c1, Lab.HOST_ADDRESS, 8080)).as("hairpin, masqueraded")
+                    .isEqualTo("10.99.0.1");
+            assertThat(sysctls.read("ipv4/conf/vout/route_localnet")).isEqualTo("1");
+
+            gatun.unpublishOutside("chain", container, List.of(), "a1/eth0@chain");
+            assertThat(sysctls.read("ipv4/conf/vout/route_localnet")).as("turned off with the last mapping")
+                    .isEqualTo("0");
+            assertThat(ReplyServers.tcpAnswers(host, "127.0.0.1", 8080)).isFalse();
         }
     }
 }

@@ -4,6 +4,7 @@ import dev.gatun.Gatun;
 import dev.gatun.InvalidInputException;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.rtnl.Prefix;
+import dev.gatun.rtnl.Rtnetlink;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
 import org.junit.jupiter.api.Test;
@@ -20,7 +21,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * Ports published to a container on none of gatun's networks (a CNI chain after another
  * plugin's bridge), checked with the nft binary: published without any network of gatun's, kept
  * when gatun's last network goes, repaired by a serve's driver, and refused for an address that
- * is on one of gatun's networks.
+ * is on one of gatun's networks; the masquerade of a routed container's localhost and hairpin
+ * connections put back too.
  */
 @ExtendWith(FreshNamespaces.class)
 class OutsidePublishTest {
@@ -78,5 +80,32 @@ class OutsidePublishTest {
             assertThat(elements(host)).contains("tcp . 8080 comment \"c1/eth0@podman\"");
             d.unpublishOutside("podman", FOREIGN, List.of(), "c1/eth0@podman");
         }
+    }
+
+    @Test
+    void aServesDriverPutsBackTheMasqueradeOfAnOutsideContainer(NetworkNamespace host, NetworkNamespace c1)
+            throws InterruptedException {
+        try (Rtnetlink rt = Rtnetlink.open(host)) {
+            rt.createVeth("vout", null, "eth0", null, c1, null);
+            rt.addAddress("vout", Prefix.parse("10.99.0.1/24"));
+            rt.setUp("vout", true);
+        }
+        List<String> log = new CopyOnWriteArrayList<>();
+        try (NetworkDriver d = SelfHealingDriver.start(Gatun.open(host, "nftables"), log::add)) {
+            d.publishOutside("podman", FOREIGN, List.of(PortSpec.parse("8080:80")), "c1/eth0@podman");
+            assertThat(outside(host)).contains("\"vout\" . 10.99.0.2");
+            Oracle.in(host, "nft", "flush", "ruleset");
+            for (int i = 0; i < 100 && !outside(host).contains("10.99.0.2"); i++) {
+                Thread.sleep(50);
+            }
+            assertThat(outside(host)).contains("\"vout\" . 10.99.0.2");
+            assertThat(String.join("\n", log)).contains("localhost and hairpin connections to 10.99.0.2 by vout");
+            d.unpublishOutside("podman", FOREIGN, List.of(), "c1/eth0@podman");
+            assertThat(outside(host)).doesNotContain("10.99.0.2");
+        }
+    }
+
+    private static String outside(NetworkNamespace host) {
+        return Oracle.tryIn(host, "nft", "list", "set", "inet", "gatun", "outside4").stdout();
     }
 }

@@ -248,6 +248,7 @@ public final class BridgeDriver implements NetworkDriver {
     public List<String> repair(List<PortMapping> mappings) {
         synchronized (topology) {
             List<String> repaired = new ArrayList<>(firewall.restore(networks(), mappings));
+            repaired.addAll(ports.restoreOutside(mappings));
             repaired.addAll(openOtherFirewalls());
             return repaired;
         }
@@ -256,7 +257,9 @@ public final class BridgeDriver implements NetworkDriver {
     @Override
     public List<String> repairOwnRuleset(List<PortMapping> mappings) {
         synchronized (topology) {
-            return firewall.restore(networks(), mappings);
+            List<String> repaired = new ArrayList<>(firewall.restore(networks(), mappings));
+            repaired.addAll(ports.restoreOutside(mappings));
+            return repaired;
         }
     }
 
@@ -275,7 +278,11 @@ public final class BridgeDriver implements NetworkDriver {
     @Override
     public List<String> repairElements(Collection<String> sets, List<PortMapping> mappings) {
         synchronized (topology) {
-            return firewall.restoreElements(networks(), mappings, sets);
+            List<String> repaired = new ArrayList<>(firewall.restoreElements(networks(), mappings, sets));
+            if (sets.contains(GatunRuleset.OUTSIDE4.name()) || sets.contains(GatunRuleset.OUTSIDE6.name())) {
+                repaired.addAll(ports.restoreOutside(mappings));
+            }
+            return repaired;
         }
     }
 

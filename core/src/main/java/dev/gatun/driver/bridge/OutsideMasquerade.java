@@ -9,6 +9,8 @@ import dev.gatun.rtnl.Sysctls;
 
 import java.net.Inet4Address;
 import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 
@@ -36,7 +38,23 @@ final class OutsideMasquerade {
      * when it was there or no route of the host leads to the address (then nothing can reach it).
      */
     synchronized Optional<OutsideTarget> add(InetAddress containerIp) {
-        List<OutsideTarget> now = firewall.outsideTargets();
+        return add(containerIp, firewall.outsideTargets());
+    }
+
+    /** {@link #add} for each of {@code containerIps} whose target is not there (someone removed it); the ones added. */
+    synchronized List<OutsideTarget> addMissing(Collection<InetAddress> containerIps) {
+        List<OutsideTarget> now = new ArrayList<>(firewall.outsideTargets());
+        List<OutsideTarget> added = new ArrayList<>();
+        for (InetAddress ip : containerIps) {
+            add(ip, now).ifPresent(t -> {
+                added.add(t);
+                now.add(t);
+            });
+        }
+        return added;
+    }
+
+    private Optional<OutsideTarget> add(InetAddress containerIp, List<OutsideTarget> now) {
         if (now.stream().anyMatch(t -> t.containerIp().equals(containerIp))) {
             return Optional.empty();
         }
@@ -44,9 +62,10 @@ final class OutsideMasquerade {
         if (found.isEmpty()) {
             return found;
         }
-        OutsideTarget t = found.get();
+        OutsideTarget routed = found.get();
+        OutsideTarget t = routed;
         if (containerIp instanceof Inet4Address) {
-            String ifname = t.hostIfname();
+            String ifname = routed.hostIfname();
             Sysctls sysctls = new Sysctls(host);
             // A later target of the interface inherits the mark, so the last one knows to turn it off.
             boolean byGatun = "0".equals(sysctls.read("ipv4/conf/" + ifname + "/route_localnet"))
@@ -54,9 +73,16 @@ final class OutsideMasquerade {
             if (byGatun) {
                 sysctls.setRouteLocalnet(ifname, true);
             }
-            t = new OutsideTarget(ifname, t.containerIp(), t.route(), byGatun);
+            t = new OutsideTarget(ifname, containerIp, routed.route(), byGatun);
         }
-        firewall.outside(t, true);
+        try {
+            firewall.outside(t, true);
+        } catch (RuntimeException e) {
+            if (t.localnetByGatun() && now.stream().noneMatch(o -> o.hostIfname().equals(routed.hostIfname()))) {
+                new Sysctls(host).setRouteLocalnet(routed.hostIfname(), false);
+            }
+            throw e;
+        }
         return Optional.of(t);
     }
 

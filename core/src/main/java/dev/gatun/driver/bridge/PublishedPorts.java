@@ -21,6 +21,7 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -93,6 +94,25 @@ final class PublishedPorts {
         List<PortMapping> removed = publisher.unpublish(label, selection(containerIp, ports, owner));
         outside.removeIfUnused(containerIp);
         return removed;
+    }
+
+    /**
+     * Puts back the {@link OutsideTarget} of each container outside gatun's networks that a
+     * mapping of {@code wanted} goes to, where someone removed it; one line for each.
+     */
+    List<String> restoreOutside(List<PortMapping> wanted) {
+        List<Prefix> subnets = networks.get().stream().flatMap(n -> n.subnets().stream()).toList();
+        Set<InetAddress> ips = new LinkedHashSet<>();
+        for (PortMapping m : wanted) {
+            if (subnets.stream().noneMatch(p -> p.contains(m.containerIp()))) {
+                ips.add(m.containerIp());
+            }
+        }
+        if (ips.isEmpty()) {
+            return List.of();
+        }
+        return outside.addMissing(ips).stream()
+                .map(t -> "the masquerade of localhost and hairpin connections to " + t.describe()).toList();
     }
 
     /** Removes every mapping to one of {@code addresses}, whoever owns it (an endpoint is going). */
