@@ -1,13 +1,5 @@
 package dev.gatun.cli;
 
-import dev.gatun.GatunException;
-import dev.gatun.InvalidInputException;
-import dev.gatun.EnvironmentException;
-import dev.gatun.PrivilegeException;
-import dev.gatun.RetryableException;
-import dev.gatun.driver.ConflictException;
-import dev.gatun.netns.NamespaceExistsException;
-
 /** The exit codes of the gatun command: part of its contract. */
 public final class ExitCode {
 
@@ -24,18 +16,14 @@ public final class ExitCode {
 
     private ExitCode() {}
 
-    /** The exit code of a failure: what the CLI exits with and, through {@code ErrorStatus}, what the adapters answer. */
+    /** The exit code of a failure's {@link Failure class}: what the CLI exits with. */
     public static int of(Throwable e) {
-        return switch (e) {
-            case ConflictException c -> CONFLICT;
-            case NamespaceExistsException n -> CONFLICT;
-            case InvalidInputException i -> USAGE;
-            case PrivilegeException p -> ENVIRONMENT;
-            case EnvironmentException m -> ENVIRONMENT;
-            // Another process kept committing, or a reply was lost: it failed now (a later try may not).
-            case RetryableException r -> FAILED;
-            case GatunException g -> FAILED;
-            default -> FAILED;
+        return switch (Failure.of(e)) {
+            case USAGE, NOT_FOUND -> USAGE;
+            case CONFLICT -> CONFLICT;
+            case ENVIRONMENT -> ENVIRONMENT;
+            // It failed now (a later try may not): the CLI exits as for any other failure.
+            case RETRYABLE, FAILED -> FAILED;
         };
     }
 }

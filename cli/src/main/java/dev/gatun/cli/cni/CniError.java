@@ -1,11 +1,7 @@
 package dev.gatun.cli.cni;
 
-import dev.gatun.EnvironmentException;
 import dev.gatun.GatunException;
-import dev.gatun.InvalidInputException;
-import dev.gatun.PrivilegeException;
-import dev.gatun.driver.ConflictException;
-import dev.gatun.netlink.GenerationConflictException;
+import dev.gatun.cli.Failure;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -68,14 +64,13 @@ public final class CniError extends RuntimeException {
             return c;
         }
         String msg = e.getMessage() == null || e.getMessage().isBlank() ? e.getClass().getSimpleName() : e.getMessage();
-        return switch (e) {
-            case ConflictException c -> new CniError(CONFLICT, msg);
-            case InvalidInputException i -> new CniError(INVALID_CONFIG, msg);
-            case PrivilegeException p -> new CniError(ENVIRONMENT, msg);
-            case EnvironmentException m -> new CniError(ENVIRONMENT, msg);
-            case GenerationConflictException g -> new CniError(TRY_AGAIN, msg);
-            case GatunException g -> new CniError(FAILED, msg);
-            default -> new CniError(FAILED, msg, e.toString());
+        return switch (Failure.of(e)) {
+            case USAGE, NOT_FOUND -> new CniError(INVALID_CONFIG, msg);
+            case CONFLICT -> new CniError(CONFLICT, msg);
+            case ENVIRONMENT -> new CniError(ENVIRONMENT, msg);
+            case RETRYABLE -> new CniError(TRY_AGAIN, msg);
+            // Not one of gatun's own failures: a bug, whose class name helps the report.
+            case FAILED -> e instanceof GatunException ? new CniError(FAILED, msg) : new CniError(FAILED, msg, e.toString());
         };
     }
 

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gatun.GatunException;
 import dev.gatun.InvalidInputException;
+import dev.gatun.cli.Failure;
 import dev.gatun.cli.http.ErrorStatus;
 import dev.gatun.driver.ConflictException;
 import dev.gatun.driver.Endpoint;
@@ -93,10 +94,10 @@ public final class DockerPlugin {
         } catch (UnknownMethod e) {
             return error(404, "gatun does not implement " + method);
         } catch (InvalidInputException | ConflictException e) {
-            return error(ErrorStatus.of(e), e.getMessage());
+            return error(status(e), e.getMessage());
         } catch (GatunException e) {
             log.accept(method + " failed: " + e.getMessage());
-            return error(ErrorStatus.of(e), e.getMessage());
+            return error(status(e), e.getMessage());
         } catch (JsonProcessingException e) {
             log.accept(method + " failed: " + e.getMessage());
             return error(500, e.getMessage());
@@ -105,8 +106,17 @@ public final class DockerPlugin {
             StringWriter trace = new StringWriter();
             e.printStackTrace(new PrintWriter(trace));
             log.accept(method + " failed: " + trace);
-            return error(500, method + " failed: " + e);
+            return error(status(e), method + " failed: " + e);
         }
+    }
+
+    /**
+     * The status of a failure in Docker's terms: the HTTP one, but 400 for a thing that does not
+     * exist, since dockerd takes a 404 for a method the plugin does not implement and ignores it
+     * for the optional ones (ProgramExternalConnectivity among them).
+     */
+    public static int status(Throwable e) {
+        return Failure.of(e) == Failure.NOT_FOUND ? 400 : ErrorStatus.of(e);
     }
 
     /** An error answer as Docker shows it: {"Err": message} with a non-2xx status. */

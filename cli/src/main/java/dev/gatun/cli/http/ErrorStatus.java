@@ -1,14 +1,14 @@
 package dev.gatun.cli.http;
 
-import dev.gatun.RetryableException;
 import dev.gatun.cli.ExitCode;
+import dev.gatun.cli.Failure;
 
 import java.util.OptionalInt;
 
 /**
- * The one error mapping of every engine adapter: a failure's class is the CLI's exit code
- * ({@link ExitCode#of}), and over HTTP that class is a status, with one class more than exit
- * codes have: a failure that may pass if tried again.
+ * The HTTP status of a failure, for every adapter that answers over HTTP (the local API, the
+ * Docker plugin): its {@link Failure class}, mapped once; and of an exit code, for a command line
+ * that ran with nothing more to tell.
  */
 public final class ErrorStatus {
 
@@ -29,16 +29,22 @@ public final class ErrorStatus {
     }
 
     /**
-     * The HTTP status of a failure: its exit code's, but 503 for one that may pass if tried again
-     * (other processes kept committing past gatun's own tries, a reply was lost), which the CLI
-     * exits 1 for as any other failure.
+     * The HTTP status of a failure's {@link Failure class}: 400 for bad input, 404 for a thing
+     * named that does not exist, 409, 503 for a missing environment and for one that may pass
+     * if tried again (which the CLI exits 1 for, as any other failure), 500 for the rest.
      */
     public static int of(Throwable failure) {
-        return failure instanceof RetryableException ? 503 : of(ExitCode.of(failure));
+        return switch (Failure.of(failure)) {
+            case USAGE -> 400;
+            case NOT_FOUND -> 404;
+            case CONFLICT -> 409;
+            case ENVIRONMENT, RETRYABLE -> 503;
+            case FAILED -> 500;
+        };
     }
 
     /** The seconds to send in Retry-After with a failure's status: 1 for one that may pass, else none. */
     public static OptionalInt retryAfterSeconds(Throwable failure) {
-        return failure instanceof RetryableException ? OptionalInt.of(RETRY_AFTER_SECONDS) : OptionalInt.empty();
+        return Failure.of(failure) == Failure.RETRYABLE ? OptionalInt.of(RETRY_AFTER_SECONDS) : OptionalInt.empty();
     }
 }

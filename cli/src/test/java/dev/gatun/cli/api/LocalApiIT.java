@@ -107,6 +107,12 @@ class LocalApiIT {
             Answer bad = curl(host, "POST", "/v1/networks/n1/ports", "{\"containerIp\": \"10.88.0.2\", \"ports\": [\"70000:80\"]}");
             assertThat(bad.status()).isEqualTo(400);
             assertThat(bad.json().get("error").get("message").asText()).contains("70000");
+            // A network that does not exist: 404, with the CLI's sentence and its exit code.
+            Answer unknown = curl(host, "POST", "/v1/networks/nope/ports",
+                    "{\"containerIp\": \"10.88.0.2\", \"ports\": [\"8080:80\"]}");
+            assertThat(unknown.status()).isEqualTo(404);
+            assertThat(unknown.json().get("error").get("code").asInt()).isEqualTo(2);
+            assertThat(unknown.json().get("error").get("message").asText()).contains("network nope does not exist");
 
             assertThat(curl(host, "GET", "/v1/ports?network=n1", null).json()).hasSize(2);
             assertThat(curl(host, "GET", "/v1/ruleset", null).json().get("ruleset").asText()).startsWith("table inet gatun");

@@ -3,11 +3,13 @@ package dev.gatun.cli.cni;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gatun.driver.NetworkDriver;
+import dev.gatun.netlink.ReplyTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Function;
@@ -175,5 +177,25 @@ class CniPluginTest {
     void errorsCarryDetailsOnlyWhenThereAreSome() {
         assertThat(new CniError(7, "m").document("0.4.0")).containsOnlyKeys("cniVersion", "code", "msg");
         assertThat(new CniError(7, "m", "d").document("0.4.0")).containsEntry("details", "d");
+    }
+
+    /** A chained ADD whose commit got no reply in time: the runtime is told to try again (11), not that it failed. */
+    @Test
+    void aReplyTimeoutDuringAnAddIsTryAgain() throws Exception {
+        CniPlugin.Drivers timingOut = new CniPlugin.Drivers() {
+            @Override
+            public <T> T with(Function<NetworkDriver, T> work) {
+                throw new ReplyTimeoutException("add element tcp . 8080 to map inet gatun ports4", Duration.ofSeconds(5));
+            }
+        };
+        String chained = "{\"cniVersion\": \"1.0.0\", \"name\": \"n\", \"type\": \"gatun\","
+                + " \"runtimeConfig\": {\"portMappings\": [{\"hostPort\": 8080, \"containerPort\": 80, \"protocol\": \"tcp\"}]},"
+                + " \"prevResult\": {\"cniVersion\": \"1.0.0\", \"interfaces\": [{\"name\": \"eth0\", \"sandbox\": \"/run/netns/c\"}],"
+                + " \"ips\": [{\"address\": \"10.96.0.2/24\", \"interface\": 0}]}}";
+        CniPlugin.Outcome o = CniPlugin.run(env("ADD"), chained.getBytes(StandardCharsets.UTF_8), timingOut);
+        assertThat(o.exitCode()).isEqualTo(1);
+        JsonNode doc = JSON.readTree(o.stdout());
+        assertThat(doc.path("code").asInt()).as(doc.toString()).isEqualTo(CniError.TRY_AGAIN);
+        assertThat(doc.path("msg").asText()).contains("ports4");
     }
 }
