@@ -1,10 +1,16 @@
 package dev.gatun;
 
+import dev.gatun.bindings.internal.libc_h;
 import dev.gatun.driver.NetworkDriver;
 import dev.gatun.driver.bridge.BridgeDriver;
 import dev.gatun.internal.NativeLibraries;
 import dev.gatun.netlink.NftChannel;
 import dev.gatun.netns.NetworkNamespace;
+
+import java.io.IOException;
+import java.math.BigInteger;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 /**
  * The entry point for an embedding program: a driver for one host namespace.
@@ -52,5 +58,30 @@ public final class Gatun {
         } catch (GatunException e) {
             return new Choice("iptables", "nf_tables is not usable in " + host.describe() + ": " + e.getMessage());
         }
+    }
+
+    /** Throws {@link MissingLibraryException}, naming the package to install, unless libmnl loads. */
+    public static void requireNetlinkLibrary() {
+        NativeLibraries.requireNetlink();
+    }
+
+    /** Throws {@link MissingLibraryException}, naming the package to install, unless libmnl and libnftnl load. */
+    public static void requireNftablesLibraries() {
+        NativeLibraries.requireNftables();
+    }
+
+    /** Whether this process has what gatun needs of root: CAP_NET_ADMIN, and CAP_SYS_ADMIN to enter namespaces. */
+    public static boolean privileged() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("CapEff:")) {
+                    BigInteger caps = new BigInteger(line.substring(7).strip(), 16);
+                    return caps.testBit(libc_h.CAP_NET_ADMIN) && caps.testBit(libc_h.CAP_SYS_ADMIN);
+                }
+            }
+        } catch (IOException e) {
+            return false;
+        }
+        return false;
     }
 }

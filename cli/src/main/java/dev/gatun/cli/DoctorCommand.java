@@ -1,17 +1,14 @@
 package dev.gatun.cli;
 
 import dev.gatun.Gatun;
-import dev.gatun.bindings.internal.libc_h;
 import dev.gatun.driver.Network;
 import dev.gatun.driver.NetworkDriver;
 import dev.gatun.driver.foreign.ForeignDrop;
-import dev.gatun.internal.NativeLibraries;
 import dev.gatun.netlink.NftChannel;
 import dev.gatun.netns.NetworkNamespace;
 import picocli.CommandLine.Command;
 
 import java.io.IOException;
-import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,7 +35,7 @@ final class DoctorCommand extends Base {
     @Override
     public Integer call() {
         List<Check> checks = new ArrayList<>();
-        boolean privileged = privileged();
+        boolean privileged = Gatun.privileged();
         checks.add(new Check("privileges", privileged, privileged ? "CAP_NET_ADMIN and CAP_SYS_ADMIN present"
                 : "run as root: gatun needs CAP_NET_ADMIN and CAP_SYS_ADMIN"));
         boolean libs = true;
@@ -101,27 +98,13 @@ final class DoctorCommand extends Base {
         return privileged && libs && nftables ? ExitCode.OK : ExitCode.ENVIRONMENT;
     }
 
-    private static boolean privileged() {
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-                if (line.startsWith("CapEff:")) {
-                    BigInteger caps = new BigInteger(line.substring(7).strip(), 16);
-                    return caps.testBit(libc_h.CAP_NET_ADMIN) && caps.testBit(libc_h.CAP_SYS_ADMIN);
-                }
-            }
-        } catch (IOException e) {
-            return false;
-        }
-        return false;
-    }
-
     /** The file the dynamic loader opened for a library (its name carries the version), or null. */
     private static String loadedFile(String lib) {
         try {
             if (lib.startsWith("libnftnl")) {
-                NativeLibraries.requireNftables();
+                Gatun.requireNftablesLibraries();
             } else {
-                NativeLibraries.requireNetlink();
+                Gatun.requireNetlinkLibrary();
             }
             String stem = lib.substring(0, lib.indexOf(".so"));
             for (String line : Files.readAllLines(Path.of("/proc/self/maps"))) {

@@ -3,7 +3,7 @@ package dev.gatun.cli;
 import dev.gatun.driver.Endpoint;
 import dev.gatun.driver.Network;
 import dev.gatun.driver.PortMapping;
-import dev.gatun.internal.InetText;
+import dev.gatun.InetText;
 import dev.gatun.rtnl.Prefix;
 
 import java.net.InetAddress;

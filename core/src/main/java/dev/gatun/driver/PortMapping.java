@@ -1,6 +1,6 @@
 package dev.gatun.driver;
 
-import dev.gatun.internal.InetText;
+import dev.gatun.InetText;
 
 import java.net.Inet4Address;
 import java.net.InetAddress;

@@ -1,6 +1,6 @@
 package dev.gatun.driver;
 
-import dev.gatun.internal.InetText;
+import dev.gatun.InetText;
 import dev.gatun.InvalidInputException;
 import dev.gatun.rtnl.Prefix;
 

@@ -4,7 +4,7 @@ import dev.gatun.InvalidInputException;
 import dev.gatun.bindings.internal.libc_h;
 import dev.gatun.bindings.internal.nft_userspace_h;
 import dev.gatun.internal.Constants;
-import dev.gatun.internal.InetText;
+import dev.gatun.InetText;
 import dev.gatun.netlink.MalformedReplyException;
 
 import java.net.Inet4Address;

@@ -1,6 +1,6 @@
 package dev.gatun.rtnl;
 
-import dev.gatun.internal.Rollback;
+import dev.gatun.Rollback;
 import dev.gatun.netns.NetworkNamespace;
 
 import java.net.InetAddress;

@@ -1,7 +1,7 @@
 package dev.gatun.rtnl;
 
 import dev.gatun.InvalidInputException;
-import dev.gatun.internal.InetText;
+import dev.gatun.InetText;
 
 import java.net.Inet4Address;
 import java.net.Inet6Address;

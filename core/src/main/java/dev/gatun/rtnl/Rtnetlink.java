@@ -8,7 +8,7 @@ import dev.gatun.bindings.internal.kernel_h;
 import dev.gatun.bindings.internal.libc_h;
 import dev.gatun.bindings.internal.nlmsghdr;
 import dev.gatun.bindings.internal.rtmsg;
-import dev.gatun.internal.InetText;
+import dev.gatun.InetText;
 import dev.gatun.internal.Libc;
 import dev.gatun.netlink.NetlinkException;
 import dev.gatun.netlink.NetlinkMessages;

@@ -1,7 +1,7 @@
 package dev.gatun.sockdiag;
 
 import dev.gatun.bindings.internal.libc_h;
-import dev.gatun.internal.InetText;
+import dev.gatun.InetText;
 
 import java.net.Inet4Address;
 import java.net.InetAddress;

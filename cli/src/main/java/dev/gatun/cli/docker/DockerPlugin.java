@@ -17,7 +17,7 @@ import dev.gatun.driver.NotFoundException;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortSpec;
 import dev.gatun.driver.Protocol;
-import dev.gatun.internal.InetText;
+import dev.gatun.InetText;
 import dev.gatun.rtnl.MacAddress;
 import dev.gatun.rtnl.Prefix;
 

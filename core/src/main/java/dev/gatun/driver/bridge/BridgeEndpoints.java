@@ -6,7 +6,7 @@ import dev.gatun.driver.ConflictException;
 import dev.gatun.driver.Endpoint;
 import dev.gatun.driver.EndpointSpec;
 import dev.gatun.driver.Network;
-import dev.gatun.internal.InetText;
+import dev.gatun.InetText;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.rtnl.ContainerInterface;
 import dev.gatun.rtnl.InterfaceNames;

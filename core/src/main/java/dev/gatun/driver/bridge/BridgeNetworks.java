@@ -4,7 +4,7 @@ import dev.gatun.InvalidInputException;
 import dev.gatun.driver.ConflictException;
 import dev.gatun.driver.Network;
 import dev.gatun.driver.NetworkSpec;
-import dev.gatun.internal.Rollback;
+import dev.gatun.Rollback;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.rtnl.InterfaceNames;
 import dev.gatun.rtnl.Link;

@@ -3,7 +3,7 @@ package dev.gatun.driver.bridge;
 import dev.gatun.InvalidInputException;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.Protocol;
-import dev.gatun.internal.InetText;
+import dev.gatun.InetText;
 
 import java.net.Inet4Address;
 import java.net.InetAddress;

@@ -2,7 +2,7 @@ package dev.gatun.driver.bridge;
 
 import dev.gatun.InvalidInputException;
 import dev.gatun.driver.Endpoint;
-import dev.gatun.internal.InetText;
+import dev.gatun.InetText;
 import dev.gatun.rtnl.MacAddress;
 
 import java.net.InetAddress;

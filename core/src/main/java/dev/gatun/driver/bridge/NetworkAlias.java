@@ -1,7 +1,7 @@
 package dev.gatun.driver.bridge;
 
 import dev.gatun.driver.Network;
-import dev.gatun.internal.InetText;
+import dev.gatun.InetText;
 import dev.gatun.rtnl.Link;
 import dev.gatun.rtnl.Prefix;
 

@@ -2,7 +2,7 @@ package dev.gatun.driver.bridge;
 
 import dev.gatun.driver.Network;
 import dev.gatun.driver.PortMapping;
-import dev.gatun.internal.InetText;
+import dev.gatun.InetText;
 import dev.gatun.netlink.GenerationConflictException;
 import dev.gatun.netlink.NetlinkException;
 import dev.gatun.netns.NetworkNamespace;

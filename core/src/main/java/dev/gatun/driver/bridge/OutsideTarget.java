@@ -1,6 +1,6 @@
 package dev.gatun.driver.bridge;
 
-import dev.gatun.internal.InetText;
+import dev.gatun.InetText;
 import dev.gatun.rtnl.Prefix;
 
 import java.net.InetAddress;

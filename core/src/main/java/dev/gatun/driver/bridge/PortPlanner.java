@@ -5,7 +5,7 @@ import dev.gatun.driver.ConflictException;
 import dev.gatun.driver.NotFoundException;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortMapping.HostKey;
-import dev.gatun.internal.InetText;
+import dev.gatun.InetText;
 import dev.gatun.sockdiag.BoundSocket;
 
 import java.net.Inet4Address;

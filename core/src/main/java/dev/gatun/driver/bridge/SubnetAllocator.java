@@ -3,7 +3,7 @@ package dev.gatun.driver.bridge;
 import dev.gatun.GatunException;
 import dev.gatun.InvalidInputException;
 import dev.gatun.driver.ConflictException;
-import dev.gatun.internal.InetText;
+import dev.gatun.InetText;
 import dev.gatun.rtnl.Prefix;
 
 import java.math.BigInteger;

@@ -1,4 +1,4 @@
-package dev.gatun.internal;
+package dev.gatun;
 
 import java.net.Inet4Address;
 import java.net.InetAddress;

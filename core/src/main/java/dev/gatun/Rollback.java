@@ -1,4 +1,4 @@
-package dev.gatun.internal;
+package dev.gatun;
 
 import java.util.ArrayDeque;
 import java.util.Deque;
