@@ -230,7 +230,7 @@ public record CniConfig(String cniVersion, String name, String type, String brid
                 if (id == null || !id.isTextual() || ifname == null || !ifname.isTextual()) {
                     throw invalid(key + "[" + i + "] " + a + " needs containerID and ifname strings");
                 }
-                out.add(CniPlugin.owner(id.asText(), ifname.asText()));
+                out.add(CniCall.owner(id.asText(), ifname.asText()));
             }
         }
         return out == null ? null : Set.copyOf(out);

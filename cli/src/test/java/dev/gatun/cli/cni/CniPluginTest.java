@@ -8,9 +8,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.lang.reflect.Proxy;
+import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
@@ -197,5 +201,39 @@ class CniPluginTest {
         JsonNode doc = JSON.readTree(o.stdout());
         assertThat(doc.path("code").asInt()).as(doc.toString()).isEqualTo(CniError.TRY_AGAIN);
         assertThat(doc.path("msg").asText()).contains("ports4");
+    }
+
+    /**
+     * A pod with two interfaces (Multus: net1, then eth0) and CNI_IFNAME=net1: the ports go to
+     * net1's address, as portmap maps them, not to the last sandboxed one.
+     */
+    @Test
+    void chainedAddMapsToTheAddressOfCniIfname() {
+        List<String> published = new ArrayList<>();
+        NetworkDriver recording = (NetworkDriver) Proxy.newProxyInstance(NetworkDriver.class.getClassLoader(),
+                new Class<?>[] {NetworkDriver.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("publishOutside")) {
+                        published.add(((InetAddress) args[1]).getHostAddress() + " " + args[3]);
+                        return List.of();
+                    }
+                    throw new AssertionError("a chained ADD asked the driver for " + method.getName());
+                });
+        CniPlugin.Drivers drivers = new CniPlugin.Drivers() {
+            @Override
+            public <T> T with(Function<NetworkDriver, T> work) {
+                return work.apply(recording);
+            }
+        };
+        String chained = "{\"cniVersion\": \"1.0.0\", \"name\": \"n\", \"type\": \"gatun\","
+                + " \"runtimeConfig\": {\"portMappings\": [{\"hostPort\": 8080, \"containerPort\": 80, \"protocol\": \"tcp\"}]},"
+                + " \"prevResult\": {\"cniVersion\": \"1.0.0\", \"interfaces\": [{\"name\": \"cni0\"},"
+                + " {\"name\": \"net1\", \"sandbox\": \"/run/netns/c\"}, {\"name\": \"eth0\", \"sandbox\": \"/run/netns/c\"}],"
+                + " \"ips\": [{\"address\": \"10.96.0.1/24\", \"interface\": 0},"
+                + " {\"address\": \"10.97.0.7/24\", \"interface\": 1}, {\"address\": \"10.96.0.2/24\", \"interface\": 2}]}}";
+        Map<String, String> env = env("ADD");
+        env.put("CNI_IFNAME", "net1");
+        CniPlugin.Outcome o = CniPlugin.run(env, chained.getBytes(StandardCharsets.UTF_8), drivers);
+        assertThat(o.exitCode()).as(new String(o.stdout(), StandardCharsets.UTF_8)).isZero();
+        assertThat(published).containsExactly("10.97.0.7 c0ffee/net1@n");
     }
 }
