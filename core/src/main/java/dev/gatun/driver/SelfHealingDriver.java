@@ -8,6 +8,7 @@ import dev.gatun.nft.RulesetMonitor;
 
 import java.net.InetAddress;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -33,25 +34,6 @@ import java.util.function.Supplier;
  */
 public final class SelfHealingDriver implements NetworkDriver {
 
-    /** A flush arrives as many notifications: wait this long for the rest, then repair once. */
-    private static final long SETTLE_MILLIS = 20;
-    private static final long BACKSTOP_MILLIS = 5_000;
-    /**
-     * Legacy iptables sends no notifications, so while it has a table every backstop reads the
-     * other firewalls; else they notify like gatun's own table, and the backstop reads nothing
-     * but, only every this many times, gatun's own table whole, in case (an overrun says when
-     * notifications were lost): with 100,000 mappings that read is half a second of CPU and some
-     * 130 MiB of garbage, which every 5 s cost a serve a tenth of a core. An idle serve on a host
-     * without legacy iptables is idle: no reads, no garbage, nothing for its JIT to compile.
-     */
-    static final int OWN_TABLE_EVERY = 12;
-    /**
-     * A failed repair is tried again this soon (a dump the kernel kept interrupting during a
-     * flood, other processes committing to the end), waiting twice as long each time it fails
-     * again: up to a second while it fails retryably, else up to the backstop's five.
-     */
-    private static final long FIRST_RETRY_MILLIS = 100;
-    private static final long MAX_RETRY_DELAY_MILLIS = 1_000;
     private static final String OWN_TABLE = "gatun";
 
     private final NetworkDriver inner;
@@ -71,28 +53,16 @@ public final class SelfHealingDriver implements NetworkDriver {
     private volatile PortListener listener;
     private final ReentrantLock wakeLock = new ReentrantLock();
     private final Condition woken = wakeLock.newCondition();
-    private boolean damageSuspected;
-    /** Another table changed (a firewall reload, dockerd rebuilding its chains): check what gatun added to it. */
-    private boolean foreignChanged;
-    /** Something of gatun's own table other than elements was removed, or events were lost: read all of it. */
-    private boolean wholeTable;
-    /** Sets of gatun's own table that someone removed elements from. */
-    private final Set<String> damagedSets = new HashSet<>();
-    /** The monitor lost notifications (ENOBUFS): the next repair reads everything, and says why once. */
-    private boolean overran;
-    /** How much longer than usual the healer waits before its next repair: grows while repairs fail. */
-    private volatile long retryDelayMillis;
+    /** When to repair and how much; guarded by {@link #wakeLock}. */
+    private final HealSchedule schedule;
     private volatile boolean running = true;
     private final RulesetMonitor monitor;
     private final Thread healer;
-    private final long backstopMillis;
-    /** Backstops since the last that read gatun's own table; only the healer touches it. */
-    private int backstopsWithoutOwnTable;
 
     private SelfHealingDriver(NetworkDriver inner, Consumer<String> log, int eventQueueBytes, long backstopMillis) {
         this.inner = inner;
         this.log = log;
-        this.backstopMillis = backstopMillis;
+        this.schedule = new HealSchedule(backstopMillis);
         inner.listen(new Recorder());
         inner.published(null).forEach(wanted::put);
         inner.publishedOutside().forEach(wanted::put);
@@ -111,7 +81,7 @@ public final class SelfHealingDriver implements NetworkDriver {
 
     /** {@link #start(NetworkDriver, Consumer)} with the monitor's kernel queue this small (0: the default), for tests that overrun it. */
     static SelfHealingDriver start(NetworkDriver inner, Consumer<String> log, int eventQueueBytes) {
-        return start(inner, log, eventQueueBytes, BACKSTOP_MILLIS);
+        return start(inner, log, eventQueueBytes, HealSchedule.BACKSTOP_MILLIS);
     }
 
     /** With a backstop this often, for tests that watch it. */
@@ -154,15 +124,14 @@ public final class SelfHealingDriver implements NetworkDriver {
         }
         wakeLock.lock();
         try {
-            if (ownRemoval && e.kind() == RulesetEvent.Kind.DELETE_ELEMENTS) {
-                damagedSets.add(e.name());
+            if (overrun) {
+                // Lost notifications, of any table: what is gone cannot be told, so all is read again.
+                schedule.overran();
+            } else if (ownRemoval && e.kind() == RulesetEvent.Kind.DELETE_ELEMENTS) {
+                schedule.elementsRemoved(e.name());
             } else {
-                // An overrun lost notifications, of any table: what is gone cannot be told, so all is read again.
-                wholeTable |= ownRemoval || overrun;
+                schedule.changed(ownRemoval, foreign);
             }
-            overran |= overrun;
-            foreignChanged |= foreign;
-            damageSuspected = true;
             woken.signal();
         } finally {
             wakeLock.unlock();
@@ -172,61 +141,47 @@ public final class SelfHealingDriver implements NetworkDriver {
     private void heal() {
         while (running) {
             boolean backstop;
+            long settle;
             wakeLock.lock();
             try {
-                backstop = !damageSuspected && !woken.await(backstopMillis, TimeUnit.MILLISECONDS);
-                if (backstop && ++backstopsWithoutOwnTable >= OWN_TABLE_EVERY) {
-                    wholeTable = true;
-                }
-                damageSuspected = false;
+                backstop = !schedule.damageSuspected() && !woken.await(schedule.backstopMillis(), TimeUnit.MILLISECONDS);
+                schedule.woke(backstop);
+                settle = schedule.settleMillis();
             } catch (InterruptedException e) {
                 return;
             } finally {
                 wakeLock.unlock();
             }
             try {
-                Thread.sleep(SETTLE_MILLIS + retryDelayMillis);
+                Thread.sleep(settle);
             } catch (InterruptedException e) {
                 return;
             }
             // Legacy iptables sends no notifications: while it has a table, the backstop looks at every firewall.
             boolean poll = backstop && mustPollOtherFirewalls();
-            boolean foreign;
-            boolean whole;
-            Set<String> sets;
-            boolean lost;
+            HealSchedule.Repair repair;
             wakeLock.lock();
             try {
-                foreign = foreignChanged || poll;
-                whole = wholeTable;
-                if (whole) {
-                    backstopsWithoutOwnTable = 0;
-                }
-                sets = Set.copyOf(damagedSets);
-                lost = overran;
-                foreignChanged = false;
-                wholeTable = false;
-                damagedSets.clear();
-                overran = false;
+                repair = schedule.take(poll);
             } finally {
                 wakeLock.unlock();
             }
             if (!running) {
                 return;
             }
-            if (!foreign && !whole && sets.isEmpty()) {
+            if (repair == null) {
                 continue;
             }
-            if (lost) {
+            if (repair.eventsLost()) {
                 log.accept("nftables notifications were lost (the event socket overran, ENOBUFS): reading the whole "
                         + "ruleset again");
             }
-            repairNow(foreign, whole, sets);
+            repairNow(repair);
         }
     }
 
     private void repairNow() {
-        repairNow(true, true, Set.of());
+        repairNow(new HealSchedule.Repair(true, true, Set.of(), false));
     }
 
     /** Whether the backstop must read the other firewalls; when that cannot be told, it reads them. */
@@ -241,43 +196,40 @@ public final class SelfHealingDriver implements NetworkDriver {
     /**
      * Repairs now, logging what it put back; a failure is logged and tried again soon, not only
      * at the next notification (after a flood none may come) or the backstop. Other firewalls
-     * are read only when {@code foreign}: that can cost a few processes. Of gatun's own table it
-     * reads everything when {@code whole}, else only the sets in {@code sets} (someone removed
-     * elements of those alone), else nothing.
+     * are read only when the repair says so: that can cost a few processes. Of gatun's own table
+     * it reads everything, or only the sets someone removed elements of, or nothing.
      */
-    private void repairNow(boolean foreign, boolean whole, Set<String> sets) {
+    private void repairNow(HealSchedule.Repair r) {
         alone(() -> {
             try {
                 List<String> repaired = new ArrayList<>();
-                if (whole) {
+                if (r.wholeTable()) {
                     // The wanted list is made only for a repair of gatun's own table: the backstop's
                     // check of the other firewalls every 5 s would make 100,000 mappings for nothing.
                     List<PortMapping> keep = wanted();
-                    repaired.addAll(foreign ? inner.repair(keep) : inner.repairOwnRuleset(keep));
+                    repaired.addAll(r.foreign() ? inner.repair(keep) : inner.repairOwnRuleset(keep));
                 } else {
-                    if (!sets.isEmpty()) {
-                        repaired.addAll(inner.repairElements(sets, wanted()));
+                    if (!r.sets().isEmpty()) {
+                        repaired.addAll(inner.repairElements(r.sets(), wanted()));
                     }
-                    if (foreign) {
+                    if (r.foreign()) {
                         repaired.addAll(inner.repairOtherFirewalls());
                     }
                 }
                 for (String line : repaired) {
                     log.accept("repaired " + line);
                 }
-                retryDelayMillis = 0;
-            } catch (RuntimeException e) {
-                log.accept("repair failed: " + e.getMessage());
-                // Tried again in full: what failed may not have been what was suspected. A failure
-                // that may go away (other processes kept committing, a reply was lost) is tried
-                // again within a second at the most; any other, less and less often, up to the backstop.
-                long most = e instanceof RetryableException ? MAX_RETRY_DELAY_MILLIS : BACKSTOP_MILLIS;
-                retryDelayMillis = Math.min(most, Math.max(FIRST_RETRY_MILLIS, retryDelayMillis * 2));
                 wakeLock.lock();
                 try {
-                    wholeTable = true;
-                    foreignChanged |= foreign;
-                    damageSuspected = true;
+                    schedule.succeeded();
+                } finally {
+                    wakeLock.unlock();
+                }
+            } catch (RuntimeException e) {
+                log.accept("repair failed: " + e.getMessage());
+                wakeLock.lock();
+                try {
+                    schedule.failed(r, e instanceof RetryableException);
                     woken.signal();
                 } finally {
                     wakeLock.unlock();
@@ -381,6 +333,11 @@ public final class SelfHealingDriver implements NetworkDriver {
     }
 
     @Override
+    public List<PortMapping> publish(String network, InetAddress containerIp, List<PortSpec> ports, String owner) {
+        return publish(network, containerIp, ports, owner, HostPortCheck.CHECK);
+    }
+
+    @Override
     public List<PortMapping> publish(String network, InetAddress containerIp, List<PortSpec> ports, String owner,
                                      HostPortCheck check) {
         return together(() -> inner.publish(network, containerIp, ports, owner, check));
@@ -435,6 +392,16 @@ public final class SelfHealingDriver implements NetworkDriver {
     @Override
     public List<String> repair(List<PortMapping> mappings) {
         return alone(() -> inner.repair(mappings));
+    }
+
+    @Override
+    public List<String> repairOwnRuleset(List<PortMapping> mappings) {
+        return alone(() -> inner.repairOwnRuleset(mappings));
+    }
+
+    @Override
+    public List<String> repairElements(Collection<String> sets, List<PortMapping> mappings) {
+        return alone(() -> inner.repairElements(sets, mappings));
     }
 
     @Override

@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The backstop reads other firewalls only while legacy iptables, which sends no notifications,
  * has a table (everything else notifies), and gatun's own table, whose changes the kernel
- * notifies, only every {@value SelfHealingDriver#OWN_TABLE_EVERY}th time; damage to that table is
+ * notifies, only every {@value HealSchedule#OWN_TABLE_EVERY}th time; damage to that table is
  * still repaired at once, from its notification.
  */
 @ExtendWith(FreshNamespaces.class)
@@ -42,7 +42,7 @@ class SelfHealingBackstopTest {
             assertThat(count(calls, "repairOwnRuleset")).as("a read of gatun's own table by the backstop within 20 s")
                     .isEqualTo(1);
             assertThat(count(calls, "otherFirewallsNeedPolling")).as("backstops that asked whether to read the others")
-                    .isGreaterThanOrEqualTo(SelfHealingDriver.OWN_TABLE_EVERY);
+                    .isGreaterThanOrEqualTo(HealSchedule.OWN_TABLE_EVERY);
             assertThat(count(calls, "repairOtherFirewalls")).as("reads of the other firewalls by the backstop").isZero();
             assertThat(count(calls, "repair")).as("full repairs after the one at start").isEqualTo(1);
 
