@@ -1,10 +1,7 @@
 package dev.gatun.cli;
 
+import dev.gatun.cli.service.Attach;
 import dev.gatun.driver.Endpoint;
-import dev.gatun.driver.EndpointSpec;
-import dev.gatun.netns.NetworkNamespace;
-import dev.gatun.rtnl.MacAddress;
-import dev.gatun.rtnl.Prefix;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -37,11 +34,7 @@ final class AttachCommand extends Base {
 
     @Override
     public Integer call() {
-        NetworkNamespace ns = NetworkNamespace.of(container);
-        EndpointSpec spec = EndpointSpec.on(network).container(ns).ifname(ifname)
-                .ip(ip == null ? null : Prefix.address(ip)).ip6(ip6 == null ? null : Prefix.address(ip6))
-                .mac(mac == null ? null : MacAddress.parse(mac)).owner(owner).build();
-        Endpoint e = withDriver(d -> d.attach(spec));
+        Endpoint e = service().attach(Attach.of(network, container, ip, ip6, ifname, mac, owner));
         Output o = out();
         if (o.json()) {
             o.json(Json.endpoint(e));

@@ -1,5 +1,7 @@
 package dev.gatun.cli;
 
+import dev.gatun.cli.service.Drivers;
+import dev.gatun.cli.service.GatunService;
 import dev.gatun.driver.NetworkDriver;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
@@ -19,6 +21,20 @@ abstract class Base implements Callable<Integer> {
 
     Output out() {
         return new Output(spec.commandLine().getOut(), root().json);
+    }
+
+    /**
+     * The service for this command line: on its namespace, with the serve's driver when served,
+     * else a driver opened for each operation.
+     */
+    GatunService service() {
+        GatunCommand root = root();
+        return new GatunService(root::host, new Drivers() {
+            @Override
+            public <T> T with(Function<NetworkDriver, T> work) {
+                return withDriver(work);
+            }
+        });
     }
 
     /** Runs {@code work} with a driver for the host: the serve's own when served (never closed here), else a new one. */

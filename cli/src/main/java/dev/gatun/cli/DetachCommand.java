@@ -1,11 +1,9 @@
 package dev.gatun.cli;
 
-import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.cli.service.Detach;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-
-import java.util.Map;
 
 /** Detach a container namespace from a network. */
 @Command(name = "detach", mixinStandardHelpOptions = true,
@@ -23,14 +21,10 @@ final class DetachCommand extends Base {
 
     @Override
     public Integer call() {
-        NetworkNamespace ns = NetworkNamespace.of(container);
-        withDriver(d -> {
-            d.detach(network, ns, ifname);
-            return null;
-        });
+        service().detach(Detach.of(network, container, ifname));
         Output o = out();
         if (o.json()) {
-            o.json(Map.of("detached", container, "network", network));
+            o.json(Json.detached(container, network));
         } else {
             o.line("detached " + container + " from " + network);
         }

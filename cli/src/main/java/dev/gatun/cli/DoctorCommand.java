@@ -1,22 +1,9 @@
 package dev.gatun.cli;
 
-import dev.gatun.Gatun;
-import dev.gatun.driver.Network;
-import dev.gatun.driver.NetworkDriver;
-import dev.gatun.driver.foreign.ForeignDrop;
-import dev.gatun.netlink.NftChannel;
-import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.cli.service.DoctorReport;
 import picocli.CommandLine.Command;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /** Checks what gatun needs on this host and what could get in its way. */
 @Command(name = "doctor", mixinStandardHelpOptions = true,
@@ -25,204 +12,16 @@ import java.util.concurrent.TimeUnit;
                 "", "Examples:", "  gatun doctor", "  gatun --json doctor"})
 final class DoctorCommand extends Base {
 
-    /** One line of the report; {@code drop} is set for another firewall's drop, with its own JSON fields. */
-    private record Check(String check, boolean ok, String detail, ForeignDrop drop) {
-        Check(String check, boolean ok, String detail) {
-            this(check, ok, detail, null);
-        }
-    }
-
     @Override
     public Integer call() {
-        List<Check> checks = new ArrayList<>();
-        boolean privileged = Gatun.privileged();
-        checks.add(new Check("privileges", privileged, privileged ? "CAP_NET_ADMIN and CAP_SYS_ADMIN present"
-                : "run as root: gatun needs CAP_NET_ADMIN and CAP_SYS_ADMIN"));
-        boolean libs = true;
-        for (String lib : List.of("libmnl.so.0", "libnftnl.so.11")) {
-            String file = loadedFile(lib);
-            libs &= file != null;
-            checks.add(new Check(lib, file != null, file != null ? file : lib + " cannot be loaded; install it (apt-get install "
-                    + (lib.startsWith("libmnl") ? "libmnl0" : "libnftnl11") + ")"));
-        }
-        boolean nftables = false;
-        NetworkNamespace host = null;
-        try {
-            host = root().host();
-            try (NftChannel ch = NftChannel.open(host)) {
-                checks.add(new Check("nf_tables", true, "usable in " + host.describe() + " (generation " + ch.generation() + ")"));
-                nftables = true;
-            }
-        } catch (RuntimeException e) {
-            checks.add(new Check("nf_tables", false, e.getMessage()));
-        }
-        if (host != null) {
-            try {
-                Gatun.Choice choice = Gatun.choose(host);
-                checks.add(new Check("driver", true, "auto picks " + choice.driver() + ": " + choice.reason()));
-            } catch (RuntimeException e) {
-                checks.add(new Check("driver", false, e.getMessage()));
-            }
-        }
-        for (String variant : List.of("iptables", "iptables-legacy", "iptables-nft")) {
-            checks.add(iptables(variant));
-        }
-        if (privileged) {
-            checks.addAll(foreignDrops());
-            checks.addAll(hostPortsInUse());
-        }
-        if (nftables && privileged) {
-            checks.addAll(bridges(host));
-        }
+        DoctorReport report = service().doctor();
         Output o = out();
         if (o.json()) {
-            List<Map<String, Object>> doc = new ArrayList<>();
-            for (Check c : checks) {
-                Map<String, Object> m = new LinkedHashMap<>();
-                m.put("check", c.check);
-                m.put("ok", c.ok);
-                m.put("detail", c.detail);
-                if (c.drop != null) {
-                    m.put("firewall", c.drop.firewall());
-                    m.put("where", c.drop.where());
-                    m.put("why", c.drop.why());
-                    m.put("action", c.drop.action());
-                }
-                doc.add(m);
-            }
-            o.json(doc);
+            o.json(Json.doctor(report));
         } else {
-            o.table(List.of("CHECK", "OK", "DETAIL"), checks.stream().map(c -> List.of(c.check, c.ok ? "ok" : "NO", c.detail))
-                    .toList());
+            o.table(List.of("CHECK", "OK", "DETAIL"), report.checks().stream()
+                    .map(c -> List.of(c.check(), c.ok() ? "ok" : "NO", c.detail())).toList());
         }
-        return privileged && libs && nftables ? ExitCode.OK : ExitCode.ENVIRONMENT;
-    }
-
-    /** The file the dynamic loader opened for a library (its name carries the version), or null. */
-    private static String loadedFile(String lib) {
-        try {
-            if (lib.startsWith("libnftnl")) {
-                Gatun.requireNftablesLibraries();
-            } else {
-                Gatun.requireNetlinkLibrary();
-            }
-            String stem = lib.substring(0, lib.indexOf(".so"));
-            for (String line : Files.readAllLines(Path.of("/proc/self/maps"))) {
-                int slash = line.indexOf('/');
-                if (slash > 0 && line.substring(slash).contains("/" + stem + ".so")) {
-                    return Path.of(line.substring(slash)).toRealPath().toString();
-                }
-            }
-            return lib;
-        } catch (RuntimeException | IOException e) {
-            return null;
-        }
-    }
-
-    private static Check iptables(String variant) {
-        Result version = run(List.of(variant, "--version"));
-        if (version == null) {
-            return new Check(variant, true, "not installed");
-        }
-        // Its help, not a listing: listing would load legacy tables into a namespace that had none.
-        Result help = run(List.of(variant, "--help"));
-        boolean waits = help != null && (help.out + help.err).contains("--wait");
-        return new Check(variant, waits, version.out.strip() + (waits ? ", takes -w"
-                : ", does NOT take -w: gatun's iptables driver cannot wait for the xtables lock with it"));
-    }
-
-    /**
-     * Every place where another firewall drops forwarded traffic (iptables of either variant,
-     * firewalld, other nftables tables), and whether gatun's bridges get through it.
-     */
-    private List<Check> foreignDrops() {
-        List<Check> out = new ArrayList<>();
-        try {
-            List<ForeignDrop> drops = withDriver(NetworkDriver::foreignDrops);
-            for (ForeignDrop d : drops) {
-                out.add(new Check("foreign drop", d.open(), d.describe(), d));
-            }
-            if (drops.isEmpty()) {
-                out.add(new Check("other firewalls", true, "no other firewall drops forwarded traffic"));
-            }
-        } catch (RuntimeException e) {
-            // A check that could not run is never reported as passed.
-            out.add(new Check("other firewalls", false, "could not be checked: " + e.getMessage()));
-        }
-        return out;
-    }
-
-    /**
-     * Published ports that a socket of the host holds too: a service that started listening
-     * after the port was published (a publish refuses a port held already), whose traffic the
-     * published port takes.
-     */
-    private List<Check> hostPortsInUse() {
-        List<Check> out = new ArrayList<>();
-        try {
-            for (String line : withDriver(NetworkDriver::hostPortsInUse)) {
-                out.add(new Check("host port in use", false, line));
-            }
-            if (out.isEmpty()) {
-                out.add(new Check("host ports", true, "no socket of the host holds a published port"));
-            }
-        } catch (RuntimeException e) {
-            out.add(new Check("host ports", false, "could not be checked: " + e.getMessage()));
-        }
-        return out;
-    }
-
-    private List<Check> bridges(NetworkNamespace host) {
-        List<Check> out = new ArrayList<>();
-        List<Network> networks;
-        try {
-            networks = withDriver(d -> d.networks());
-        } catch (RuntimeException e) {
-            out.add(new Check("gatun networks", false, e.getMessage()));
-            return out;
-        }
-        for (Network n : networks) {
-            String type = host.isCurrent() ? read("/sys/class/net/" + n.bridge() + "/addr_assign_type")
-                    : host.name() == null ? null
-                    : output(List.of("ip", "netns", "exec", host.name(), "cat", "/sys/class/net/" + n.bridge() + "/addr_assign_type"));
-            boolean fixed = "3".equals(type);
-            out.add(new Check("bridge " + n.bridge(), fixed, "network " + n.name() + ", MAC " + n.mac() + ", addr_assign_type "
-                    + (type == null ? "unknown" : type) + (fixed ? " (set: it never follows a port)" : " (it may float)")));
-        }
-        return out;
-    }
-
-    private static String read(String file) {
-        try {
-            return Files.readString(Path.of(file)).strip();
-        } catch (IOException e) {
-            return null;
-        }
-    }
-
-    private static String output(List<String> cmd) {
-        Result r = run(cmd);
-        return r == null || r.code != 0 ? null : r.out.strip();
-    }
-
-    private record Result(int code, String out, String err) {}
-
-    /** Runs a tool with a timeout; null when it cannot be started. */
-    private static Result run(List<String> cmd) {
-        try {
-            Process p = new ProcessBuilder(cmd).start();
-            p.getOutputStream().close();
-            if (!p.waitFor(10, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                return new Result(-1, "", "timed out");
-            }
-            return new Result(p.exitValue(), new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8),
-                    new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8));
-        } catch (IOException e) {
-            return null;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return null;
-        }
+        return report.usable() ? ExitCode.OK : ExitCode.ENVIRONMENT;
     }
 }

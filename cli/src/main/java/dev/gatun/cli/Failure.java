@@ -28,6 +28,12 @@ public enum Failure {
     /** The kernel or a tool refused, or a bug of gatun's. */
     FAILED;
 
+    /** The one sentence a failure is reported with: its message, or its type when it has none. */
+    public static String sentence(Throwable e) {
+        String m = e.getMessage();
+        return m == null || m.isBlank() ? e.getClass().getSimpleName() : m;
+    }
+
     public static Failure of(Throwable e) {
         return switch (e) {
             case ConflictException c -> CONFLICT;

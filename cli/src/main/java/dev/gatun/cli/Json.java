@@ -1,5 +1,9 @@
 package dev.gatun.cli;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.gatun.cli.service.DoctorReport;
 import dev.gatun.driver.Endpoint;
 import dev.gatun.driver.Network;
 import dev.gatun.driver.PortMapping;
@@ -7,16 +11,34 @@ import dev.gatun.InetText;
 import dev.gatun.rtnl.Prefix;
 
 import java.net.InetAddress;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** The JSON shapes of the command's output, field by field as documented. */
-final class Json {
+/**
+ * The JSON documents of the CLI's --json output and of the local API's replies, field by field
+ * as documented: one shape for each result, whichever entry point asked.
+ */
+public final class Json {
+
+    /** Made at the first JSON document only: setting up Jackson makes a one-shot publish ~1.06x as long (README). */
+    private static final class Mapper {
+        static final ObjectMapper INSTANCE = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    }
 
     private Json() {}
 
-    static Map<String, Object> network(Network n) {
+    /** A document as gatun prints it: indented, without a final newline. */
+    public static String text(Object document) {
+        try {
+            return Mapper.INSTANCE.writeValueAsString(document);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot write JSON", e);
+        }
+    }
+
+    public static Map<String, Object> network(Network n) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("name", n.name());
         m.put("bridge", n.bridge());
@@ -29,7 +51,7 @@ final class Json {
         return m;
     }
 
-    static Map<String, Object> endpoint(Endpoint e) {
+    public static Map<String, Object> endpoint(Endpoint e) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("network", e.network());
         m.put("containerNetns", e.containerNamespace());
@@ -42,7 +64,7 @@ final class Json {
         return m;
     }
 
-    static Map<String, Object> mapping(PortMapping p) {
+    public static Map<String, Object> mapping(PortMapping p) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("network", p.network());
         m.put("protocol", p.protocol().keyword());
@@ -54,18 +76,48 @@ final class Json {
         return m;
     }
 
-    static List<Map<String, Object>> mappings(List<PortMapping> list) {
+    public static List<Map<String, Object>> mappings(List<PortMapping> list) {
         return list.stream().map(Json::mapping).toList();
     }
 
-    static String ip(InetAddress a) {
+    public static String ip(InetAddress a) {
         return a == null ? null : InetText.of(a);
     }
 
-    static Map<String, Object> error(int code, String message) {
+    public static Map<String, Object> error(int code, String message) {
         Map<String, Object> inner = new LinkedHashMap<>();
         inner.put("code", code);
         inner.put("message", message);
         return Map.of("error", inner);
+    }
+
+    public static Map<String, Object> deleted(String network) {
+        return Map.of("deleted", network);
+    }
+
+    public static Map<String, Object> detached(String container, String network) {
+        return Map.of("detached", container, "network", network);
+    }
+
+    public static Map<String, Object> ruleset(String text) {
+        return Map.of("ruleset", text);
+    }
+
+    public static List<Map<String, Object>> doctor(DoctorReport report) {
+        List<Map<String, Object>> doc = new ArrayList<>();
+        for (DoctorReport.Check c : report.checks()) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("check", c.check());
+            m.put("ok", c.ok());
+            m.put("detail", c.detail());
+            if (c.drop() != null) {
+                m.put("firewall", c.drop().firewall());
+                m.put("where", c.drop().where());
+                m.put("why", c.drop().why());
+                m.put("action", c.drop().action());
+            }
+            doc.add(m);
+        }
+        return doc;
     }
 }

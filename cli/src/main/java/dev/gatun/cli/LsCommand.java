@@ -1,11 +1,11 @@
 package dev.gatun.cli;
 
+import dev.gatun.cli.service.ListPorts;
 import dev.gatun.driver.PortMapping;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
 import java.net.Inet4Address;
-import java.util.ArrayList;
 import java.util.List;
 
 /** List published ports. */
@@ -19,13 +19,7 @@ final class LsCommand extends Base {
 
     @Override
     public Integer call() {
-        List<PortMapping> all = withDriver(d -> {
-            List<PortMapping> listed = new ArrayList<>(d.published(network));
-            if (network == null) {
-                listed.addAll(d.publishedOutside());
-            }
-            return listed;
-        });
+        List<PortMapping> all = service().ports(new ListPorts(network));
         Output o = out();
         if (o.json()) {
             o.json(Json.mappings(all));

@@ -37,32 +37,18 @@ public final class Main {
      * client (null otherwise). A {@link Served.Misdirected} escapes, for the serve to answer.
      */
     public static int run(String[] args, PrintWriter out, PrintWriter err, Served served) {
-        return execute(args, out, err, served).exitCode();
-    }
-
-    /**
-     * How a command line ended: its exit code and, when a command failed, the failure (null for
-     * success and for refused usage), which an adapter needs past the exit code: a failure that
-     * may pass if tried again exits 1 as any other, but is answered 503 over HTTP.
-     */
-    public record Outcome(int exitCode, Throwable failure) {}
-
-    /** As {@link #run(String[], PrintWriter, PrintWriter, Served)}, with the failure kept. */
-    public static Outcome execute(String[] args, PrintWriter out, PrintWriter err, Served served) {
         CommandLine cli = served == null ? GatunCommand.commandLine(args) : reused(args);
         ((GatunCommand) cli.getCommand()).served = served;
         cli.setOut(out);
         cli.setErr(err);
         boolean json = Arrays.asList(args).contains("--json");
         Served.Misdirected[] misdirected = new Served.Misdirected[1];
-        Throwable[] failure = new Throwable[1];
         cli.setExecutionExceptionHandler((e, line, parsed) -> {
             if (e instanceof Served.Misdirected m) {
                 misdirected[0] = m;
                 return ExitCode.ENVIRONMENT;
             }
-            failure[0] = e;
-            return fail(json, out, err, ExitCode.of(e), message(e));
+            return fail(json, out, err, ExitCode.of(e), Failure.sentence(e));
         });
         cli.setParameterExceptionHandler((e, a) -> {
             if (json) {
@@ -86,7 +72,7 @@ public final class Main {
             // Nothing ran and nothing was printed: the serve answers 421 and the client runs it itself.
             throw misdirected[0];
         }
-        return new Outcome(code, failure[0]);
+        return code;
     }
 
     /**
@@ -131,10 +117,5 @@ public final class Main {
             err.flush();
         }
         return code;
-    }
-
-    private static String message(Throwable e) {
-        String m = e.getMessage();
-        return m == null || m.isBlank() ? e.getClass().getSimpleName() : m;
     }
 }

@@ -1,16 +1,14 @@
 package dev.gatun.cli;
 
-import dev.gatun.InvalidInputException;
+import dev.gatun.cli.service.CreateNetwork;
+import dev.gatun.cli.service.DeleteNetwork;
 import dev.gatun.driver.Network;
-import dev.gatun.driver.NetworkSpec;
-import dev.gatun.rtnl.MacAddress;
 import dev.gatun.rtnl.Prefix;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 import java.util.List;
-import java.util.Map;
 
 /** Container networks. */
 @Command(name = "net", mixinStandardHelpOptions = true, description = "Create, remove and list container networks.",
@@ -51,29 +49,7 @@ final class NetCommand {
 
         @Override
         public Integer call() {
-            if (subnets.size() > 2) {
-                throw new InvalidInputException("give at most two --subnet options: one IPv4, one IPv6");
-            }
-            Prefix v4 = null;
-            Prefix v6 = null;
-            for (String s : subnets) {
-                Prefix p = Prefix.parse(s);
-                if (p.isIpv6()) {
-                    if (v6 != null) {
-                        throw new InvalidInputException("two IPv6 subnets given: " + v6 + " and " + p);
-                    }
-                    v6 = p;
-                } else {
-                    if (v4 != null) {
-                        throw new InvalidInputException("two IPv4 subnets given: " + v4 + " and " + p);
-                    }
-                    v4 = p;
-                }
-            }
-            NetworkSpec spec = NetworkSpec.named(name).bridge(bridge).subnet4(v4)
-                    .gateway4(gateway == null ? null : Prefix.address(gateway)).subnet6(v6)
-                    .mac(mac == null ? null : MacAddress.parse(mac)).mtu(mtu).icc(!noIcc).internal(internal).build();
-            Network n = withDriver(d -> d.createNetwork(spec));
+            Network n = service().createNetwork(CreateNetwork.of(name, subnets, bridge, gateway, mac, mtu, !noIcc, internal));
             Output o = out();
             if (o.json()) {
                 o.json(Json.network(n));
@@ -96,13 +72,10 @@ final class NetCommand {
 
         @Override
         public Integer call() {
-            withDriver(d -> {
-                d.deleteNetwork(name, force);
-                return null;
-            });
+            service().deleteNetwork(new DeleteNetwork(name, force));
             Output o = out();
             if (o.json()) {
-                o.json(Map.of("deleted", name));
+                o.json(Json.deleted(name));
             } else {
                 o.line("removed network " + name);
             }
@@ -114,7 +87,7 @@ final class NetCommand {
     static final class Ls extends Base {
         @Override
         public Integer call() {
-            List<Network> networks = withDriver(d -> d.networks());
+            List<Network> networks = service().networks();
             Output o = out();
             if (o.json()) {
                 o.json(networks.stream().map(Json::network).toList());

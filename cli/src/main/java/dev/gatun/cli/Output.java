@@ -1,20 +1,11 @@
 package dev.gatun.cli;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 
 /** What a command prints: aligned tables and short lines for people, one JSON document with --json. */
 final class Output {
-
-    /** Made at the first JSON document only: setting up Jackson makes a one-shot publish ~1.06x as long (README). */
-    private static final class Mapper {
-        static final ObjectMapper INSTANCE = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-    }
 
     private final PrintWriter out;
     private final boolean json;
@@ -29,11 +20,7 @@ final class Output {
     }
 
     void json(Object document) {
-        try {
-            out.println(Mapper.INSTANCE.writeValueAsString(document));
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("cannot write JSON", e);
-        }
+        out.println(Json.text(document));
         out.flush();
     }
 

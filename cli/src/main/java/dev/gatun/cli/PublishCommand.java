@@ -1,9 +1,8 @@
 package dev.gatun.cli;
 
+import dev.gatun.cli.service.Publish;
 import dev.gatun.driver.HostPortCheck;
 import dev.gatun.driver.PortMapping;
-import dev.gatun.driver.PortSpec;
-import dev.gatun.rtnl.Prefix;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -43,11 +42,10 @@ final class PublishCommand extends Base {
 
     @Override
     public Integer call() {
-        List<PortSpec> ports = specs.stream().map(PortSpec::parse).toList();
-        var ip = Prefix.address(containerIp);
+        Publish request = Publish.of(network, containerIp, specs, owner,
+                skipHostPortCheck ? HostPortCheck.SKIP : HostPortCheck.CHECK);
         long start = System.nanoTime();
-        List<PortMapping> made = withDriver(d -> d.publish(network, ip, ports, owner,
-                skipHostPortCheck ? HostPortCheck.SKIP : HostPortCheck.CHECK));
+        List<PortMapping> made = service().publish(request);
         long micros = (System.nanoTime() - start) / 1000;
         Output o = out();
         if (o.json()) {

@@ -1,13 +1,6 @@
 package dev.gatun.cli;
 
-import dev.gatun.nft.Family;
-import dev.gatun.nft.NftRenderer;
-import dev.gatun.nft.Nftables;
-import dev.gatun.nft.Ruleset;
-import dev.gatun.nft.Table;
 import picocli.CommandLine.Command;
-
-import java.util.Map;
 
 /** gatun's own tables in nft syntax, read back over netlink and rendered by gatun. */
 @Command(name = "ruleset", mixinStandardHelpOptions = true,
@@ -17,14 +10,10 @@ final class RulesetCommand extends Base {
 
     @Override
     public Integer call() {
-        String text;
-        try (Nftables nft = Nftables.open(root().host())) {
-            Ruleset r = nft.list(Table.of(Family.INET, "gatun"));
-            text = NftRenderer.render(r);
-        }
+        String text = service().ruleset();
         Output o = out();
         if (o.json()) {
-            o.json(Map.of("ruleset", text));
+            o.json(Json.ruleset(text));
         } else {
             spec.commandLine().getOut().print(text);
             spec.commandLine().getOut().flush();

@@ -1,8 +1,7 @@
 package dev.gatun.cli;
 
+import dev.gatun.cli.service.Unpublish;
 import dev.gatun.driver.PortMapping;
-import dev.gatun.driver.PortSpec;
-import dev.gatun.rtnl.Prefix;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -28,9 +27,7 @@ final class UnpublishCommand extends Base {
 
     @Override
     public Integer call() {
-        List<PortSpec> ports = specs.stream().map(PortSpec::parse).toList();
-        var ip = Prefix.address(containerIp);
-        List<PortMapping> removed = withDriver(d -> d.unpublish(network, ip, ports, owner));
+        List<PortMapping> removed = service().unpublish(Unpublish.of(network, containerIp, specs, owner));
         Output o = out();
         if (o.json()) {
             o.json(Json.mappings(removed));

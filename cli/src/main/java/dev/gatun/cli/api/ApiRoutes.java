@@ -1,6 +1,19 @@
 package dev.gatun.cli.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.gatun.cli.ExitCode;
+import dev.gatun.cli.Json;
+import dev.gatun.cli.http.ErrorStatus;
+import dev.gatun.cli.service.Attach;
+import dev.gatun.cli.service.CreateNetwork;
+import dev.gatun.cli.service.DeleteNetwork;
+import dev.gatun.cli.service.Detach;
+import dev.gatun.cli.service.DoctorReport;
+import dev.gatun.cli.service.GatunService;
+import dev.gatun.cli.service.ListPorts;
+import dev.gatun.cli.service.Publish;
+import dev.gatun.cli.service.Unpublish;
+import dev.gatun.driver.HostPortCheck;
 
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -9,10 +22,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The local API's paths, each the command line it stands for: the API is the CLI's JSON
- * contract over HTTP, so both validate, answer and fail alike. Values from the path, the query
- * and the body become {@code --option=value} words and positionals after {@code --}, so no
- * value can be read as an option.
+ * The local API's paths, each a typed request of {@link GatunService} made from the path, the
+ * query and the JSON body, and answered with the CLI's JSON document of its result: the API is
+ * the CLI's JSON contract over HTTP, so both validate, answer and fail alike, but no value is
+ * ever read as a command line.
  *
  * <pre>
  * GET    /v1/networks                              net ls
@@ -39,65 +52,72 @@ final class ApiRoutes {
         }
     }
 
+    /** A request's answer: its HTTP status and the JSON document of its body. */
+    record Answer(int status, Object document) {
+        static Answer ok(Object document) {
+            return new Answer(200, document);
+        }
+    }
+
+    /** A typed request, made from a path and a body, waiting to be run. */
+    @FunctionalInterface
+    interface Route {
+        Answer run(GatunService service);
+    }
+
     private ApiRoutes() {}
 
-    /** The gatun command line (after the global options) for a request. */
-    static List<String> args(String method, String path, Map<String, String> query, JsonNode body) {
+    /**
+     * The route of a request. {@link Refused} for what HTTP says (no such path, a method not
+     * allowed, a body of the wrong shape); a value the request cannot take (a port spec, an
+     * address) fails as the CLI's option would, with its exception.
+     */
+    static Route route(String method, String path, Map<String, String> query, JsonNode body) {
         String[] p = path.replaceAll("/+$", "").split("/");
         if (p.length < 3 || !p[0].isEmpty() || !p[1].equals("v1")) {
             throw new Refused(404, "no such path: " + path + " (paths start with /v1/)");
         }
         String what = method + " " + path;
-        Words w = new Words(what);
         switch (p.length == 3 ? p[2] : p.length == 4 ? p[2] + "/*" : p.length == 5 ? p[2] + "/*/" + p[4]
                 : p.length == 6 ? p[2] + "/*/" + p[4] + "/*" : "") {
             case "networks" -> {
                 if (method.equals("GET")) {
                     noBody(body, what);
-                    w.command("net", "ls");
-                } else if (method.equals("POST")) {
-                    Fields f = new Fields(body, what, "name", "subnets", "bridge", "gateway", "mac", "mtu", "icc", "internal");
-                    w.command("net", "create");
-                    for (String s : f.strings("subnets")) {
-                        w.option("--subnet", s);
-                    }
-                    w.option("--bridge", f.string("bridge"));
-                    w.option("--gateway", f.string("gateway"));
-                    w.option("--mac", f.string("mac"));
-                    w.option("--mtu", f.integer("mtu"));
-                    w.flag("--no-icc", Boolean.FALSE.equals(f.bool("icc")));
-                    w.flag("--internal", Boolean.TRUE.equals(f.bool("internal")));
-                    w.positional(f.required("name"));
-                } else {
+                    return s -> Answer.ok(s.networks().stream().map(Json::network).toList());
+                }
+                if (!method.equals("POST")) {
                     throw notAllowed(method, path, "GET, POST");
                 }
+                Fields f = new Fields(body, what, "name", "subnets", "bridge", "gateway", "mac", "mtu", "icc", "internal");
+                CreateNetwork r = CreateNetwork.of(named(f.required("name"), what), f.strings("subnets"), f.string("bridge"),
+                        f.string("gateway"), f.string("mac"), f.integer("mtu"), !Boolean.FALSE.equals(f.bool("icc")),
+                        Boolean.TRUE.equals(f.bool("internal")));
+                return s -> Answer.ok(Json.network(s.createNetwork(r)));
             }
             case "networks/*" -> {
                 allow(method, path, "DELETE");
                 noBody(body, what);
-                w.command("net", "rm");
-                w.flag("--force", bool(query, "force", what));
-                w.positional(p[3]);
+                DeleteNetwork r = new DeleteNetwork(named(p[3], what), bool(query, "force", what));
+                return s -> {
+                    s.deleteNetwork(r);
+                    return Answer.ok(Json.deleted(r.name()));
+                };
             }
             case "networks/*/endpoints" -> {
                 allow(method, path, "POST");
                 Fields f = new Fields(body, what, "containerNetns", "ip", "ip6", "ifname", "mac", "owner");
-                w.command("attach");
-                w.option("--ip", f.string("ip"));
-                w.option("--ip6", f.string("ip6"));
-                w.option("--ifname", f.string("ifname"));
-                w.option("--mac", f.string("mac"));
-                w.option("--owner", f.string("owner"));
-                w.positional(p[3]);
-                w.positional(f.required("containerNetns"));
+                Attach r = Attach.of(named(p[3], what), named(f.required("containerNetns"), what), f.string("ip"),
+                        f.string("ip6"), f.string("ifname"), f.string("mac"), f.string("owner"));
+                return s -> Answer.ok(Json.endpoint(s.attach(r)));
             }
             case "networks/*/endpoints/*" -> {
                 allow(method, path, "DELETE");
                 noBody(body, what);
-                w.command("detach");
-                w.option("--ifname", query.get("ifname"));
-                w.positional(p[3]);
-                w.positional(p[5]);
+                Detach r = Detach.of(named(p[3], what), named(p[5], what), query.get("ifname"));
+                return s -> {
+                    s.detach(r);
+                    return Answer.ok(Json.detached(r.containerName(), r.network()));
+                };
             }
             case "networks/*/ports" -> {
                 boolean publish = method.equals("POST");
@@ -110,33 +130,47 @@ final class ApiRoutes {
                 if (publish && ports.isEmpty()) {
                     throw new Refused(400, what + ": \"ports\" must list at least one port, such as \"8080:80\"");
                 }
-                w.command(publish ? "publish" : "unpublish");
-                for (String s : ports) {
-                    w.option("-p", s);
-                }
-                w.option("--owner", f.string("owner"));
+                String network = named(p[3], what);
+                String containerIp = named(f.required("containerIp"), what);
                 if (publish) {
-                    w.flag("--skip-host-port-check", Boolean.FALSE.equals(f.bool("checkHostPorts")));
+                    Publish r = Publish.of(network, containerIp, ports, f.string("owner"),
+                            Boolean.FALSE.equals(f.bool("checkHostPorts")) ? HostPortCheck.SKIP : HostPortCheck.CHECK);
+                    return s -> Answer.ok(Json.mappings(s.publish(r)));
                 }
-                w.positional(p[3]);
-                w.positional(f.required("containerIp"));
+                Unpublish r = Unpublish.of(network, containerIp, ports, f.string("owner"));
+                return s -> Answer.ok(Json.mappings(s.unpublish(r)));
             }
             case "ports" -> {
                 allow(method, path, "GET");
                 noBody(body, what);
-                w.command("ls");
-                if (query.get("network") != null) {
-                    w.positional(query.get("network"));
-                }
+                String network = query.get("network");
+                ListPorts r = network == null ? ListPorts.ALL : new ListPorts(named(network, what));
+                return s -> Answer.ok(Json.mappings(s.ports(r)));
             }
-            case "ruleset", "doctor" -> {
+            case "ruleset" -> {
                 allow(method, path, "GET");
                 noBody(body, what);
-                w.command(p[2]);
+                return s -> Answer.ok(Json.ruleset(s.ruleset()));
+            }
+            case "doctor" -> {
+                allow(method, path, "GET");
+                noBody(body, what);
+                return s -> {
+                    DoctorReport report = s.doctor();
+                    // As the command's exit code: 4 when gatun cannot work here.
+                    return new Answer(ErrorStatus.of(report.usable() ? ExitCode.OK : ExitCode.ENVIRONMENT), Json.doctor(report));
+                };
             }
             default -> throw new Refused(404, "no such path: " + path);
         }
-        return w.words();
+    }
+
+    /** A name from the path or the body: never empty. */
+    private static String named(String value, String what) {
+        if (value.isEmpty()) {
+            throw new Refused(400, what + ": an empty name");
+        }
+        return value;
     }
 
     private static void allow(String method, String path, String allowed) {
@@ -164,49 +198,6 @@ final class ApiRoutes {
             return true;
         }
         throw new Refused(400, what + ": query parameter " + name + " must be true or false, not '" + v + "'");
-    }
-
-    /** The command line being built: subcommand words, options, then positionals after "--". */
-    private static final class Words {
-        private final List<String> command = new ArrayList<>();
-        private final List<String> options = new ArrayList<>();
-        private final List<String> positionals = new ArrayList<>();
-        private final String what;
-
-        Words(String what) {
-            this.what = what;
-        }
-
-        void command(String... words) {
-            command.addAll(List.of(words));
-        }
-
-        void option(String name, Object value) {
-            if (value != null) {
-                options.add(name + "=" + value);
-            }
-        }
-
-        void flag(String name, boolean set) {
-            if (set) {
-                options.add(name);
-            }
-        }
-
-        void positional(String value) {
-            if (value.isEmpty()) {
-                throw new Refused(400, what + ": an empty name");
-            }
-            positionals.add(value);
-        }
-
-        List<String> words() {
-            List<String> out = new ArrayList<>(command);
-            out.addAll(options);
-            out.add("--");
-            out.addAll(positionals);
-            return out;
-        }
     }
 
     /** A JSON object body with the fields a path takes: others are refused by name, as are wrong types. */

@@ -3,10 +3,10 @@ package dev.gatun.cli.api;
 import dev.gatun.GatunException;
 import dev.gatun.cli.GatunCommand;
 import dev.gatun.cli.Served;
+import dev.gatun.cli.api.ServeWire.Printed;
 import dev.gatun.netns.NamedNamespaces;
 import dev.gatun.netns.NetworkNamespace;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.StandardProtocolFamily;
@@ -17,9 +17,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.function.Function;
@@ -69,16 +67,8 @@ public final class ServeClient {
         } catch (GatunException e) {
             return OptionalInt.empty();
         }
-        ByteArrayOutputStream body = new ByteArrayOutputStream();
-        env.forEach((name, value) -> {
-            if (name.startsWith("CNI_")) {
-                body.writeBytes((name + "=" + value).getBytes(StandardCharsets.UTF_8));
-                body.write(0);
-            }
-        });
-        body.write(0);
-        body.writeBytes(config);
-        return underStartLock(() -> post(socket, request("/v1/cni", body.toByteArray()), out, err,
+        byte[] request = ServeWire.request(ServeWire.CNI_PATH, ServeWire.cniCall(env, config));
+        return underStartLock(() -> post(socket, request, out, err,
                 s -> cniStopped(s, env.get("CNI_COMMAND"))));
     }
 
@@ -163,61 +153,16 @@ public final class ServeClient {
      * by a NUL byte. Tests that stand in for many clients send exactly this.
      */
     public static byte[] cliRequest(List<String> args) {
-        ByteArrayOutputStream body = new ByteArrayOutputStream();
-        for (String a : args) {
-            body.writeBytes(a.getBytes(StandardCharsets.UTF_8));
-            body.write(0);
-        }
-        return request("/v1/cli", body.toByteArray());
-    }
-
-    private static byte[] request(String path, byte[] body) {
-        String head = "POST " + path + " HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/octet-stream\r\n"
-                + "Content-Length: " + body.length + "\r\nConnection: close\r\n\r\n";
-        ByteArrayOutputStream all = new ByteArrayOutputStream();
-        all.writeBytes(head.getBytes(StandardCharsets.US_ASCII));
-        all.writeBytes(body);
-        return all.toByteArray();
+        return ServeWire.request(ServeWire.CLI_PATH, ServeWire.commandLine(args));
     }
 
     private static OptionalInt answer(byte[] reply, OutputStream out, OutputStream err, Supplier<Printed> broken) {
-        String text = new String(reply, StandardCharsets.ISO_8859_1);
-        int end = text.indexOf("\r\n\r\n");
-        if (reply.length == 0 || end < 0 || !text.startsWith("HTTP/1.")) {
-            return print(broken.get(), out, err);
-        }
-        String[] lines = text.substring(0, end).split("\r\n");
-        String[] status = lines[0].split(" ");
-        if (status.length < 2 || !status[1].equals("200")) {
-            return OptionalInt.empty(); // refused before running: another namespace or driver
-        }
-        long code = header(lines, "gatun-exit-code");
-        long stdout = header(lines, "gatun-stdout-length");
-        int content = end + 4;
-        long length = header(lines, "content-length");
-        if (code < 0 || stdout < 0 || length != reply.length - content || stdout > length) {
-            return print(broken.get(), out, err);
-        }
-        return print(new Printed((int) code, Arrays.copyOfRange(reply, content, content + (int) stdout),
-                Arrays.copyOfRange(reply, content + (int) stdout, reply.length)), out, err);
+        return switch (ServeWire.reply(reply)) {
+            case ServeWire.Reply.Ran ran -> print(ran.printed(), out, err);
+            case ServeWire.Reply.Refused refused -> OptionalInt.empty(); // another namespace or driver: run it here
+            case ServeWire.Reply.Broken b -> print(broken.get(), out, err);
+        };
     }
-
-    private static long header(String[] lines, String name) {
-        for (int i = 1; i < lines.length; i++) {
-            int colon = lines[i].indexOf(':');
-            if (colon > 0 && lines[i].substring(0, colon).toLowerCase(Locale.ROOT).equals(name)) {
-                try {
-                    return Long.parseLong(lines[i].substring(colon + 1).strip());
-                } catch (NumberFormatException e) {
-                    return -1;
-                }
-            }
-        }
-        return -1;
-    }
-
-    /** What a forwarded call printed, and its exit code. */
-    private record Printed(int code, byte[] stdout, byte[] stderr) {}
 
     /** The command may have run: say so rather than run it twice. */
     private static Printed commandStopped(Path socket) {

@@ -1,6 +1,7 @@
 package dev.gatun.cli.cni;
 
 import dev.gatun.InvalidInputException;
+import dev.gatun.cli.service.Drivers;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortSpec;
 import dev.gatun.netns.NetworkNamespace;
@@ -18,7 +19,7 @@ import java.util.Set;
  * One call of the plugin as the verbs see it: its CNI_* variables, its config, the driver it may
  * borrow, and the lines it logs on stderr; and the names of what an attachment owns.
  */
-record CniCall(CniEnv env, CniConfig config, CniPlugin.Drivers drivers, StringBuilder log) {
+record CniCall(CniEnv env, CniConfig config, Drivers drivers, StringBuilder log) {
 
     /** The owner of what an attachment makes: "CONTAINERID/IFNAME", with "@NETWORK" when chained. */
     static String owner(String containerId, String ifname) {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gatun.Gatun;
 import dev.gatun.GatunException;
+import dev.gatun.cli.service.Drivers;
 import dev.gatun.driver.NetworkDriver;
 import dev.gatun.netns.NetworkNamespace;
 
@@ -32,12 +33,6 @@ public final class CniPlugin {
 
     /** What the plugin printed and its exit code. */
     public record Outcome(int exitCode, byte[] stdout, byte[] stderr) {}
-
-    /** Lends a driver for the host namespace: a new one (closed after) or the serve's own. */
-    @FunctionalInterface
-    public interface Drivers {
-        <T> T with(Function<NetworkDriver, T> work);
-    }
 
     /** A process of its own: a driver for the namespace it runs in, opened for the call. */
     public static final Drivers IN_PROCESS = new Drivers() {

@@ -6,27 +6,51 @@ import dev.gatun.GatunException;
 import dev.gatun.InvalidInputException;
 import dev.gatun.RetryableException;
 import dev.gatun.cli.ExitCode;
-import dev.gatun.cli.GatunCommand;
+import dev.gatun.cli.Json;
 import dev.gatun.cli.http.ErrorStatus;
+import dev.gatun.cli.service.Drivers;
+import dev.gatun.cli.service.GatunService;
 import dev.gatun.driver.ConflictException;
+import dev.gatun.driver.Endpoint;
+import dev.gatun.driver.EndpointSpec;
+import dev.gatun.driver.Network;
+import dev.gatun.driver.HostPortCheck;
+import dev.gatun.driver.NetworkDriver;
+import dev.gatun.driver.NetworkSpec;
+import dev.gatun.driver.PortMapping;
+import dev.gatun.driver.PortSpec;
+import dev.gatun.driver.Protocol;
 import dev.gatun.netlink.ReplyTimeoutException;
+import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.rtnl.MacAddress;
+import dev.gatun.rtnl.Prefix;
+import dev.gatun.testing.StandInDriver;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import picocli.CommandLine;
 
+import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-/** The local API's paths as command lines, checked by picocli's own parser; no root needed. */
+/**
+ * The local API's paths as typed requests, run by the service over a stand-in driver that
+ * records what it was asked: every JSON field reaches the driver as the value it is, never as
+ * an option. No root needed; what reaches the kernel is LocalApiIT's.
+ */
 class ApiRoutesTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final InetAddress C2 = Prefix.address("10.88.0.2");
+
+    private final List<String> calls = new ArrayList<>();
+    private final List<Object[]> arguments = new ArrayList<>();
 
     private static JsonNode json(String text) {
         try {
@@ -36,79 +60,145 @@ class ApiRoutesTest {
         }
     }
 
-    /** What picocli makes of the words: the subcommand's options and positionals. */
-    private static CommandLine.ParseResult parse(List<String> words) {
-        List<String> all = new ArrayList<>(List.of("--json"));
-        all.addAll(words);
-        String[] args = all.toArray(String[]::new);
-        CommandLine.ParseResult top = GatunCommand.commandLine(args).parseArgs(args);
-        CommandLine.ParseResult sub = top.subcommand();
-        return sub.subcommand() != null ? sub.subcommand() : sub;
+    /** What a driver made of a spec: the network or endpoint the spec asks for. */
+    static Object made(Object[] args) {
+        if (args != null && args.length == 1 && args[0] instanceof NetworkSpec n) {
+            return new Network(n.name(), "gatun-" + n.name(), MacAddress.parse("02:00:00:00:00:01"), List.of(n.subnet4()),
+                    List.of(), n.icc(), n.internal(), n.masquerade(), 1500);
+        }
+        if (args != null && args.length == 1 && args[0] instanceof EndpointSpec e) {
+            return new Endpoint(e.network(), "c1", "eth0", "veth0", e.ip(), null, MacAddress.parse("02:00:00:00:00:02"), e.owner());
+        }
+        return null;
+    }
+
+    /** A driver that answers every call the routes make with {@code result} (or what it made), and records each. */
+    private GatunService service(Object result) {
+        StandInDriver.Answer recorded = args -> result != null ? result : made(args);
+        Map<String, StandInDriver.Answer> answers = new java.util.HashMap<>();
+        for (String m : List.of("createNetwork", "deleteNetwork", "networks", "attach", "detach", "publish", "unpublish",
+                "published", "publishedOutside")) {
+            answers.put(m, args -> {
+                calls.add(m);
+                arguments.add(args == null ? new Object[0] : args);
+                return recorded.answer(args);
+            });
+        }
+        NetworkDriver d = StandInDriver.answering(answers);
+        return new GatunService(() -> {
+            throw new AssertionError("no route here needs the host namespace");
+        }, Drivers.of(d));
+    }
+
+    private ApiRoutes.Answer run(String method, String path, Map<String, String> query, String body, Object result) {
+        return ApiRoutes.route(method, path, query, body == null ? null : json(body)).run(service(result));
     }
 
     @Test
-    void publishPassesEveryValueAsAValueNeverAsAnOption() {
-        List<String> words = ApiRoutes.args("POST", "/v1/networks/n1/ports", Map.of(),
-                json("{\"containerIp\": \"--force\", \"ports\": [\"8080:80\", \"53/udp\"], \"owner\": \"--json\"}"));
-        CommandLine.ParseResult r = parse(words);
-        assertThat(r.commandSpec().name()).isEqualTo("publish");
-        assertThat(r.matchedOptionValue("-p", List.of())).containsExactly("8080:80", "53/udp");
-        assertThat(r.<String>matchedOptionValue("--owner", null)).isEqualTo("--json");
-        assertThat(r.matchedPositionals()).extracting(p -> p.getValue().toString()).containsExactly("n1", "--force");
+    void publishPassesEveryValueAsAValue() {
+        PortMapping made = new PortMapping("n1", Protocol.TCP, null, 8080, C2, 80, "--json");
+        ApiRoutes.Answer a = run("POST", "/v1/networks/n1/ports", Map.of(),
+                "{\"containerIp\": \"10.88.0.2\", \"ports\": [\"8080:80\", \"53/udp\"], \"owner\": \"--json\"}", List.of(made));
+        assertThat(calls).containsExactly("publish");
+        Object[] args = arguments.getFirst();
+        assertThat(args[0]).isEqualTo("n1");
+        assertThat(args[1]).isEqualTo(C2);
+        assertThat(args[2]).isEqualTo(List.of(PortSpec.parse("8080:80"), PortSpec.parse("53/udp")));
+        assertThat(args[3]).isEqualTo("--json");
+        assertThat(args[4]).isEqualTo(HostPortCheck.CHECK);
+        assertThat(a.status()).isEqualTo(200);
+        assertThat(a.document()).isEqualTo(Json.mappings(List.of(made)));
     }
 
     @Test
     void checkHostPortsFalseSkipsTheCheckAndOnlyFalseDoes() {
-        CommandLine.ParseResult skip = parse(ApiRoutes.args("POST", "/v1/networks/n1/ports", Map.of(),
-                json("{\"containerIp\": \"10.88.0.2\", \"ports\": [\"8080:80\"], \"checkHostPorts\": false}")));
-        assertThat(skip.hasMatchedOption("--skip-host-port-check")).isTrue();
-        for (String body : List.of("{\"containerIp\": \"10.88.0.2\", \"ports\": [\"8080:80\"], \"checkHostPorts\": true}",
-                "{\"containerIp\": \"10.88.0.2\", \"ports\": [\"8080:80\"]}")) {
-            assertThat(parse(ApiRoutes.args("POST", "/v1/networks/n1/ports", Map.of(), json(body)))
-                    .hasMatchedOption("--skip-host-port-check")).as(body).isFalse();
-        }
+        run("POST", "/v1/networks/n1/ports", Map.of(),
+                "{\"containerIp\": \"10.88.0.2\", \"ports\": [\"8080:80\"], \"checkHostPorts\": false}", List.of());
+        run("POST", "/v1/networks/n1/ports", Map.of(),
+                "{\"containerIp\": \"10.88.0.2\", \"ports\": [\"8080:80\"], \"checkHostPorts\": true}", List.of());
+        run("POST", "/v1/networks/n1/ports", Map.of(), "{\"containerIp\": \"10.88.0.2\", \"ports\": [\"8080:80\"]}", List.of());
+        assertThat(arguments).extracting(a -> a[4]).containsExactly(HostPortCheck.SKIP, HostPortCheck.CHECK, HostPortCheck.CHECK);
     }
 
     @Test
     void aValueThatLooksLikeAnOptionIsAValueOrRefusedButNeverObeyed() {
-        CommandLine.ParseResult r = parse(ApiRoutes.args("DELETE", "/v1/networks/n1/ports", Map.of(),
-                json("{\"containerIp\": \"10.88.0.2\", \"ports\": [\"--force\"]}")));
-        assertThat(r.commandSpec().name()).isEqualTo("unpublish");
-        assertThat(r.matchedOptionValue("-p", List.of())).containsExactly("--force");
-        // picocli refuses a value that names one of the command's own options (exit 2 through the API).
-        List<String> words = ApiRoutes.args("DELETE", "/v1/networks/n1/ports", Map.of(),
-                json("{\"containerIp\": \"10.88.0.2\", \"ports\": [\"--owner\"]}"));
-        assertThat(catchThrowableOfType(CommandLine.MissingParameterException.class, () -> parse(words)).getMessage())
-                .contains("Expected parameter for option '-p' but found '--owner'");
+        run("DELETE", "/v1/networks/n1/ports", Map.of(), "{\"containerIp\": \"10.88.0.2\", \"owner\": \"--force\"}", List.of());
+        assertThat(calls).containsExactly("unpublish");
+        assertThat(arguments.getFirst()).containsExactly("n1", C2, List.of(), "--force");
+        // A port spec that is an option's name is a bad port spec: 400, nothing called.
+        InvalidInputException e = catchThrowableOfType(InvalidInputException.class, () -> run("DELETE",
+                "/v1/networks/n1/ports", Map.of(), "{\"containerIp\": \"10.88.0.2\", \"ports\": [\"--owner\"]}", List.of()));
+        assertThat(e.getMessage()).contains("--owner");
+        assertThat(ErrorStatus.of(e)).isEqualTo(400);
+        assertThat(calls).hasSize(1);
     }
 
     @Test
-    void networkCreateTakesEveryOption() {
-        CommandLine.ParseResult r = parse(ApiRoutes.args("POST", "/v1/networks", Map.of(), json(
-                "{\"name\": \"web\", \"subnets\": [\"10.88.0.0/16\", \"fd00:88::/64\"], \"bridge\": \"br-web\","
-                        + " \"gateway\": \"10.88.0.254\", \"mac\": \"02:00:00:00:00:01\", \"mtu\": 1400, \"icc\": false,"
-                        + " \"internal\": true}")));
-        assertThat(r.commandSpec().name()).isEqualTo("create");
-        assertThat(r.matchedOptionValue("--subnet", List.of())).containsExactly("10.88.0.0/16", "fd00:88::/64");
-        assertThat(r.<Integer>matchedOptionValue("--mtu", null)).isEqualTo(1400);
-        assertThat(r.hasMatchedOption("--no-icc")).isTrue();
-        assertThat(r.hasMatchedOption("--internal")).isTrue();
-        assertThat(r.<String>matchedOptionValue("--bridge", null)).isEqualTo("br-web");
-        assertThat(r.matchedPositionals()).extracting(p -> p.getValue().toString()).containsExactly("web");
+    void networkCreateTakesEveryField() {
+        run("POST", "/v1/networks", Map.of(), "{\"name\": \"web\", \"subnets\": [\"10.88.0.0/16\", \"fd00:88::/64\"],"
+                + " \"bridge\": \"br-web\", \"gateway\": \"10.88.0.254\", \"mac\": \"02:00:00:00:00:01\", \"mtu\": 1400,"
+                + " \"icc\": false, \"internal\": true}", null);
+        assertThat(calls).containsExactly("createNetwork");
+        NetworkSpec spec = (NetworkSpec) arguments.getFirst()[0];
+        assertThat(spec.name()).isEqualTo("web");
+        assertThat(spec.subnet4()).isEqualTo(Prefix.parse("10.88.0.0/16"));
+        assertThat(spec.subnet6()).isEqualTo(Prefix.parse("fd00:88::/64"));
+        assertThat(spec.bridge()).isEqualTo("br-web");
+        assertThat(spec.gateway4()).isEqualTo(Prefix.address("10.88.0.254"));
+        assertThat(spec.mac()).hasToString("02:00:00:00:00:01");
+        assertThat(spec.mtu()).isEqualTo(1400);
+        assertThat(spec.icc()).isFalse();
+        assertThat(spec.internal()).isTrue();
     }
 
-    @ParameterizedTest(name = "{0} {1}")
+    @Test
+    void networkCreateDefaultsAreTheCommandsDefaults() {
+        run("POST", "/v1/networks", Map.of(), "{\"name\": \"web\", \"subnets\": [\"10.88.0.0/16\"]}", null);
+        NetworkSpec spec = (NetworkSpec) arguments.getFirst()[0];
+        assertThat(spec).isEqualTo(NetworkSpec.named("web").subnet4(Prefix.parse("10.88.0.0/16")).build());
+        InvalidInputException none = catchThrowableOfType(InvalidInputException.class,
+                () -> run("POST", "/v1/networks", Map.of(), "{\"name\": \"web\"}", null));
+        assertThat(none.getMessage()).contains("network web needs a subnet");
+    }
+
+    @ParameterizedTest(name = "{0} {1}?{2}")
     @CsvSource(delimiter = '|', value = {
-            "GET    | /v1/networks                     |                      | net ls --",
-            "DELETE | /v1/networks/n1                  | force=true           | net rm --force -- n1",
-            "DELETE | /v1/networks/n1/endpoints/c1     | ifname=eth1          | detach --ifname=eth1 -- n1 c1",
-            "GET    | /v1/ports                        | network=n1           | ls -- n1",
-            "GET    | /v1/ports/                       |                      | ls --",
-            "GET    | /v1/ruleset                      |                      | ruleset --",
-            "GET    | /v1/doctor                       |                      | doctor --"})
-    void pathsWithoutABody(String method, String path, String query, String expected) {
+            "GET    | /v1/networks    |            | networks          | ",
+            "DELETE | /v1/networks/n1 | force=true | deleteNetwork     | n1 true",
+            "DELETE | /v1/networks/n1 |            | deleteNetwork     | n1 false",
+            "GET    | /v1/ports       | network=n1 | published         | n1",
+            "GET    | /v1/ports/      |            | published publishedOutside | null"})
+    void pathsWithoutABody(String method, String path, String query, String expected, String args) {
         Map<String, String> q = query == null ? Map.of() : Map.of(query.split("=")[0], query.split("=")[1]);
-        assertThat(String.join(" ", ApiRoutes.args(method, path, q, null))).isEqualTo(expected);
+        Object empty = method.equals("DELETE") ? null : List.of();
+        run(method, path, q, null, empty);
+        assertThat(String.join(" ", calls)).isEqualTo(expected);
+        assertThat(Arrays.stream(arguments.getFirst()).map(String::valueOf).toList())
+                .isEqualTo(args == null ? List.of() : List.of(args.split(" ")));
+    }
+
+    @Test
+    void aDetachNamesTheNamespaceThatDoesNotExist() {
+        InvalidInputException e = catchThrowableOfType(InvalidInputException.class,
+                () -> run("DELETE", "/v1/networks/n1/endpoints/no-such-ns-here", Map.of("ifname", "eth1"), null, null));
+        assertThat(e.getMessage()).contains("network namespace no-such-ns-here does not exist");
+        assertThat(calls).isEmpty();
+    }
+
+    @Test
+    void anAttachToTheTestsOwnNamespaceReachesTheDriverWithEveryField() {
+        NetworkNamespace self = NetworkNamespace.current();
+        // The path form of a namespace is a body field, never part of the URL.
+        var a = ApiRoutes.route("POST", "/v1/networks/n1/endpoints", Map.of(), json("{\"containerNetns\": \"" + self.path()
+                + "\", \"ip\": \"10.88.0.9\", \"ifname\": \"eth1\", \"mac\": \"02:00:00:00:00:09\", \"owner\": \"web-1\"}"));
+        a.run(service(null));
+        assertThat(calls).containsExactly("attach");
+        var spec = (EndpointSpec) arguments.getFirst()[0];
+        assertThat(spec.network()).isEqualTo("n1");
+        assertThat(spec.ip()).isEqualTo(Prefix.address("10.88.0.9"));
+        assertThat(spec.ifname()).isEqualTo("eth1");
+        assertThat(spec.owner()).isEqualTo("web-1");
+        assertThat(spec.mac()).hasToString("02:00:00:00:00:09");
     }
 
     @ParameterizedTest(name = "{0} {1} {2}: {3}")
@@ -125,12 +215,13 @@ class ApiRoutesTest {
             "POST   | /v1/networks          | {\"name\": \"a\", \"icc\": 1}            | 400 | \"icc\" must be true or false",
             "POST   | /v1/networks          | {\"name\": \"a\", \"subnets\": \"x\"}    | 400 | \"subnets\" must be an array of strings",
             "POST   | /v1/networks          | {\"subnets\": [\"10.0.0.0/8\"]}          | 400 | \"name\" is required",
+            "POST   | /v1/networks          | {\"name\": \"\"}                         | 400 | an empty name",
             "POST   | /v1/networks/n1/ports | {\"containerIp\": \"10.88.0.2\"}         | 400 | must list at least one port",
             "POST   | /v1/networks/n1/ports | {\"ports\": [\"80\"]}                    | 400 | \"containerIp\" is required",
             "GET    | /v1/ruleset           | {}                                       | 400 | takes no body"})
     void refusalsNameTheProblem(String method, String path, String body, int status, String message) {
         ApiRoutes.Refused e = catchThrowableOfType(ApiRoutes.Refused.class,
-                () -> ApiRoutes.args(method, path, Map.of(), body == null ? null : json(body)));
+                () -> ApiRoutes.route(method, path, Map.of(), body == null ? null : json(body)));
         assertThat(e).as("refused").isNotNull();
         assertThat(e.status).isEqualTo(status);
         assertThat(e.getMessage()).contains(message);
@@ -139,19 +230,19 @@ class ApiRoutesTest {
     @Test
     void aQueryFlagIsTrueOrFalseOnly() {
         ApiRoutes.Refused e = catchThrowableOfType(ApiRoutes.Refused.class,
-                () -> ApiRoutes.args("DELETE", "/v1/networks/n1", Map.of("force", "yes"), null));
+                () -> ApiRoutes.route("DELETE", "/v1/networks/n1", Map.of("force", "yes"), null));
         assertThat(e.status).isEqualTo(400);
         assertThat(e.getMessage()).contains("force must be true or false, not 'yes'");
     }
 
     @Test
     void theClientsCommandLineIsNulTerminatedUtf8() {
-        assertThat(LocalApi.commandLine("--netns\0lab\0ls\0".getBytes())).containsExactly("--netns", "lab", "ls");
-        assertThat(LocalApi.commandLine(new byte[0])).isEmpty();
-        assertThat(catchThrowableOfType(ApiRoutes.Refused.class, () -> LocalApi.commandLine("ls".getBytes())).getMessage())
+        assertThat(ServeWire.commandLine("--netns\0lab\0ls\0".getBytes())).containsExactly("--netns", "lab", "ls");
+        assertThat(ServeWire.commandLine(new byte[0])).isEmpty();
+        assertThat(catchThrowableOfType(ApiRoutes.Refused.class, () -> ServeWire.commandLine("ls".getBytes())).getMessage())
                 .contains("must end with a NUL byte");
         assertThat(catchThrowableOfType(ApiRoutes.Refused.class,
-                () -> LocalApi.commandLine(new byte[] {'l', (byte) 0xff, 0})).getMessage()).contains("not UTF-8");
+                () -> ServeWire.commandLine(new byte[] {'l', (byte) 0xff, 0})).getMessage()).contains("not UTF-8");
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.gatun.cli.cni;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.gatun.cli.service.Drivers;
 import dev.gatun.driver.NetworkDriver;
 import dev.gatun.netlink.ReplyTimeoutException;
 import org.junit.jupiter.api.Test;
@@ -31,7 +32,7 @@ class CniPluginTest {
             + "\"ipam\": {\"type\": \"host-local\"}}";
 
     /** A driver that must not be used: the call is refused before it. */
-    private static final CniPlugin.Drivers UNUSED = new CniPlugin.Drivers() {
+    private static final Drivers UNUSED = new Drivers() {
         @Override
         public <T> T with(Function<NetworkDriver, T> work) {
             throw new AssertionError("the driver was asked for, but the call should have been refused first");
@@ -186,7 +187,7 @@ class CniPluginTest {
     /** A chained ADD whose commit got no reply in time: the runtime is told to try again (11), not that it failed. */
     @Test
     void aReplyTimeoutDuringAnAddIsTryAgain() throws Exception {
-        CniPlugin.Drivers timingOut = new CniPlugin.Drivers() {
+        Drivers timingOut = new Drivers() {
             @Override
             public <T> T with(Function<NetworkDriver, T> work) {
                 throw new ReplyTimeoutException("add element tcp . 8080 to map inet gatun ports4", Duration.ofSeconds(5));
@@ -218,7 +219,7 @@ class CniPluginTest {
                     }
                     throw new AssertionError("a chained ADD asked the driver for " + method.getName());
                 });
-        CniPlugin.Drivers drivers = new CniPlugin.Drivers() {
+        Drivers drivers = new Drivers() {
             @Override
             public <T> T with(Function<NetworkDriver, T> work) {
                 return work.apply(recording);

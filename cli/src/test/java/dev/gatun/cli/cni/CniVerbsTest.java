@@ -2,6 +2,7 @@ package dev.gatun.cli.cni;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.gatun.cli.service.Drivers;
 import dev.gatun.driver.ConflictException;
 import dev.gatun.driver.Endpoint;
 import dev.gatun.driver.EndpointSpec;
@@ -70,7 +71,7 @@ class CniVerbsTest {
         return Files.exists(log) ? Files.readAllLines(log) : List.of();
     }
 
-    private CniPlugin.Drivers drivers() {
+    private Drivers drivers() {
         Network n = new Network("n", "cnt-n", MacAddress.parse("02:00:00:00:00:01"), List.of(Prefix.parse("10.88.0.0/24")),
                 List.of(InetAddress.ofLiteral("10.88.0.1")), true, false, true, 1500);
         NetworkDriver d = (NetworkDriver) Proxy.newProxyInstance(NetworkDriver.class.getClassLoader(),
@@ -102,7 +103,7 @@ class CniVerbsTest {
                     }
                     default -> throw new AssertionError("the driver was asked for " + method.getName());
                 });
-        return new CniPlugin.Drivers() {
+        return new Drivers() {
             @Override
             public <T> T with(Function<NetworkDriver, T> work) {
                 return work.apply(d);

@@ -1,0 +1,87 @@
+package dev.gatun.cli.service;
+
+import dev.gatun.driver.Endpoint;
+import dev.gatun.driver.Network;
+import dev.gatun.driver.PortMapping;
+import dev.gatun.nft.Family;
+import dev.gatun.nft.NftRenderer;
+import dev.gatun.nft.Nftables;
+import dev.gatun.nft.Table;
+import dev.gatun.netns.NetworkNamespace;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * Every operation the CLI and the local API serve, each a typed request in and a typed result
+ * out; a failure is an exception whose {@link dev.gatun.cli.Failure class} each adapter maps
+ * once, in its own terms. The adapters only translate: picocli's options and the API's JSON
+ * fields into requests, results into lines or documents.
+ */
+public final class GatunService {
+
+    private final Supplier<NetworkNamespace> host;
+    private final Drivers drivers;
+
+    /** Works on the namespace {@code host} names, with drivers {@code drivers} lends. */
+    public GatunService(Supplier<NetworkNamespace> host, Drivers drivers) {
+        this.host = host;
+        this.drivers = drivers;
+    }
+
+    public Network createNetwork(CreateNetwork r) {
+        return drivers.with(d -> d.createNetwork(r.spec()));
+    }
+
+    public void deleteNetwork(DeleteNetwork r) {
+        drivers.with(d -> {
+            d.deleteNetwork(r.name(), r.force());
+            return null;
+        });
+    }
+
+    public List<Network> networks() {
+        return drivers.with(d -> d.networks());
+    }
+
+    public Endpoint attach(Attach r) {
+        return drivers.with(d -> d.attach(r.spec()));
+    }
+
+    public void detach(Detach r) {
+        drivers.with(d -> {
+            d.detach(r.network(), r.container(), r.ifname());
+            return null;
+        });
+    }
+
+    public List<PortMapping> publish(Publish r) {
+        return drivers.with(d -> d.publish(r.network(), r.containerIp(), r.ports(), r.owner(), r.check()));
+    }
+
+    public List<PortMapping> unpublish(Unpublish r) {
+        return drivers.with(d -> d.unpublish(r.network(), r.containerIp(), r.ports(), r.owner()));
+    }
+
+    public List<PortMapping> ports(ListPorts r) {
+        return drivers.with(d -> {
+            List<PortMapping> listed = new ArrayList<>(d.published(r.network()));
+            if (r.network() == null) {
+                listed.addAll(d.publishedOutside());
+            }
+            return listed;
+        });
+    }
+
+    /** gatun's table in nft syntax, read back over netlink and rendered by gatun. */
+    public String ruleset() {
+        try (Nftables nft = Nftables.open(host.get())) {
+            return NftRenderer.render(nft.list(Table.of(Family.INET, "gatun")));
+        }
+    }
+
+    public DoctorReport doctor() {
+        return new Doctor(host, drivers).run();
+    }
+}
