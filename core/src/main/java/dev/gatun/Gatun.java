@@ -1,7 +1,7 @@
 package dev.gatun;
 
 import dev.gatun.bindings.internal.libc_h;
-import dev.gatun.driver.NetworkDriver;
+import dev.gatun.driver.GatunDriver;
 import dev.gatun.driver.bridge.BridgeDriver;
 import dev.gatun.internal.NativeLibraries;
 import dev.gatun.netlink.NftChannel;
@@ -28,7 +28,7 @@ public final class Gatun {
     private Gatun() {}
 
     /** A driver for {@code host}, chosen as {@link #choose} explains. */
-    public static NetworkDriver open(NetworkNamespace host) {
+    public static GatunDriver open(NetworkNamespace host) {
         return open(host, "auto");
     }
 
@@ -36,7 +36,7 @@ public final class Gatun {
      * A driver for {@code host}: "nftables", "iptables", "iptables-legacy", "iptables-nft", or
      * "auto" (nftables when nf_tables works there and libnftnl loads, else iptables).
      */
-    public static NetworkDriver open(NetworkNamespace host, String driver) {
+    public static GatunDriver open(NetworkNamespace host, String driver) {
         String chosen = driver.equals("auto") ? choose(host).driver() : driver;
         return chosen.equals("nftables") ? BridgeDriver.nftables(host) : BridgeDriver.iptables(host, chosen, null);
     }

@@ -2,7 +2,7 @@ package dev.gatun.cli;
 
 import dev.gatun.cli.service.Drivers;
 import dev.gatun.cli.service.GatunService;
-import dev.gatun.driver.NetworkDriver;
+import dev.gatun.driver.GatunDriver;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
@@ -31,21 +31,21 @@ abstract class Base implements Callable<Integer> {
         GatunCommand root = root();
         return new GatunService(root::host, new Drivers() {
             @Override
-            public <T> T with(Function<NetworkDriver, T> work) {
+            public <T> T with(Function<GatunDriver, T> work) {
                 return withDriver(work);
             }
         });
     }
 
     /** Runs {@code work} with a driver for the host: the serve's own when served (never closed here), else a new one. */
-    <T> T withDriver(Function<NetworkDriver, T> work) {
+    <T> T withDriver(Function<GatunDriver, T> work) {
         GatunCommand root = root();
         if (root.served != null) {
             root.host();
             root.driverName();
             return work.apply(root.served.driver());
         }
-        try (NetworkDriver d = root.driver()) {
+        try (GatunDriver d = root.driver()) {
             return work.apply(d);
         }
     }

@@ -4,7 +4,7 @@ import dev.gatun.Gatun;
 import dev.gatun.driver.Endpoint;
 import dev.gatun.driver.EndpointSpec;
 import dev.gatun.driver.Network;
-import dev.gatun.driver.NetworkDriver;
+import dev.gatun.driver.GatunDriver;
 import dev.gatun.driver.NetworkSpec;
 import dev.gatun.driver.PortSpec;
 import dev.gatun.netns.NamedNamespaces;
@@ -64,7 +64,7 @@ final class DemoCommand extends Base {
             NetworkNamespace outside = NamedNamespaces.create(names.get(3));
             o.line("made throwaway namespaces " + String.join(", ", names));
             connectOutside(host, outside);
-            try (NetworkDriver gatun = Gatun.open(host)) {
+            try (GatunDriver gatun = Gatun.open(host)) {
                 network = gatun.createNetwork(NetworkSpec.of("demo", Prefix.parse("10.99.0.0/24")));
                 addrAssignType = sysfs(host, network.bridge(), "addr_assign_type");
                 o.line("network demo: bridge " + network.bridge() + ", MAC " + network.mac() + " (addr_assign_type "

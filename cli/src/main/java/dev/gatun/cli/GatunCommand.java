@@ -1,7 +1,7 @@
 package dev.gatun.cli;
 
 import dev.gatun.Gatun;
-import dev.gatun.driver.NetworkDriver;
+import dev.gatun.driver.GatunDriver;
 import dev.gatun.netns.NetworkNamespace;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -121,7 +121,7 @@ public final class GatunCommand {
         return driver == DriverChoice.auto ? Gatun.choose(host()).driver() : driver.name().replace('_', '-');
     }
 
-    NetworkDriver driver() {
+    GatunDriver driver() {
         return Gatun.open(host(), driverName());
     }
 

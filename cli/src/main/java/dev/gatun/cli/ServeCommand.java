@@ -6,7 +6,7 @@ import dev.gatun.cli.api.StartLock;
 import dev.gatun.cli.docker.DockerPlugin;
 import dev.gatun.cli.http.UnixHttpServer;
 import dev.gatun.cli.docker.PluginServer;
-import dev.gatun.driver.NetworkDriver;
+import dev.gatun.driver.GatunDriver;
 import dev.gatun.driver.SelfHealingDriver;
 import dev.gatun.netns.NetworkNamespace;
 import picocli.CommandLine.Command;
@@ -77,9 +77,9 @@ final class ServeCommand extends Base {
         // Alone from before the kernel is read until the socket answers: a one-shot command
         // running in a JVM of its own finishes first, and later ones come here (see StartLock).
         StartLock starting = StartLock.forServe();
-        NetworkDriver driver;
+        GatunDriver driver;
         try {
-            NetworkDriver plain = Gatun.open(host, driverName);
+            GatunDriver plain = Gatun.open(host, driverName);
             if (driverName.equals("nftables")) {
                 driver = SelfHealingDriver.start(plain, log);
             } else {

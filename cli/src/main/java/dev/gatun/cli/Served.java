@@ -1,6 +1,6 @@
 package dev.gatun.cli;
 
-import dev.gatun.driver.NetworkDriver;
+import dev.gatun.driver.GatunDriver;
 import dev.gatun.netns.NetworkNamespace;
 
 import java.util.Set;
@@ -14,7 +14,7 @@ import java.util.Set;
  * @param driverName the serve's driver: "nftables", "iptables-legacy", ...
  * @param driver     the serve's driver, which commands use but never close
  */
-public record Served(NetworkNamespace host, String driverName, NetworkDriver driver) {
+public record Served(NetworkNamespace host, String driverName, GatunDriver driver) {
 
     /** Subcommands a serve runs for a client; the others (demo, netns, serve, bench) run where they were typed. */
     public static final Set<String> COMMANDS = Set.of("net", "attach", "detach", "publish", "unpublish",

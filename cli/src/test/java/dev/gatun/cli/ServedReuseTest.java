@@ -1,6 +1,6 @@
 package dev.gatun.cli;
 
-import dev.gatun.driver.NetworkDriver;
+import dev.gatun.driver.GatunDriver;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortSpec;
 import dev.gatun.netns.NetworkNamespace;
@@ -26,7 +26,7 @@ class ServedReuseTest {
 
     private final List<String> owners = new ArrayList<>();
 
-    private NetworkDriver recording() {
+    private GatunDriver recording() {
         return StandInDriver.answering(Map.of("publish", args -> {
             InetAddress ip = (InetAddress) args[1];
             @SuppressWarnings("unchecked")

@@ -3,7 +3,7 @@ package dev.gatun.cli;
 import dev.gatun.driver.Endpoint;
 import dev.gatun.driver.EndpointSpec;
 import dev.gatun.driver.Network;
-import dev.gatun.driver.NetworkDriver;
+import dev.gatun.driver.GatunDriver;
 import dev.gatun.driver.NetworkSpec;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.rtnl.MacAddress;
@@ -31,7 +31,7 @@ class SpecsFromOptionsTest {
 
     private final List<Object> asked = new ArrayList<>();
 
-    private NetworkDriver recording() {
+    private GatunDriver recording() {
         return StandInDriver.answering(Map.of(
                 "createNetwork", args -> {
                     NetworkSpec s = (NetworkSpec) args[0];

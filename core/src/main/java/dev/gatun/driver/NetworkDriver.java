@@ -1,17 +1,17 @@
 package dev.gatun.driver;
 
-import dev.gatun.driver.foreign.ForeignDrop;
 import dev.gatun.netns.NetworkNamespace;
 
 import java.net.InetAddress;
-import java.util.Collection;
 import java.util.List;
 
 /**
  * The backend-driver contract an engine calls: container networks, their endpoints, and
  * published ports with Docker's {@code -p} semantics. Implementations keep all state in the
  * kernel, so a fresh instance (in any process) sees what another made; {@link SelfHealingDriver}
- * also keeps in memory what it puts back after someone else removes it.
+ * also keeps in memory what it puts back after someone else removes it. What gatun's own driver
+ * offers past this contract (repairs, other firewalls, ports outside its networks) is
+ * {@link GatunDriver}'s, none of it a default, so that no decorator of it can leave a hole.
  *
  * <p>Errors: {@link dev.gatun.InvalidInputException} for bad input (nothing is sent), its
  * subclass {@link NotFoundException} for a network or endpoint that does not exist,
@@ -53,15 +53,6 @@ public interface NetworkDriver extends AutoCloseable {
     List<Endpoint> endpoints(String network);
 
     /**
-     * What of an attached endpoint is missing in the kernel: its host end on the network's
-     * bridge, its interface in {@code container}, and that interface's addresses. One phrase per
-     * missing thing; empty when it is whole.
-     */
-    default List<String> verify(Endpoint endpoint, NetworkNamespace container) {
-        return List.of();
-    }
-
-    /**
      * Publishes ports to {@code containerIp} in one transaction. A host port held by another
      * owner, or by a socket of the host ({@link HostPortCheck#CHECK}), is a
      * {@link ConflictException} naming the holder, and nothing changes; publishing the same
@@ -82,28 +73,6 @@ public interface NetworkDriver extends AutoCloseable {
     List<PortMapping> unpublish(String network, InetAddress containerIp, List<PortSpec> ports, String owner);
 
     /**
-     * Publishes ports to a container on none of this driver's networks, whose network another
-     * program made (a CNI chain in which gatun follows the {@code bridge} plugin): only the port
-     * entries, nothing for its bridge. {@code label} is the network name the returned mappings
-     * carry; the kernel keeps only the owner. Otherwise as {@link #publish}, but the host's
-     * sockets are not asked (the runtime of a CNI chain holds the ports itself); an address on
-     * one of this driver's networks is refused (publish there).
-     */
-    default List<PortMapping> publishOutside(String label, InetAddress containerIp, List<PortSpec> ports, String owner) {
-        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot publish outside its networks");
-    }
-
-    /** As {@link #unpublish}, for mappings made by {@link #publishOutside}. */
-    default List<PortMapping> unpublishOutside(String label, InetAddress containerIp, List<PortSpec> ports, String owner) {
-        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot publish outside its networks");
-    }
-
-    /** The published ports whose container address is on none of this driver's networks; their network is null. */
-    default List<PortMapping> publishedOutside() {
-        return List.of();
-    }
-
-    /**
      * Tells {@code listener} of every publish and unpublish this driver commits from now on
      * (null: nobody), replacing the listener before.
      */
@@ -111,63 +80,6 @@ public interface NetworkDriver extends AutoCloseable {
 
     /** The published ports of one network, or of all when {@code network} is null. */
     List<PortMapping> published(String network);
-
-    /**
-     * For each published port that a socket of the host holds now (it came after the port was
-     * published: a publish checks first), one line naming the port, the socket and its process.
-     */
-    default List<String> hostPortsInUse() {
-        return List.of();
-    }
-
-    /**
-     * Puts back what someone else removed of this driver's packet-filter state (a flushed
-     * ruleset, a firewall reload): the static ruleset, every network's entries, and those of
-     * {@code mappings} that are missing and whose host port nobody else holds now. Returns one
-     * line per thing put back; empty when everything was in place.
-     */
-    List<String> repair(List<PortMapping> mappings);
-
-    /**
-     * As {@link #repair}, but only this driver's own ruleset, not what it added to other
-     * firewalls: for a caller that knows only gatun's table changed.
-     */
-    default List<String> repairOwnRuleset(List<PortMapping> mappings) {
-        return repair(mappings);
-    }
-
-    /**
-     * As {@link #repair}, but only what this driver added to other firewalls, not its own
-     * ruleset: for a caller that learns of changes to its own ruleset in other ways.
-     */
-    default List<String> repairOtherFirewalls() {
-        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot look at other firewalls");
-    }
-
-    /**
-     * Whether what {@link #repairOtherFirewalls} keeps in place can change without an nftables
-     * notification (legacy iptables sends none), so that a caller who watches those must still
-     * look now and then. True when the driver cannot tell.
-     */
-    default boolean otherFirewallsNeedPolling() {
-        return true;
-    }
-
-    /**
-     * As {@link #repairOwnRuleset}, for a caller that knows only elements of the named sets of
-     * this driver's own table were removed: a driver that can reads just those sets.
-     */
-    default List<String> repairElements(Collection<String> sets, List<PortMapping> mappings) {
-        return repairOwnRuleset(mappings);
-    }
-
-    /**
-     * Every place where another firewall of the host drops forwarded traffic, and whether this
-     * driver's bridges get through it (see {@link dev.gatun.driver.foreign.ForeignFirewalls}).
-     */
-    default List<ForeignDrop> foreignDrops() {
-        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot look at other firewalls");
-    }
 
     @Override
     void close();

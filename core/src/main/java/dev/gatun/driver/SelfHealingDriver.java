@@ -32,11 +32,11 @@ import java.util.function.Supplier;
  * endpoints run alone. Mappings that other processes add or remove while it runs are theirs:
  * change them through this driver instead.
  */
-public final class SelfHealingDriver implements NetworkDriver {
+public final class SelfHealingDriver implements GatunDriver {
 
     private static final String OWN_TABLE = "gatun";
 
-    private final NetworkDriver inner;
+    private final GatunDriver inner;
     private final Consumer<String> log;
     /**
      * Read: publish and unpublish. Write: repairs and topology. A repair never mistakes this
@@ -59,7 +59,7 @@ public final class SelfHealingDriver implements NetworkDriver {
     private final RulesetMonitor monitor;
     private final Thread healer;
 
-    private SelfHealingDriver(NetworkDriver inner, Consumer<String> log, int eventQueueBytes, long backstopMillis) {
+    private SelfHealingDriver(GatunDriver inner, Consumer<String> log, int eventQueueBytes, long backstopMillis) {
         this.inner = inner;
         this.log = log;
         this.schedule = new HealSchedule(backstopMillis);
@@ -71,21 +71,21 @@ public final class SelfHealingDriver implements NetworkDriver {
     }
 
     /**
-     * Wraps {@code inner} (which must support {@link NetworkDriver#repair}: the nftables
+     * Wraps {@code inner} (which must support {@link GatunDriver#repair}: the nftables
      * driver), reads its mappings from the kernel, repairs once, and starts watching.
      * {@code log} receives one line per thing put back and per failed repair.
      */
-    public static SelfHealingDriver start(NetworkDriver inner, Consumer<String> log) {
+    public static SelfHealingDriver start(GatunDriver inner, Consumer<String> log) {
         return start(inner, log, 0);
     }
 
-    /** {@link #start(NetworkDriver, Consumer)} with the monitor's kernel queue this small (0: the default), for tests that overrun it. */
-    static SelfHealingDriver start(NetworkDriver inner, Consumer<String> log, int eventQueueBytes) {
+    /** {@link #start(GatunDriver, Consumer)} with the monitor's kernel queue this small (0: the default), for tests that overrun it. */
+    static SelfHealingDriver start(GatunDriver inner, Consumer<String> log, int eventQueueBytes) {
         return start(inner, log, eventQueueBytes, HealSchedule.BACKSTOP_MILLIS);
     }
 
     /** With a backstop this often, for tests that watch it. */
-    static SelfHealingDriver start(NetworkDriver inner, Consumer<String> log, int eventQueueBytes, long backstopMillis) {
+    static SelfHealingDriver start(GatunDriver inner, Consumer<String> log, int eventQueueBytes, long backstopMillis) {
         SelfHealingDriver d = new SelfHealingDriver(inner, log, eventQueueBytes, backstopMillis);
         d.repairNow();
         return d;

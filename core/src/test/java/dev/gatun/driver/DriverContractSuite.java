@@ -34,7 +34,7 @@ import static org.assertj.core.api.SoftAssertions.assertSoftly;
 abstract class DriverContractSuite {
 
     /** The driver under test, for the namespace that plays the host. */
-    abstract NetworkDriver open(NetworkNamespace host);
+    abstract GatunDriver open(NetworkNamespace host);
 
     /** The firewall's state as its own tool prints it, to compare before and after. */
     abstract String firewallState(NetworkNamespace host);
@@ -47,7 +47,7 @@ abstract class DriverContractSuite {
 
     @Test
     void secondOwnerGetsAConflictNamingTheHolderAndNothingChanges(NetworkNamespace host) {
-        try (NetworkDriver gatun = withNetwork(open(host))) {
+        try (GatunDriver gatun = withNetwork(open(host))) {
             gatun.publish("n1", C1, ports("8080:80"), "alice");
             String before = firewallState(host);
 
@@ -82,7 +82,7 @@ abstract class DriverContractSuite {
             rt.setUp("lo", true);
         }
         String me = "(pid " + ProcessHandle.current().pid() + ")";
-        try (NetworkDriver gatun = withNetwork(open(host))) {
+        try (GatunDriver gatun = withNetwork(open(host))) {
             String before = firewallState(host);
             try (ServerSocketChannel tcp = host.call(() -> ServerSocketChannel.open(StandardProtocolFamily.INET6)
                     .bind(new InetSocketAddress(InetAddress.ofLiteral("::"), 8080)));
@@ -119,7 +119,7 @@ abstract class DriverContractSuite {
     void addressBoundAndWildcardMappingsOfTheSamePortAreOneOwners(NetworkNamespace host) {
         Oracle.in(host, "ip", "link", "add", "gout", "type", "bridge");
         Oracle.in(host, "ip", "addr", "add", "192.0.2.1/24", "dev", "gout");
-        try (NetworkDriver gatun = withNetwork(open(host))) {
+        try (GatunDriver gatun = withNetwork(open(host))) {
             gatun.publish("n1", C1, ports("192.0.2.1:8080:80"), "alice");
             assertThatThrownBy(() -> gatun.publish("n1", C1, ports("8080:80"), "bob"))
                     .isInstanceOf(ConflictException.class).hasMessageContaining("alice");
@@ -134,12 +134,12 @@ abstract class DriverContractSuite {
         Network made;
         Endpoint attached;
         List<PortMapping> published;
-        try (NetworkDriver gatun = withNetwork(open(host))) {
+        try (GatunDriver gatun = withNetwork(open(host))) {
             made = gatun.network("n1");
             attached = gatun.attach(EndpointSpec.of("n1", c1));
             published = gatun.publish("n1", attached.ip(), ports("8080:80", "53:53/udp"), null);
         }
-        try (NetworkDriver fresh = open(host)) {
+        try (GatunDriver fresh = open(host)) {
             assertThat(fresh.networks()).containsExactly(made);
             assertThat(fresh.endpoints("n1")).containsExactly(attached);
             assertThat(fresh.published("n1")).containsExactlyInAnyOrderElementsOf(published);
@@ -148,7 +148,7 @@ abstract class DriverContractSuite {
 
     @Test
     void networkOptionsAndLifecycle(NetworkNamespace host, NetworkNamespace c1, NetworkNamespace c2) {
-        try (NetworkDriver gatun = open(host)) {
+        try (GatunDriver gatun = open(host)) {
             Network n = gatun.createNetwork(NetworkSpec.named("iso").bridge("gbr-iso").subnet4(Prefix.parse("10.90.0.0/24"))
                     .mtu(1400).icc(false).internal(true).masquerade(false).build());
             // Each option is checked on its own: one that is lost does not hide the others.
@@ -194,7 +194,7 @@ abstract class DriverContractSuite {
     }
 
     /** A call the driver must refuse before it changes anything, and what the refusal must name. */
-    record BadCall(String what, Consumer<NetworkDriver> call, Class<? extends RuntimeException> refusal,
+    record BadCall(String what, Consumer<GatunDriver> call, Class<? extends RuntimeException> refusal,
                    List<String> named) {
         @Override
         public String toString() {
@@ -238,7 +238,7 @@ abstract class DriverContractSuite {
     @ParameterizedTest(name = "{0}")
     @MethodSource("badCalls")
     void badInputIsRefusedNamingTheValueAndNothingChanges(BadCall bad, NetworkNamespace host) {
-        try (NetworkDriver gatun = withNetwork(open(host))) {
+        try (GatunDriver gatun = withNetwork(open(host))) {
             String before = firewallState(host);
             String links = Oracle.in(host, "ip", "-o", "link", "show");
 
@@ -257,7 +257,7 @@ abstract class DriverContractSuite {
     /** A driver keeps network lookups until the kernel announces a link change: a deletion elsewhere is seen at once. */
     @Test
     void aNetworkDeletedByAnotherInstanceIsSeenAsGone(NetworkNamespace host) {
-        try (NetworkDriver first = withNetwork(open(host)); NetworkDriver second = open(host)) {
+        try (GatunDriver first = withNetwork(open(host)); GatunDriver second = open(host)) {
             second.publish("n1", C1, ports("8080:80"), null);
             second.publish("n1", C1, ports("8090:80"), null);
             first.deleteNetwork("n1", true);
@@ -274,7 +274,7 @@ abstract class DriverContractSuite {
     @Test
     void aHostAddressAddedLaterCountsForOverlaps(NetworkNamespace host) {
         Oracle.in(host, "ip", "link", "add", "gout", "type", "bridge");
-        try (NetworkDriver first = withNetwork(open(host)); NetworkDriver second = open(host)) {
+        try (GatunDriver first = withNetwork(open(host)); GatunDriver second = open(host)) {
             second.publish("n1", C1, ports("8080:80"), "bob");
             // A second call, so that the driver watches for changes and keeps what it read.
             second.publish("n1", C1, ports("8090:80"), "bob");
@@ -290,7 +290,7 @@ abstract class DriverContractSuite {
     /** For an engine that moves the interface itself (Docker): the container end waits in the host namespace. */
     @Test
     void anEndpointHandedOverStaysInTheHostUntilTheEngineTakesIt(NetworkNamespace host) {
-        try (NetworkDriver gatun = withNetwork(open(host))) {
+        try (GatunDriver gatun = withNetwork(open(host))) {
             MacAddress mac = MacAddress.parse("02:42:0a:58:00:07");
             // No container: the engine moves the interface itself.
             Endpoint e = gatun.attach(EndpointSpec.on("n1").ip(InetAddress.ofLiteral("10.88.0.7")).mac(mac).owner("ep-1")

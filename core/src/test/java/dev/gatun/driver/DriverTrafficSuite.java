@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 abstract class DriverTrafficSuite {
 
     /** The driver under test, for the namespace that plays the host. */
-    abstract NetworkDriver open(NetworkNamespace host);
+    abstract GatunDriver open(NetworkNamespace host);
 
     private static final String SUBNET = "10.88.0.0/16";
 
@@ -39,7 +39,7 @@ abstract class DriverTrafficSuite {
     void tcpAndUdpFromOutsideReachTheContainer(NetworkNamespace host, NetworkNamespace outside, NetworkNamespace c1)
             throws Exception {
         Lab.connectOutside(host, outside, SUBNET);
-        try (NetworkDriver gatun = open(host); ReplyServers servers = new ReplyServers()) {
+        try (GatunDriver gatun = open(host); ReplyServers servers = new ReplyServers()) {
             gatun.createNetwork(network(false));
             Endpoint e = gatun.attach(EndpointSpec.of("n1", c1));
             String ip = e.ip().getHostAddress();
@@ -60,7 +60,7 @@ abstract class DriverTrafficSuite {
     void mappingBoundToOneHostAddressAnswersThereOnly(NetworkNamespace host, NetworkNamespace outside,
                                                       NetworkNamespace c1) throws Exception {
         Lab.connectOutside(host, outside, SUBNET);
-        try (NetworkDriver gatun = open(host); ReplyServers servers = new ReplyServers()) {
+        try (GatunDriver gatun = open(host); ReplyServers servers = new ReplyServers()) {
             gatun.createNetwork(network(false));
             Endpoint e = gatun.attach(EndpointSpec.of("n1", c1));
             servers.tcp(c1, e.ip().getHostAddress(), 80, "c1");
@@ -79,7 +79,7 @@ abstract class DriverTrafficSuite {
     void rangeAnswersOnEveryPortAndIpv6Works(NetworkNamespace host, NetworkNamespace outside, NetworkNamespace c1)
             throws Exception {
         Lab.connectOutside(host, outside, SUBNET, "fd00:88::/64");
-        try (NetworkDriver gatun = open(host); ReplyServers servers = new ReplyServers()) {
+        try (GatunDriver gatun = open(host); ReplyServers servers = new ReplyServers()) {
             gatun.createNetwork(network(true));
             Endpoint e = gatun.attach(EndpointSpec.of("n1", c1));
             for (int p = 9000; p <= 9009; p++) {
@@ -113,7 +113,7 @@ abstract class DriverTrafficSuite {
     private void hairpinAndLocalhost(NetworkNamespace host, NetworkNamespace outside, NetworkNamespace c1,
                                             NetworkNamespace c2) throws Exception {
         Lab.connectOutside(host, outside, SUBNET);
-        try (NetworkDriver gatun = open(host); ReplyServers servers = new ReplyServers()) {
+        try (GatunDriver gatun = open(host); ReplyServers servers = new ReplyServers()) {
             gatun.createNetwork(network(false));
             Endpoint e1 = gatun.attach(EndpointSpec.of("n1", c1));
             gatun.attach(EndpointSpec.of("n1", c2));
@@ -131,7 +131,7 @@ abstract class DriverTrafficSuite {
     void unpublishedPortsAndDirectRoutesAreDropped(NetworkNamespace host, NetworkNamespace outside, NetworkNamespace c1)
             throws Exception {
         Lab.connectOutside(host, outside, SUBNET);
-        try (NetworkDriver gatun = open(host); ReplyServers servers = new ReplyServers()) {
+        try (GatunDriver gatun = open(host); ReplyServers servers = new ReplyServers()) {
             gatun.createNetwork(network(false));
             Endpoint e = gatun.attach(EndpointSpec.of("n1", c1));
             String ip = e.ip().getHostAddress();
@@ -160,7 +160,7 @@ abstract class DriverTrafficSuite {
     void udpClientFollowsAHostPortThatMovesToAnotherContainer(NetworkNamespace host, NetworkNamespace outside,
                                                              NetworkNamespace c1, NetworkNamespace c2) throws Exception {
         Lab.connectOutside(host, outside, SUBNET);
-        try (NetworkDriver gatun = open(host); ReplyServers servers = new ReplyServers();
+        try (GatunDriver gatun = open(host); ReplyServers servers = new ReplyServers();
              DatagramChannel client = ReplyServers.udpClient(outside)) {
             gatun.createNetwork(network(false));
             Endpoint a = gatun.attach(EndpointSpec.of("n1", c1));
@@ -184,7 +184,7 @@ abstract class DriverTrafficSuite {
     void unpublishingSeveralUdpPortsDeletesTheEntriesOfEach(NetworkNamespace host, NetworkNamespace outside,
                                                           NetworkNamespace c1) throws Exception {
         Lab.connectOutside(host, outside, SUBNET);
-        try (NetworkDriver gatun = open(host); ReplyServers servers = new ReplyServers();
+        try (GatunDriver gatun = open(host); ReplyServers servers = new ReplyServers();
              DatagramChannel client = ReplyServers.udpClient(outside)) {
             gatun.createNetwork(network(false));
             Endpoint a = gatun.attach(EndpointSpec.of("n1", c1));
@@ -212,7 +212,7 @@ abstract class DriverTrafficSuite {
                                                        NetworkNamespace c1, NetworkNamespace c2, NetworkNamespace c3,
                                                        NetworkNamespace c4, NetworkNamespace c5) throws Exception {
         Lab.connectOutside(host, outside, SUBNET, "10.89.0.0/16", "10.90.0.0/16");
-        try (NetworkDriver gatun = open(host); ReplyServers servers = new ReplyServers()) {
+        try (GatunDriver gatun = open(host); ReplyServers servers = new ReplyServers()) {
             gatun.createNetwork(network(false));
             gatun.createNetwork(NetworkSpec.named("plain").subnet4(Prefix.parse("10.89.0.0/16")).icc(false)
                     .masquerade(false).build());
@@ -273,7 +273,7 @@ abstract class DriverTrafficSuite {
         Sysctls sysctls = new Sysctls(host);
         sysctls.setIpv4Forwarding(true);
         InetAddress container = InetAddress.ofLiteral("10.99.0.2");
-        try (NetworkDriver gatun = open(host); ReplyServers servers = new ReplyServers()) {
+        try (GatunDriver gatun = open(host); ReplyServers servers = new ReplyServers()) {
             servers.tcpWhoAmI(c1, "10.99.0.2", 80);
             gatun.publishOutside("chain", container, ports("8080:80"), "a1/eth0@chain");
 

@@ -6,7 +6,7 @@ import dev.gatun.netns.NetworkNamespace;
 /** The traffic suite on the iptables driver with iptables-legacy. */
 class IptablesLegacyTrafficTest extends DriverTrafficSuite {
     @Override
-    NetworkDriver open(NetworkNamespace host) {
+    GatunDriver open(NetworkNamespace host) {
         return Gatun.open(host, "iptables-legacy");
     }
 }

@@ -24,7 +24,7 @@ class IptablesUpgradeTest {
     @ValueSource(strings = {"nft", "legacy"})
     void creatingANetworkIsolatesTheNetworksOfAnOlderGatun(String variant, NetworkNamespace host) {
         String iptables = "iptables-" + variant;
-        try (NetworkDriver gatun = Gatun.open(host, iptables)) {
+        try (GatunDriver gatun = Gatun.open(host, iptables)) {
             gatun.createNetwork(NetworkSpec.of("old", Prefix.parse("10.88.0.0/16")));
             String bridge = gatun.network("old").bridge();
             // What an older gatun left: no isolation jump, no isolation rules for its bridge.

@@ -8,7 +8,7 @@ import dev.gatun.testing.Oracle;
 class NftablesDriverTest extends DriverContractSuite {
 
     @Override
-    NetworkDriver open(NetworkNamespace host) {
+    GatunDriver open(NetworkNamespace host) {
         return Gatun.open(host, "nftables");
     }
 

@@ -34,13 +34,13 @@ class NftablesScaleTest {
 
     private static final InetAddress C1 = InetAddress.ofLiteral("10.88.0.2");
 
-    private static NetworkDriver withNetwork(NetworkNamespace host) {
+    private static GatunDriver withNetwork(NetworkNamespace host) {
         return Specs.withNetwork(Gatun.open(host, "nftables"));
     }
 
     @Test
     void sixtyFourThreadsPublishTenThousandMappingsWithHundredConflicts(NetworkNamespace host) throws Exception {
-        try (NetworkDriver gatun = withNetwork(host)) {
+        try (GatunDriver gatun = withNetwork(host)) {
             // 100 ports held by "holder" before the storm.
             List<PortSpec> held = new ArrayList<>();
             for (int i = 0; i < 100; i++) {
@@ -110,7 +110,7 @@ class NftablesScaleTest {
 
     @Test
     void withHundredThousandMappingsOneMorePublishAddsNoRule(NetworkNamespace host) {
-        try (NetworkDriver gatun = withNetwork(host)) {
+        try (GatunDriver gatun = withNetwork(host)) {
             List<PortSpec> specs = new ArrayList<>();
             for (int i = 0; i < 50_000; i++) {
                 specs.add(PortSpec.parse((i + 1) + ":80"));
@@ -137,7 +137,7 @@ class NftablesScaleTest {
     @ParameterizedTest(name = "{0} ports in one publish")
     @ValueSource(ints = {100, 1000})
     void aPublishOfManyPortsFindsTheConflictsThatAFewPortsFind(int count, NetworkNamespace host) throws IOException {
-        try (NetworkDriver gatun = withNetwork(host)) {
+        try (GatunDriver gatun = withNetwork(host)) {
             int held = 30000 + count / 2;
             int heldOnGateway = 30000 + count / 4;
             gatun.publish("n1", InetAddress.ofLiteral("10.88.1.1"), ports(held + ":80"), "holder");
@@ -187,8 +187,8 @@ class NftablesScaleTest {
     /** Separate drivers (as separate processes would) race on the generation guard and retry; none fails. */
     @Test
     void sixteenDriversPublishingAtOnceAllSucceed(NetworkNamespace host) throws Exception {
-        try (NetworkDriver setup = withNetwork(host)) {
-            List<NetworkDriver> drivers = new ArrayList<>();
+        try (GatunDriver setup = withNetwork(host)) {
+            List<GatunDriver> drivers = new ArrayList<>();
             for (int i = 0; i < 16; i++) {
                 drivers.add(Gatun.open(host, "nftables"));
             }
@@ -196,7 +196,7 @@ class NftablesScaleTest {
             CountDownLatch start = new CountDownLatch(1);
             List<Thread> threads = new ArrayList<>();
             for (int t = 0; t < 16; t++) {
-                NetworkDriver d = drivers.get(t);
+                GatunDriver d = drivers.get(t);
                 int base = 10000 + t * 1000;
                 threads.add(Thread.ofPlatform().start(() -> {
                     try {
@@ -213,7 +213,7 @@ class NftablesScaleTest {
             for (Thread t : threads) {
                 Bounded.join(t, "a publishing thread");
             }
-            drivers.forEach(NetworkDriver::close);
+            drivers.forEach(GatunDriver::close);
             assertThat(failures).isEmpty();
             assertThat(setup.published("n1")).hasSize(800);
         }

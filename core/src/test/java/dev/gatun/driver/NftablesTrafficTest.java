@@ -14,13 +14,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** The traffic suite on the nftables driver. */
 class NftablesTrafficTest extends DriverTrafficSuite {
     @Override
-    NetworkDriver open(NetworkNamespace host) {
+    GatunDriver open(NetworkNamespace host) {
         return Gatun.open(host, "nftables");
     }
 
     @Test
     void sctpMappingIsProgrammedAsAMapElement(NetworkNamespace host) {
-        try (NetworkDriver gatun = Specs.withNetwork(open(host))) {
+        try (GatunDriver gatun = Specs.withNetwork(open(host))) {
             gatun.publish("n1", InetAddress.ofLiteral("10.88.0.2"), ports("8081:81/sctp"), null);
             assertThat(Oracle.in(host, "nft", "list", "map", "inet", "gatun", "ports4"))
                     .contains("sctp . 8081 comment \"10.88.0.2\" : 10.88.0.2 . 81");

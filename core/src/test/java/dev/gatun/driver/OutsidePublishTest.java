@@ -35,7 +35,7 @@ class OutsidePublishTest {
 
     @Test
     void publishedWithoutANetworkListedAndRemovedByOwner(NetworkNamespace host) {
-        try (NetworkDriver d = Gatun.open(host, "nftables")) {
+        try (GatunDriver d = Gatun.open(host, "nftables")) {
             List<PortMapping> done = d.publishOutside("podman", FOREIGN, List.of(PortSpec.parse("8080:80"),
                     PortSpec.parse("5353:53/udp")), "c1/eth0@podman");
             assertThat(done).extracting(PortMapping::network).containsOnly("podman");
@@ -49,7 +49,7 @@ class OutsidePublishTest {
 
     @Test
     void theLastNetworkGoingKeepsThemAndTheTable(NetworkNamespace host) {
-        try (NetworkDriver d = Gatun.open(host, "nftables")) {
+        try (GatunDriver d = Gatun.open(host, "nftables")) {
             d.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
             d.publishOutside("podman", FOREIGN, List.of(PortSpec.parse("8080:80")), "c1/eth0@podman");
             d.deleteNetwork("n1", true);
@@ -60,7 +60,7 @@ class OutsidePublishTest {
 
     @Test
     void anAddressOnANetworkOfGatunsIsRefused(NetworkNamespace host) {
-        try (NetworkDriver d = Gatun.open(host, "nftables")) {
+        try (GatunDriver d = Gatun.open(host, "nftables")) {
             d.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
             assertThatThrownBy(() -> d.publishOutside("x", InetAddress.ofLiteral("10.88.0.5"),
                     List.of(PortSpec.parse("8080:80")), "o")).isInstanceOf(InvalidInputException.class)
@@ -71,7 +71,7 @@ class OutsidePublishTest {
     @Test
     void aServesDriverPutsThemBackWithNoNetworkOfItsOwn(NetworkNamespace host) throws InterruptedException {
         List<String> log = new CopyOnWriteArrayList<>();
-        try (NetworkDriver d = SelfHealingDriver.start(Gatun.open(host, "nftables"), log::add)) {
+        try (GatunDriver d = SelfHealingDriver.start(Gatun.open(host, "nftables"), log::add)) {
             d.publishOutside("podman", FOREIGN, List.of(PortSpec.parse("8080:80")), "c1/eth0@podman");
             Oracle.in(host, "nft", "delete", "element", "inet", "gatun", "ports4", "{ tcp . 8080 }");
             for (int i = 0; i < 100 && !elements(host).contains("tcp . 8080"); i++) {
@@ -91,7 +91,7 @@ class OutsidePublishTest {
             rt.setUp("vout", true);
         }
         List<String> log = new CopyOnWriteArrayList<>();
-        try (NetworkDriver d = SelfHealingDriver.start(Gatun.open(host, "nftables"), log::add)) {
+        try (GatunDriver d = SelfHealingDriver.start(Gatun.open(host, "nftables"), log::add)) {
             d.publishOutside("podman", FOREIGN, List.of(PortSpec.parse("8080:80")), "c1/eth0@podman");
             assertThat(outside(host)).contains("\"vout\" . 10.99.0.2");
             Oracle.in(host, "nft", "flush", "ruleset");

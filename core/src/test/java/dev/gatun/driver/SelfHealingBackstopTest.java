@@ -104,7 +104,7 @@ class SelfHealingBackstopTest {
             Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
             List<String> order = new CopyOnWriteArrayList<>();
             List<String> log = new CopyOnWriteArrayList<>();
-            NetworkDriver counted = counting(Specs.withNetwork(Gatun.open(host, "nftables")), calls, order);
+            GatunDriver counted = counting(Specs.withNetwork(Gatun.open(host, "nftables")), calls, order);
             SelfHealingDriver d = SelfHealingDriver.start(counted, log::add, 0, 100);
             try {
                 d.publish("n1", C1, ports("8080:80"), "alice");
@@ -142,9 +142,9 @@ class SelfHealingBackstopTest {
     }
 
     /** {@code real}, counting the calls of each method by name and noting their order. */
-    private static NetworkDriver counting(NetworkDriver real, Map<String, AtomicInteger> calls, List<String> order) {
-        return (NetworkDriver) Proxy.newProxyInstance(NetworkDriver.class.getClassLoader(),
-                new Class<?>[] {NetworkDriver.class}, (proxy, method, args) -> {
+    private static GatunDriver counting(GatunDriver real, Map<String, AtomicInteger> calls, List<String> order) {
+        return (GatunDriver) Proxy.newProxyInstance(GatunDriver.class.getClassLoader(),
+                new Class<?>[] {GatunDriver.class}, (proxy, method, args) -> {
                     calls.computeIfAbsent(method.getName(), k -> new AtomicInteger()).incrementAndGet();
                     order.add(method.getName());
                     try {

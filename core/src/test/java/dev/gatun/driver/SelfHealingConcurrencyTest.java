@@ -41,7 +41,7 @@ class SelfHealingConcurrencyTest {
     private static final InetAddress C2 = InetAddress.ofLiteral("10.88.0.3");
 
     private static SelfHealingDriver started(NetworkNamespace host, List<String> log) {
-        NetworkDriver d = Gatun.open(host, "nftables");
+        GatunDriver d = Gatun.open(host, "nftables");
         d.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
         return SelfHealingDriver.start(d, log::add);
     }
@@ -58,7 +58,7 @@ class SelfHealingConcurrencyTest {
     void manyThreadsOnDistinctAndSharedPortsLeaveWantedAsTheKernelHoldsIt(NetworkNamespace host) throws Exception {
         List<String> log = new CopyOnWriteArrayList<>();
         ExecutorService pool = Executors.newFixedThreadPool(THREADS);
-        try (SelfHealingDriver d = started(host, log); NetworkDriver kernel = Gatun.open(host, "nftables")) {
+        try (SelfHealingDriver d = started(host, log); GatunDriver kernel = Gatun.open(host, "nftables")) {
             CyclicBarrier start = new CyclicBarrier(THREADS);
             List<Future<Integer>> made = new ArrayList<>();
             for (int t = 0; t < THREADS; t++) {
@@ -125,7 +125,7 @@ class SelfHealingConcurrencyTest {
     void aRacingPairOnOneKeyEndsAsTheKernelHasIt(NetworkNamespace host) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try (SelfHealingDriver d = started(host, new CopyOnWriteArrayList<>());
-             NetworkDriver kernel = Gatun.open(host, "nftables")) {
+             GatunDriver kernel = Gatun.open(host, "nftables")) {
             CyclicBarrier go = new CyclicBarrier(3);
             CyclicBarrier done = new CyclicBarrier(3);
             Future<?> first = pool.submit(() -> race(go, done, round -> d.publish("n1", C1, port(8080, 80), "alice")));

@@ -73,7 +73,7 @@ class SelfHealingOverrunTest {
     @Test
     void anOverrunAloneLeadsToAFullReadAndTheRepair(NetworkNamespace host) throws Exception {
         List<String> log = new CopyOnWriteArrayList<>();
-        try (NetworkDriver plain = Gatun.open(host, "nftables")) {
+        try (GatunDriver plain = Gatun.open(host, "nftables")) {
             plain.createNetwork(Specs.n1());
         }
         NftSet ports4 = NftSet.map(Table.of(Family.INET, "gatun"), "ports4", List.of(DataType.INET_PROTO, DataType.INET_SERVICE),
@@ -122,7 +122,7 @@ class SelfHealingOverrunTest {
     @Test
     void theFloodsOfTheIssueLeaveNoRepairUndone(NetworkNamespace host) throws Exception {
         List<String> log = new CopyOnWriteArrayList<>();
-        try (NetworkDriver plain = Gatun.open(host, "nftables")) {
+        try (GatunDriver plain = Gatun.open(host, "nftables")) {
             plain.createNetwork(Specs.n1());
         }
         // 2,500 pairs: 5,000 veths, in a group of their own, so that one request deletes them all
@@ -168,13 +168,13 @@ class SelfHealingOverrunTest {
     @Test
     void aFailedRepairIsTriedAgainSoon(NetworkNamespace host) throws InterruptedException {
         List<String> log = new CopyOnWriteArrayList<>();
-        try (NetworkDriver plain = Gatun.open(host, "nftables")) {
+        try (GatunDriver plain = Gatun.open(host, "nftables")) {
             plain.createNetwork(Specs.n1());
         }
-        NetworkDriver real = Gatun.open(host, "nftables");
+        GatunDriver real = Gatun.open(host, "nftables");
         AtomicInteger failuresLeft = new AtomicInteger();
-        NetworkDriver flaky = (NetworkDriver) Proxy.newProxyInstance(NetworkDriver.class.getClassLoader(),
-                new Class<?>[] {NetworkDriver.class}, (proxy, method, args) -> {
+        GatunDriver flaky = (GatunDriver) Proxy.newProxyInstance(GatunDriver.class.getClassLoader(),
+                new Class<?>[] {GatunDriver.class}, (proxy, method, args) -> {
                     if (method.getName().startsWith("repair") && failuresLeft.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
                         throw new GatunException("list links: the kernel interrupted the dump 10 times (injected)");
                     }

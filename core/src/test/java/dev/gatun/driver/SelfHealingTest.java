@@ -28,7 +28,7 @@ class SelfHealingTest {
         return Oracle.in(ns, "nft", "list", "ruleset");
     }
 
-    private static NetworkDriver withNetwork(NetworkNamespace host) {
+    private static GatunDriver withNetwork(NetworkNamespace host) {
         return Specs.withNetwork(Gatun.open(host, "nftables"));
     }
 
@@ -44,7 +44,7 @@ class SelfHealingTest {
 
     @Test
     void repairingAnIntactRulesetChangesNothing(NetworkNamespace host) {
-        try (NetworkDriver d = withNetwork(host)) {
+        try (GatunDriver d = withNetwork(host)) {
             d.publish("n1", C1, ports("8080:80", "127.0.0.1:5353:53/udp"), "alice");
             String before = ruleset(host);
             assertThat(d.repair(d.published(null))).isEmpty();
@@ -55,7 +55,7 @@ class SelfHealingTest {
     @Test
     void aFlushedRulesetIsPutBackWithinOneSecond(NetworkNamespace host) throws InterruptedException {
         List<String> log = new CopyOnWriteArrayList<>();
-        try (NetworkDriver plain = withNetwork(host)) {
+        try (GatunDriver plain = withNetwork(host)) {
             plain.publish("n1", C1, ports("8080:80", "127.0.0.1:5353:53/udp"), "alice");
         }
         try (SelfHealingDriver d = SelfHealingDriver.start(Gatun.open(host, "nftables"), log::add)) {
@@ -79,7 +79,7 @@ class SelfHealingTest {
     void aFlushedChainOrSetIsPutBackKeepingTheOtherMappings(NetworkNamespace host) throws InterruptedException {
         List<String> log = new CopyOnWriteArrayList<>();
         try (SelfHealingDriver d = SelfHealingDriver.start(withNetwork(host), log::add);
-             NetworkDriver other = Gatun.open(host, "nftables")) {
+             GatunDriver other = Gatun.open(host, "nftables")) {
             d.publish("n1", C1, ports("8080:80"), "alice");
             // Made by another process: not this driver's to keep, but a rebuild must not lose it.
             other.publish("n1", C2, ports("192.0.2.1:9090:90"), "carol");
@@ -107,7 +107,7 @@ class SelfHealingTest {
 
     @Test
     void aPortSomeoneElseTookAfterTheFlushIsLeftToThem(NetworkNamespace host) {
-        try (NetworkDriver d = withNetwork(host); NetworkDriver other = Gatun.open(host, "nftables")) {
+        try (GatunDriver d = withNetwork(host); GatunDriver other = Gatun.open(host, "nftables")) {
             List<PortMapping> alice = d.publish("n1", C1, ports("8080:80", "8081:81"), "alice");
             Oracle.in(host, "nft", "flush", "ruleset");
             other.repair(List.of());
@@ -125,7 +125,7 @@ class SelfHealingTest {
     /** A table of another shape (an older gatun, or damage) is rebuilt when a network is created, keeping what it held. */
     @Test
     void creatingANetworkBringsATableOfAnotherShapeUpToDate(NetworkNamespace host) {
-        try (NetworkDriver d = withNetwork(host)) {
+        try (GatunDriver d = withNetwork(host)) {
             d.publish("n1", C1, ports("8080:80"), "alice");
             String intact = ruleset(host);
             Oracle.in(host, "nft", "flush", "chain", "inet", "gatun", "forward");

@@ -213,9 +213,9 @@ class TamperingTest {
     void aRepairThatFailedRetryablyIsTriedAgainSoon(NetworkNamespace host) throws Exception {
         Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
         List<String> log = new CopyOnWriteArrayList<>();
-        NetworkDriver inner = BridgeDriver.nftables(host);
-        NetworkDriver failingOnce = (NetworkDriver) Proxy.newProxyInstance(NetworkDriver.class.getClassLoader(),
-                new Class<?>[] {NetworkDriver.class}, (proxy, method, args) -> {
+        GatunDriver inner = BridgeDriver.nftables(host);
+        GatunDriver failingOnce = (GatunDriver) Proxy.newProxyInstance(GatunDriver.class.getClassLoader(),
+                new Class<?>[] {GatunDriver.class}, (proxy, method, args) -> {
                     if (method.getName().startsWith("repair")
                             && calls.computeIfAbsent(method.getName(), k -> new AtomicInteger()).incrementAndGet() == 1
                             && method.getName().equals("repairElements")) {
@@ -246,9 +246,9 @@ class TamperingTest {
     }
 
     /** {@code inner}, counting the calls of each of its repair methods into {@code calls}. */
-    private static NetworkDriver counting(NetworkDriver inner, Map<String, AtomicInteger> calls) {
-        return (NetworkDriver) Proxy.newProxyInstance(NetworkDriver.class.getClassLoader(),
-                new Class<?>[] {NetworkDriver.class}, (proxy, method, args) -> {
+    private static GatunDriver counting(GatunDriver inner, Map<String, AtomicInteger> calls) {
+        return (GatunDriver) Proxy.newProxyInstance(GatunDriver.class.getClassLoader(),
+                new Class<?>[] {GatunDriver.class}, (proxy, method, args) -> {
                     if (method.getName().startsWith("repair")) {
                         calls.computeIfAbsent(method.getName(), k -> new AtomicInteger()).incrementAndGet();
                     }

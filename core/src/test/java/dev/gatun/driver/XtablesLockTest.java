@@ -49,7 +49,7 @@ class XtablesLockTest {
 
     @Test
     void nftablesPublishesHundredMappingsBeforeTheLockIsReleased(NetworkNamespace host) throws Exception {
-        try (NetworkDriver gatun = Gatun.open(host, "nftables")) {
+        try (GatunDriver gatun = Gatun.open(host, "nftables")) {
             gatun.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
             Process holder = holdLock();
             for (int i = 0; i < 100; i++) {
@@ -63,7 +63,7 @@ class XtablesLockTest {
 
     @Test
     void iptablesLegacyWaitsForTheLockAndNoPublishFails(NetworkNamespace host) throws Exception {
-        try (NetworkDriver gatun = Gatun.open(host, "iptables-legacy")) {
+        try (GatunDriver gatun = Gatun.open(host, "iptables-legacy")) {
             gatun.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
             Process holder = holdLock();
             List<Throwable> failures = new ArrayList<>();
@@ -101,7 +101,7 @@ class XtablesLockTest {
             Files.writeString(wrapper, "#!/bin/sh\nprintf '%s\\n' \"" + p + " $*\" >> " + log + "\nexec " + real + " \"$@\"\n");
             Files.setPosixFilePermissions(wrapper, PosixFilePermissions.fromString("rwxr-xr-x"));
         }
-        try (NetworkDriver gatun = BridgeDriver.iptables(host, "iptables-legacy", dir + ":" + System.getenv("PATH"))) {
+        try (GatunDriver gatun = BridgeDriver.iptables(host, "iptables-legacy", dir + ":" + System.getenv("PATH"))) {
             gatun.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
             gatun.publish("n1", C1, List.of(PortSpec.parse("8080:80"), PortSpec.parse("53:53/udp")), "alice");
             gatun.published("n1");
@@ -128,7 +128,7 @@ class XtablesLockTest {
     void inputThatTriesToBreakOutOfARuleIsRejectedOrNeutralised(NetworkNamespace host, NetworkNamespace other) {
         String clean;
         String hostile;
-        try (NetworkDriver gatun = Gatun.open(host, "iptables-legacy")) {
+        try (GatunDriver gatun = Gatun.open(host, "iptables-legacy")) {
             gatun.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
             assertThatThrownBy(() -> gatun.publish("n1", C1, List.of(PortSpec.parse("8080:80")), "x\" -j ACCEPT"))
                     .isInstanceOf(InvalidInputException.class);
@@ -138,7 +138,7 @@ class XtablesLockTest {
             gatun.publish("n1", C1, List.of(PortSpec.parse("8080:80")), "evil -j ACCEPT --comment x");
             hostile = IptablesState.of(host, "legacy");
         }
-        try (NetworkDriver gatun = Gatun.open(other, "iptables-legacy")) {
+        try (GatunDriver gatun = Gatun.open(other, "iptables-legacy")) {
             gatun.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
             gatun.publish("n1", C1, List.of(PortSpec.parse("8080:80")), "clean");
             clean = IptablesState.of(other, "legacy");
@@ -146,7 +146,7 @@ class XtablesLockTest {
         assertThat(hostile).contains("--comment \"gatun owner=evil%20-j%20ACCEPT%20--comment%20x\"");
         String bridgeMacFree = hostile.replace("evil%20-j%20ACCEPT%20--comment%20x", "clean");
         assertThat(bridgeMacFree).isEqualTo(clean);
-        try (NetworkDriver gatun = Gatun.open(host, "iptables-legacy")) {
+        try (GatunDriver gatun = Gatun.open(host, "iptables-legacy")) {
             assertThat(gatun.published("n1")).singleElement().extracting(PortMapping::owner)
                     .isEqualTo("evil -j ACCEPT --comment x");
         }
@@ -154,14 +154,14 @@ class XtablesLockTest {
 
     @Test
     void switchingDriversLeavesNoRuleOfTheFirst(NetworkNamespace host) {
-        try (NetworkDriver nft = Gatun.open(host, "nftables")) {
+        try (GatunDriver nft = Gatun.open(host, "nftables")) {
             nft.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
             nft.publish("n1", C1, List.of(PortSpec.parse("8080:80")), null);
             nft.unpublish("n1", C1, List.of(), null);
             nft.deleteNetwork("n1", false);
         }
         assertThat(Oracle.in(host, "nft", "list", "ruleset")).doesNotContain("gatun");
-        try (NetworkDriver legacy = Gatun.open(host, "iptables-legacy")) {
+        try (GatunDriver legacy = Gatun.open(host, "iptables-legacy")) {
             legacy.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
             legacy.publish("n1", C1, List.of(PortSpec.parse("8080:80")), null);
             assertThat(IptablesState.of(host, "legacy")).contains("GATUN-DNAT");
@@ -170,7 +170,7 @@ class XtablesLockTest {
         }
         assertThat(IptablesState.of(host, "legacy")).doesNotContain("GATUN");
         assertThat(Oracle.in(host, "nft", "list", "ruleset")).doesNotContain("gatun");
-        try (NetworkDriver nft = Gatun.open(host, "nftables")) {
+        try (GatunDriver nft = Gatun.open(host, "nftables")) {
             nft.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
             nft.publish("n1", C1, List.of(PortSpec.parse("8080:80")), null);
             assertThat(nft.published("n1")).hasSize(1);

@@ -1,6 +1,6 @@
 package dev.gatun.testing;
 
-import dev.gatun.driver.NetworkDriver;
+import dev.gatun.driver.GatunDriver;
 import dev.gatun.driver.NetworkSpec;
 import dev.gatun.driver.PortSpec;
 import dev.gatun.rtnl.Prefix;
@@ -27,7 +27,7 @@ public final class Specs {
     }
 
     /** The driver, with network {@link #n1()} made; closed again when making it fails. */
-    public static <D extends NetworkDriver> D withNetwork(D driver) {
+    public static <D extends GatunDriver> D withNetwork(D driver) {
         try {
             driver.createNetwork(n1());
             return driver;

@@ -1,13 +1,13 @@
 package dev.gatun.testing;
 
-import dev.gatun.driver.NetworkDriver;
+import dev.gatun.driver.GatunDriver;
 
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Proxy;
 import java.util.Map;
 
 /**
- * A {@link NetworkDriver} for tests that need no kernel: it answers the calls a test names,
+ * A {@link GatunDriver} for tests that need no kernel: it answers the calls a test names,
  * runs the contract's default methods as written, and fails the test on any other call, so a
  * test says exactly what the code under it may ask the driver.
  */
@@ -21,7 +21,7 @@ public final class StandInDriver {
 
     private StandInDriver() {}
 
-    public static NetworkDriver answering(Map<String, Answer> answers) {
+    public static GatunDriver answering(Map<String, Answer> answers) {
         InvocationHandler handler = (proxy, method, args) -> {
             Answer answer = answers.get(method.getName());
             if (answer != null) {
@@ -33,7 +33,7 @@ public final class StandInDriver {
             throw new AssertionError("the code under test called " + method.getName()
                     + ", which this stand-in driver does not answer");
         };
-        return (NetworkDriver) Proxy.newProxyInstance(NetworkDriver.class.getClassLoader(),
-                new Class<?>[] {NetworkDriver.class}, handler);
+        return (GatunDriver) Proxy.newProxyInstance(GatunDriver.class.getClassLoader(),
+                new Class<?>[] {GatunDriver.class}, handler);
     }
 }

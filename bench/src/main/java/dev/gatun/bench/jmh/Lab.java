@@ -1,7 +1,7 @@
 package dev.gatun.bench.jmh;
 
 import dev.gatun.Gatun;
-import dev.gatun.driver.NetworkDriver;
+import dev.gatun.driver.GatunDriver;
 import dev.gatun.driver.NetworkSpec;
 import dev.gatun.driver.PortSpec;
 import dev.gatun.netns.NamedNamespaces;
@@ -19,7 +19,7 @@ final class Lab implements AutoCloseable {
     private static final AtomicInteger COUNT = new AtomicInteger();
 
     final NetworkNamespace ns;
-    final NetworkDriver driver;
+    final GatunDriver driver;
 
     Lab() {
         ns = NamedNamespaces.create("gatun-jmh-" + ProcessHandle.current().pid() + "-" + COUNT.incrementAndGet());

@@ -4,21 +4,23 @@ import dev.gatun.driver.Endpoint;
 import dev.gatun.driver.EndpointSpec;
 import dev.gatun.driver.HostPortCheck;
 import dev.gatun.driver.Network;
-import dev.gatun.driver.NetworkDriver;
+import dev.gatun.driver.GatunDriver;
 import dev.gatun.driver.NetworkSpec;
 import dev.gatun.driver.PortListener;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortSpec;
+import dev.gatun.driver.foreign.ForeignDrop;
 import dev.gatun.netns.NetworkNamespace;
 
 import java.net.InetAddress;
+import java.util.Collection;
 import java.util.List;
 
 /**
  * A driver whose repairs do nothing: under {@link dev.gatun.driver.SelfHealingDriver} it
  * measures serve without the repairs its healer makes after each of its own unpublishes.
  */
-record WithoutRepairs(NetworkDriver inner) implements NetworkDriver {
+record WithoutRepairs(GatunDriver inner) implements GatunDriver {
 
     @Override
     public List<String> repair(List<PortMapping> mappings) {
@@ -28,6 +30,51 @@ record WithoutRepairs(NetworkDriver inner) implements NetworkDriver {
     @Override
     public List<String> repairOwnRuleset(List<PortMapping> mappings) {
         return List.of();
+    }
+
+    @Override
+    public List<String> repairElements(Collection<String> sets, List<PortMapping> mappings) {
+        return List.of();
+    }
+
+    @Override
+    public List<String> repairOtherFirewalls() {
+        return List.of();
+    }
+
+    @Override
+    public boolean otherFirewallsNeedPolling() {
+        return inner.otherFirewallsNeedPolling();
+    }
+
+    @Override
+    public List<ForeignDrop> foreignDrops() {
+        return inner.foreignDrops();
+    }
+
+    @Override
+    public List<String> verify(Endpoint endpoint, NetworkNamespace container) {
+        return inner.verify(endpoint, container);
+    }
+
+    @Override
+    public List<PortMapping> publishOutside(String label, InetAddress containerIp, List<PortSpec> ports, String owner) {
+        return inner.publishOutside(label, containerIp, ports, owner);
+    }
+
+    @Override
+    public List<PortMapping> unpublishOutside(String label, InetAddress containerIp, List<PortSpec> ports, String owner) {
+        return inner.unpublishOutside(label, containerIp, ports, owner);
+    }
+
+    @Override
+    public List<PortMapping> publishedOutside() {
+        return inner.publishedOutside();
+    }
+
+    @Override
+    public List<String> hostPortsInUse() {
+        return inner.hostPortsInUse();
     }
 
     @Override

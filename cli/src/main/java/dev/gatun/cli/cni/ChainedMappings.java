@@ -1,7 +1,7 @@
 package dev.gatun.cli.cni;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.gatun.driver.NetworkDriver;
+import dev.gatun.driver.GatunDriver;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortSpec;
 
@@ -47,7 +47,7 @@ final class ChainedMappings {
     }
 
     /** Removes every mapping of this attachment; how many went. */
-    int del(NetworkDriver d) {
+    int del(GatunDriver d) {
         int removed = 0;
         for (InetAddress ip : CniCall.containerIps(d.publishedOutside(), call.chainedOwner())) {
             removed += d.unpublishOutside(call.config().name(), ip, List.of(), call.chainedOwner()).size();
@@ -56,7 +56,7 @@ final class ChainedMappings {
     }
 
     /** What of the attachment's mappings is missing, each named. */
-    List<String> check(NetworkDriver d) {
+    List<String> check(GatunDriver d) {
         return call.missingMappings(addresses(), d.publishedOutside(), call.chainedOwner());
     }
 
@@ -66,7 +66,7 @@ final class ChainedMappings {
     }
 
     /** Removes the mappings of chained attachments of this network that are not in {@code valid}; their owners. */
-    static List<String> collect(CniCall call, NetworkDriver d, Set<String> valid) {
+    static List<String> collect(CniCall call, GatunDriver d, Set<String> valid) {
         String network = "@" + call.config().name();
         List<String> gone = new ArrayList<>();
         for (PortMapping m : d.publishedOutside()) {

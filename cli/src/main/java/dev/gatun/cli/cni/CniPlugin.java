@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gatun.Gatun;
 import dev.gatun.GatunException;
 import dev.gatun.cli.service.Drivers;
-import dev.gatun.driver.NetworkDriver;
+import dev.gatun.driver.GatunDriver;
 import dev.gatun.netns.NetworkNamespace;
 
 import java.io.PrintWriter;
@@ -37,8 +37,8 @@ public final class CniPlugin {
     /** A process of its own: a driver for the namespace it runs in, opened for the call. */
     public static final Drivers IN_PROCESS = new Drivers() {
         @Override
-        public <T> T with(Function<NetworkDriver, T> work) {
-            try (NetworkDriver d = Gatun.open(NetworkNamespace.current())) {
+        public <T> T with(Function<GatunDriver, T> work) {
+            try (GatunDriver d = Gatun.open(NetworkNamespace.current())) {
                 return work.apply(d);
             }
         }
@@ -179,7 +179,7 @@ public final class CniPlugin {
 
     private void status() {
         try {
-            call.drivers().with(NetworkDriver::networks);
+            call.drivers().with(GatunDriver::networks);
         } catch (RuntimeException e) {
             throw new CniError(CniError.NOT_AVAILABLE, "gatun cannot program networks here: " + CniError.of(e).getMessage());
         }

@@ -11,7 +11,7 @@ import dev.gatun.driver.Endpoint;
 import dev.gatun.driver.EndpointSpec;
 import dev.gatun.driver.HostPortCheck;
 import dev.gatun.driver.Network;
-import dev.gatun.driver.NetworkDriver;
+import dev.gatun.driver.GatunDriver;
 import dev.gatun.driver.NetworkSpec;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortSpec;
@@ -104,7 +104,7 @@ final class MainAttachment {
     }
 
     /** gatun's network of this CNI network: made at the first ADD, from the IPAM result. */
-    private Network network(NetworkDriver d, Address v4, Address v6) {
+    private Network network(GatunDriver d, Address v4, Address v6) {
         CniConfig config = config();
         RuntimeException last = null;
         for (int attempt = 0; attempt < 20; attempt++) {
@@ -138,7 +138,7 @@ final class MainAttachment {
     }
 
     /** gatun's network of this CNI network, or null before its first ADD. */
-    Network find(NetworkDriver d) {
+    Network find(GatunDriver d) {
         return d.networks().stream().filter(n -> n.name().equals(config().name())).findFirst().orElse(null);
     }
 
@@ -184,7 +184,7 @@ final class MainAttachment {
     }
 
     /** Removes the attachment's veth and mappings, if there; how many things went. */
-    int del(NetworkDriver d) {
+    int del(GatunDriver d) {
         int removed = 0;
         Network n = find(d);
         if (n != null) {
@@ -200,7 +200,7 @@ final class MainAttachment {
     }
 
     /** What of the attachment is missing (network, veth, addresses, mappings), each named. */
-    List<String> check(NetworkDriver d) {
+    List<String> check(GatunDriver d) {
         List<InetAddress> addresses = CniResults.containerAddresses(config().prevResult(), call.env().ifname()).stream()
                 .map(a -> a.prefix().address()).toList();
         List<String> out = new ArrayList<>();
@@ -227,7 +227,7 @@ final class MainAttachment {
     }
 
     /** Removes what attachments of this network that are not in {@code valid} left; their owners. */
-    List<String> collect(NetworkDriver d, Set<String> valid) {
+    List<String> collect(GatunDriver d, Set<String> valid) {
         List<String> gone = new ArrayList<>();
         Network n = find(d);
         if (n == null) {

@@ -11,7 +11,7 @@ import dev.gatun.driver.ConflictException;
 import dev.gatun.driver.Endpoint;
 import dev.gatun.driver.EndpointSpec;
 import dev.gatun.driver.Network;
-import dev.gatun.driver.NetworkDriver;
+import dev.gatun.driver.GatunDriver;
 import dev.gatun.driver.NetworkSpec;
 import dev.gatun.driver.NotFoundException;
 import dev.gatun.driver.PortMapping;
@@ -34,7 +34,7 @@ import java.util.Map;
 import java.util.function.Consumer;
 
 /**
- * Docker's remote network-driver protocol on top of a {@link NetworkDriver}: each call is a
+ * Docker's remote network-driver protocol on top of a {@link GatunDriver}: each call is a
  * JSON request for one method, answered with a JSON reply or {"Err": ...} and a non-2xx status.
  * State lives where the driver keeps it (the kernel); Docker's ids are the keys: a network is
  * gatun's network named by the first 12 digits of Docker's network id, an endpoint and its
@@ -49,13 +49,13 @@ public final class DockerPlugin {
     private static final String GENERIC = "com.docker.network.generic";
     private static final String PORTMAP = "com.docker.network.portmap";
 
-    private final NetworkDriver driver;
+    private final GatunDriver driver;
     private final FreePorts freePorts;
     private final Consumer<String> log;
     /** Choosing a free host port and publishing it must not interleave with another choice. */
     private final Object choosing = new Object();
 
-    public DockerPlugin(NetworkDriver driver, Consumer<String> log) {
+    public DockerPlugin(GatunDriver driver, Consumer<String> log) {
         this.driver = driver;
         this.freePorts = new FreePorts(driver);
         this.log = log;

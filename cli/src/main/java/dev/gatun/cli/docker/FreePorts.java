@@ -2,7 +2,7 @@ package dev.gatun.cli.docker;
 
 import dev.gatun.InvalidInputException;
 import dev.gatun.driver.ConflictException;
-import dev.gatun.driver.NetworkDriver;
+import dev.gatun.driver.GatunDriver;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortSpec;
 import dev.gatun.driver.Protocol;
@@ -28,9 +28,9 @@ import java.util.stream.Stream;
  */
 final class FreePorts {
 
-    private final NetworkDriver driver;
+    private final GatunDriver driver;
 
-    FreePorts(NetworkDriver driver) {
+    FreePorts(GatunDriver driver) {
         this.driver = driver;
     }
 

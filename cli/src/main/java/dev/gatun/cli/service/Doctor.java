@@ -3,7 +3,7 @@ package dev.gatun.cli.service;
 import dev.gatun.Gatun;
 import dev.gatun.cli.service.DoctorReport.Check;
 import dev.gatun.driver.Network;
-import dev.gatun.driver.NetworkDriver;
+import dev.gatun.driver.GatunDriver;
 import dev.gatun.driver.foreign.ForeignDrop;
 import dev.gatun.netlink.NftChannel;
 import dev.gatun.netns.NetworkNamespace;
@@ -116,7 +116,7 @@ final class Doctor {
     private List<Check> foreignDrops() {
         List<Check> out = new ArrayList<>();
         try {
-            List<ForeignDrop> drops = drivers.with(NetworkDriver::foreignDrops);
+            List<ForeignDrop> drops = drivers.with(GatunDriver::foreignDrops);
             for (ForeignDrop d : drops) {
                 out.add(new Check("foreign drop", d.open(), d.describe(), d));
             }
@@ -138,7 +138,7 @@ final class Doctor {
     private List<Check> hostPortsInUse() {
         List<Check> out = new ArrayList<>();
         try {
-            for (String line : drivers.with(NetworkDriver::hostPortsInUse)) {
+            for (String line : drivers.with(GatunDriver::hostPortsInUse)) {
                 out.add(new Check("host port in use", false, line));
             }
             if (out.isEmpty()) {

@@ -1,6 +1,6 @@
 package dev.gatun.cli.service;
 
-import dev.gatun.driver.NetworkDriver;
+import dev.gatun.driver.GatunDriver;
 
 import java.util.function.Function;
 
@@ -8,13 +8,13 @@ import java.util.function.Function;
 @FunctionalInterface
 public interface Drivers {
 
-    <T> T with(Function<NetworkDriver, T> work);
+    <T> T with(Function<GatunDriver, T> work);
 
     /** Lends {@code driver} itself, which the caller owns and closes. */
-    static Drivers of(NetworkDriver driver) {
+    static Drivers of(GatunDriver driver) {
         return new Drivers() {
             @Override
-            public <T> T with(Function<NetworkDriver, T> work) {
+            public <T> T with(Function<GatunDriver, T> work) {
                 return work.apply(driver);
             }
         };

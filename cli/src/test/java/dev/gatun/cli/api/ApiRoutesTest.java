@@ -15,7 +15,7 @@ import dev.gatun.driver.Endpoint;
 import dev.gatun.driver.EndpointSpec;
 import dev.gatun.driver.Network;
 import dev.gatun.driver.HostPortCheck;
-import dev.gatun.driver.NetworkDriver;
+import dev.gatun.driver.GatunDriver;
 import dev.gatun.driver.NetworkSpec;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortSpec;
@@ -84,7 +84,7 @@ class ApiRoutesTest {
                 return recorded.answer(args);
             });
         }
-        NetworkDriver d = StandInDriver.answering(answers);
+        GatunDriver d = StandInDriver.answering(answers);
         return new GatunService(() -> {
             throw new AssertionError("no route here needs the host namespace");
         }, Drivers.of(d));

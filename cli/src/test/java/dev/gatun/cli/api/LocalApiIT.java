@@ -6,7 +6,7 @@ import dev.gatun.cli.Served;
 import dev.gatun.cli.docker.GatunCli;
 import dev.gatun.cli.docker.GatunServe;
 import dev.gatun.cli.http.UnixHttpServer;
-import dev.gatun.driver.NetworkDriver;
+import dev.gatun.driver.GatunDriver;
 import dev.gatun.netlink.ReplyTimeoutException;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.Bounded;
@@ -212,7 +212,7 @@ class LocalApiIT {
      */
     @Test
     void aFailureThatMayPassIs503WithRetryAfterAndTheCliStillExits1(NetworkNamespace host) {
-        NetworkDriver failing = StandInDriver.answering(Map.of("publish", args -> {
+        GatunDriver failing = StandInDriver.answering(Map.of("publish", args -> {
             throw new ReplyTimeoutException("publish 8080/tcp", Duration.ofSeconds(5));
         }));
         try (UnixHttpServer api = LocalApi.start(new Served(host, "nftables", failing), null)) {

@@ -3,7 +3,7 @@ package dev.gatun.cli.cni;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gatun.cli.service.Drivers;
-import dev.gatun.driver.NetworkDriver;
+import dev.gatun.driver.GatunDriver;
 import dev.gatun.netlink.ReplyTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -34,7 +34,7 @@ class CniPluginTest {
     /** A driver that must not be used: the call is refused before it. */
     private static final Drivers UNUSED = new Drivers() {
         @Override
-        public <T> T with(Function<NetworkDriver, T> work) {
+        public <T> T with(Function<GatunDriver, T> work) {
             throw new AssertionError("the driver was asked for, but the call should have been refused first");
         }
     };
@@ -189,7 +189,7 @@ class CniPluginTest {
     void aReplyTimeoutDuringAnAddIsTryAgain() throws Exception {
         Drivers timingOut = new Drivers() {
             @Override
-            public <T> T with(Function<NetworkDriver, T> work) {
+            public <T> T with(Function<GatunDriver, T> work) {
                 throw new ReplyTimeoutException("add element tcp . 8080 to map inet gatun ports4", Duration.ofSeconds(5));
             }
         };
@@ -211,8 +211,8 @@ class CniPluginTest {
     @Test
     void chainedAddMapsToTheAddressOfCniIfname() {
         List<String> published = new ArrayList<>();
-        NetworkDriver recording = (NetworkDriver) Proxy.newProxyInstance(NetworkDriver.class.getClassLoader(),
-                new Class<?>[] {NetworkDriver.class}, (proxy, method, args) -> {
+        GatunDriver recording = (GatunDriver) Proxy.newProxyInstance(GatunDriver.class.getClassLoader(),
+                new Class<?>[] {GatunDriver.class}, (proxy, method, args) -> {
                     if (method.getName().equals("publishOutside")) {
                         published.add(((InetAddress) args[1]).getHostAddress() + " " + args[3]);
                         return List.of();
@@ -221,7 +221,7 @@ class CniPluginTest {
                 });
         Drivers drivers = new Drivers() {
             @Override
-            public <T> T with(Function<NetworkDriver, T> work) {
+            public <T> T with(Function<GatunDriver, T> work) {
                 return work.apply(recording);
             }
         };

@@ -7,7 +7,7 @@ import dev.gatun.driver.ConflictException;
 import dev.gatun.driver.Endpoint;
 import dev.gatun.driver.EndpointSpec;
 import dev.gatun.driver.Network;
-import dev.gatun.driver.NetworkDriver;
+import dev.gatun.driver.GatunDriver;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.Protocol;
 import dev.gatun.rtnl.MacAddress;
@@ -74,8 +74,8 @@ class CniVerbsTest {
     private Drivers drivers() {
         Network n = new Network("n", "cnt-n", MacAddress.parse("02:00:00:00:00:01"), List.of(Prefix.parse("10.88.0.0/24")),
                 List.of(InetAddress.ofLiteral("10.88.0.1")), true, false, true, 1500);
-        NetworkDriver d = (NetworkDriver) Proxy.newProxyInstance(NetworkDriver.class.getClassLoader(),
-                new Class<?>[] {NetworkDriver.class}, (proxy, method, args) -> switch (method.getName()) {
+        GatunDriver d = (GatunDriver) Proxy.newProxyInstance(GatunDriver.class.getClassLoader(),
+                new Class<?>[] {GatunDriver.class}, (proxy, method, args) -> switch (method.getName()) {
                     case "networks" -> List.of(n);
                     case "endpoints" -> List.copyOf(endpoints);
                     case "published" -> List.copyOf(published);
@@ -105,7 +105,7 @@ class CniVerbsTest {
                 });
         return new Drivers() {
             @Override
-            public <T> T with(Function<NetworkDriver, T> work) {
+            public <T> T with(Function<GatunDriver, T> work) {
                 return work.apply(d);
             }
         };

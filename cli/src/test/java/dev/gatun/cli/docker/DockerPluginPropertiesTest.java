@@ -6,7 +6,7 @@ import dev.gatun.GatunException;
 import dev.gatun.cli.JsonFuzz;
 import dev.gatun.driver.Endpoint;
 import dev.gatun.driver.Network;
-import dev.gatun.driver.NetworkDriver;
+import dev.gatun.driver.GatunDriver;
 import dev.gatun.netlink.ReplyTimeoutException;
 import dev.gatun.rtnl.MacAddress;
 import dev.gatun.rtnl.Prefix;
@@ -121,12 +121,12 @@ class DockerPluginPropertiesTest {
     }
 
     /** One network (NET's gatun name) with one endpoint (EP); every change is recorded, then refused. */
-    static NetworkDriver driver(List<String> changes) {
+    static GatunDriver driver(List<String> changes) {
         return driver(changes, change -> new GatunException("the test driver changes nothing (" + change + ")"));
     }
 
     /** As {@link #driver(List)}, each change refused with the failure {@code refusal} makes of its name. */
-    static NetworkDriver driver(List<String> changes, Function<String, ? extends GatunException> refusal) {
+    static GatunDriver driver(List<String> changes, Function<String, ? extends GatunException> refusal) {
         Network network = new Network(DockerPlugin.networkName(NET), "gt-" + DockerPlugin.networkName(NET),
                 MacAddress.parse("02:42:0a:59:00:01"), List.of(Prefix.parse("10.89.0.0/24")),
                 List.of(InetAddress.ofLiteral("10.89.0.1")), true, false, true, 1500);

@@ -6,7 +6,7 @@ import dev.gatun.driver.Endpoint;
 import dev.gatun.driver.EndpointSpec;
 import dev.gatun.driver.HostPortCheck;
 import dev.gatun.driver.Network;
-import dev.gatun.driver.NetworkDriver;
+import dev.gatun.driver.GatunDriver;
 import dev.gatun.driver.NetworkSpec;
 import dev.gatun.driver.NotFoundException;
 import dev.gatun.driver.PortListener;
@@ -31,7 +31,7 @@ import java.util.List;
  * ({@link PublishedPorts}). Nothing lives elsewhere. This class orders the steps of each call
  * and holds the lock that keeps changes to the topology one at a time.
  */
-public final class BridgeDriver implements NetworkDriver {
+public final class BridgeDriver implements GatunDriver {
 
     private final NetworkNamespace host;
     private final Firewall firewall;

@@ -1,0 +1,85 @@
+package dev.gatun.driver;
+
+import dev.gatun.driver.foreign.ForeignDrop;
+import dev.gatun.netns.NetworkNamespace;
+
+import java.net.InetAddress;
+import java.util.Collection;
+import java.util.List;
+
+/**
+ * gatun's own driver past the engine contract ({@link NetworkDriver}): checking an endpoint in
+ * the kernel, ports published to containers outside its networks, host sockets on published
+ * ports, repairs of what someone else removed, and other firewalls' drops. Every method is
+ * abstract, so a decorator ({@link SelfHealingDriver}) must say what each does.
+ */
+public interface GatunDriver extends NetworkDriver {
+
+    /**
+     * What of an attached endpoint is missing in the kernel: its host end on the network's
+     * bridge, its interface in {@code container}, and that interface's addresses. One phrase per
+     * missing thing; empty when it is whole.
+     */
+    List<String> verify(Endpoint endpoint, NetworkNamespace container);
+
+    /**
+     * Publishes ports to a container on none of this driver's networks, whose network another
+     * program made (a CNI chain in which gatun follows the {@code bridge} plugin): only the port
+     * entries, nothing for its bridge. {@code label} is the network name the returned mappings
+     * carry; the kernel keeps only the owner. Otherwise as {@link NetworkDriver#publish}, but the host's
+     * sockets are not asked (the runtime of a CNI chain holds the ports itself); an address on
+     * one of this driver's networks is refused (publish there).
+     */
+    List<PortMapping> publishOutside(String label, InetAddress containerIp, List<PortSpec> ports, String owner);
+
+    /** As {@link NetworkDriver#unpublish}, for mappings made by {@link #publishOutside}. */
+    List<PortMapping> unpublishOutside(String label, InetAddress containerIp, List<PortSpec> ports, String owner);
+
+    /** The published ports whose container address is on none of this driver's networks; their network is null. */
+    List<PortMapping> publishedOutside();
+
+    /**
+     * For each published port that a socket of the host holds now (it came after the port was
+     * published: a publish checks first), one line naming the port, the socket and its process.
+     */
+    List<String> hostPortsInUse();
+
+    /**
+     * Puts back what someone else removed of this driver's packet-filter state (a flushed
+     * ruleset, a firewall reload): the static ruleset, every network's entries, and those of
+     * {@code mappings} that are missing and whose host port nobody else holds now. Returns one
+     * line per thing put back; empty when everything was in place.
+     */
+    List<String> repair(List<PortMapping> mappings);
+
+    /**
+     * As {@link #repair}, but only this driver's own ruleset, not what it added to other
+     * firewalls: for a caller that knows only gatun's table changed.
+     */
+    List<String> repairOwnRuleset(List<PortMapping> mappings);
+
+    /**
+     * As {@link #repair}, but only what this driver added to other firewalls, not its own
+     * ruleset: for a caller that learns of changes to its own ruleset in other ways.
+     */
+    List<String> repairOtherFirewalls();
+
+    /**
+     * Whether what {@link #repairOtherFirewalls} keeps in place can change without an nftables
+     * notification (legacy iptables sends none), so that a caller who watches those must still
+     * look now and then. True when the driver cannot tell.
+     */
+    boolean otherFirewallsNeedPolling();
+
+    /**
+     * As {@link #repairOwnRuleset}, for a caller that knows only elements of the named sets of
+     * this driver's own table were removed: a driver that can reads just those sets.
+     */
+    List<String> repairElements(Collection<String> sets, List<PortMapping> mappings);
+
+    /**
+     * Every place where another firewall of the host drops forwarded traffic, and whether this
+     * driver's bridges get through it (see {@link dev.gatun.driver.foreign.ForeignFirewalls}).
+     */
+    List<ForeignDrop> foreignDrops();
+}
