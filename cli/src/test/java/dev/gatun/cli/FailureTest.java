@@ -5,7 +5,6 @@ import dev.gatun.GatunException;
 import dev.gatun.InvalidInputException;
 import dev.gatun.MissingLibraryException;
 import dev.gatun.PrivilegeException;
-import dev.gatun.bindings.internal.libc_h;
 import dev.gatun.cli.cni.CniError;
 import dev.gatun.cli.docker.DockerPlugin;
 import dev.gatun.cli.http.ErrorStatus;
@@ -35,6 +34,11 @@ import static org.junit.jupiter.params.provider.Arguments.argumentSet;
  */
 class FailureTest {
 
+    // Linux errno values (asm-generic/errno-base.h, errno.h): the CLI sees core's API only, not its bindings.
+    private static final int EPERM = 1;
+    private static final int ENOENT = 2;
+    private static final int ERESTART = 85;
+
     static Stream<Arguments> failures() {
         return Stream.of(
                 row("bad input", new InvalidInputException("port 70000 is out of range"), Failure.USAGE, 2, 400, 400, 7),
@@ -42,13 +46,13 @@ class FailureTest {
                 row("held by another owner", new ConflictException("held by web-2"), Failure.CONFLICT, 3, 409, 409, 101),
                 row("a namespace that exists", new NamespaceExistsException("host1 exists"), Failure.CONFLICT, 3, 409, 409,
                         101),
-                row("no privilege", new PrivilegeException("add table", libc_h.EPERM, null), Failure.ENVIRONMENT, 4, 503,
+                row("no privilege", new PrivilegeException("add table", EPERM, null), Failure.ENVIRONMENT, 4, 503,
                         503, 102),
                 row("a missing library", new MissingLibraryException("libnftnl.so.11 is not installed"),
                         Failure.ENVIRONMENT, 4, 503, 503, 102),
                 row("a missing tool", new EnvironmentException("iptables is not installed"), Failure.ENVIRONMENT, 4, 503,
                         503, 102),
-                row("a generation conflict", new GenerationConflictException("add element", libc_h.ERESTART, 7),
+                row("a generation conflict", new GenerationConflictException("add element", ERESTART, 7),
                         Failure.RETRYABLE, 1, 503, 503, 11),
                 row("no reply in time", new ReplyTimeoutException("commit", Duration.ofSeconds(30)), Failure.RETRYABLE, 1,
                         503, 503, 11),
@@ -56,7 +60,7 @@ class FailureTest {
                         11),
                 row("a dump that kept changing", new DumpInterruptedException("list", "it kept changing"),
                         Failure.RETRYABLE, 1, 503, 503, 11),
-                row("a kernel error", new NetlinkException("add rule", libc_h.ENOENT, null), Failure.FAILED, 1, 500, 500,
+                row("a kernel error", new NetlinkException("add rule", ENOENT, null), Failure.FAILED, 1, 500, 500,
                         100),
                 row("a malformed reply", new MalformedReplyException("a short attribute"), Failure.FAILED, 1, 500, 500, 100),
                 row("gatun's own", new GatunException("the kernel refused"), Failure.FAILED, 1, 500, 500, 100),

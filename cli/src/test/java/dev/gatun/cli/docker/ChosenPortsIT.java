@@ -5,7 +5,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortSpec;
 import dev.gatun.driver.Protocol;
-import dev.gatun.driver.bridge.BridgeDriver;
+import dev.gatun.Gatun;
+import dev.gatun.driver.GatunDriver;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.rtnl.Rtnetlink;
 import dev.gatun.testing.Bounded;
@@ -53,7 +54,7 @@ class ChosenPortsIT {
         Oracle.in(host, "sh", "-c", "echo '42000 42299' > /proc/sys/net/ipv4/ip_local_port_range; "
                 + "echo '42000-42009,42100' > /proc/sys/net/ipv4/ip_local_reserved_ports");
         List<String> log = Collections.synchronizedList(new ArrayList<>());
-        try (BridgeDriver driver = BridgeDriver.nftables(host);
+        try (GatunDriver driver = Gatun.open(host, "nftables");
              ServerSocketChannel listener = host.call(() -> ServerSocketChannel.open(StandardProtocolFamily.INET6)
                      .bind(new InetSocketAddress(InetAddress.ofLiteral("::"), 42010)));
              DatagramChannel udpOnly = host.call(() -> DatagramChannel.open(StandardProtocolFamily.INET)
@@ -124,7 +125,7 @@ class ChosenPortsIT {
     void aPortPublishedOutsideTheNetworksIsNotChosen(NetworkNamespace host) {
         Oracle.in(host, "sh", "-c", "echo '42400 42401' > /proc/sys/net/ipv4/ip_local_port_range; "
                 + "echo '' > /proc/sys/net/ipv4/ip_local_reserved_ports");
-        try (BridgeDriver driver = BridgeDriver.nftables(host)) {
+        try (GatunDriver driver = Gatun.open(host, "nftables")) {
             FreePorts free = new FreePorts(driver);
             assertThat(free.lowest(Protocol.TCP, null, 0, 0, Map.of())).as("before the chain's mapping").isEqualTo(42400);
             driver.publishOutside("chain", InetAddress.ofLiteral("10.96.0.2"), List.of(PortSpec.parse("42400:80")),
