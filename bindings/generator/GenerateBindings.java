@@ -30,6 +30,16 @@ import java.util.stream.Stream;
  */
 public final class GenerateBindings {
 
+    static String moduleInfo(String pkg) {
+        return "/**\n"
+                + " * The FFM bindings generated from native-headers/ (bindings/generate): for gatun's core alone.\n"
+                + " * The bench's C-floor comparisons read them from the class path, where this is not in force.\n"
+                + " */\n"
+                + "module dev.gatun.bindings {\n"
+                + "    exports " + pkg + " to dev.gatun.core;\n"
+                + "}\n";
+    }
+
     public static void main(String[] args) throws Exception {
         try {
             generate(args);
@@ -93,6 +103,8 @@ public final class GenerateBindings {
             for (var e : files.entrySet()) {
                 Files.writeString(pkgDir.resolve(e.getKey() + ".java"), e.getValue(), StandardCharsets.UTF_8);
             }
+            // The bindings are a module that lets core alone read them (the bench reads them from the class path).
+            Files.writeString(outRoot.resolve("module-info.java"), moduleInfo(pkg), StandardCharsets.UTF_8);
             System.out.println("generated " + files.size() + " classes in " + pkgDir);
         } finally {
             deleteTree(work);
