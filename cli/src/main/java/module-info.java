@@ -9,6 +9,7 @@ module dev.gatun.cli {
     requires com.fasterxml.jackson.databind;
     requires org.eclipse.jetty.server;
     requires org.eclipse.jetty.unixdomain.server;
+    requires org.eclipse.jetty.client;
     requires jdk.net; // the peer credentials of a unix socket
     requires jdk.unsupported; // sun.misc.Signal, for SIGTERM and SIGHUP
 

@@ -6,4 +6,8 @@ public class EnvironmentException extends GatunException {
     public EnvironmentException(String message) {
         super(message);
     }
+
+    public EnvironmentException(String message, Throwable cause) {
+        super(message, cause);
+    }
 }

@@ -1,11 +1,13 @@
 package dev.gatun.cli;
 
 import dev.gatun.Gatun;
+import dev.gatun.InvalidInputException;
 import dev.gatun.cli.api.LocalApi;
 import dev.gatun.cli.api.StartLock;
 import dev.gatun.cli.docker.DockerPlugin;
 import dev.gatun.cli.http.UnixHttpServer;
 import dev.gatun.cli.docker.PluginServer;
+import dev.gatun.cli.dockerd.DockerFollower;
 import dev.gatun.driver.GatunDriver;
 import dev.gatun.driver.SelfHealingDriver;
 import dev.gatun.netns.NetworkNamespace;
@@ -37,12 +39,16 @@ import java.util.function.Consumer;
                 "  docker run --network NET -p 8080:80 ...",
                 "publish through gatun. gatun names the network after the first 12 digits of",
                 "Docker's network id; mappings are owned by Docker's endpoint id.",
+                "", "With --docker, follows dockerd (run with --iptables=false --ip6tables=false)",
+                "and keeps every running container's published ports (docker run -p, on",
+                "Docker's bridge networks, as dockerd recorded them) in gatun's table, owned",
+                "by docker:CONTAINER_ID; reconciled with dockerd's lists at every connect.",
                 "", "Always serves the local API on /run/gatun/netns-INODE.sock (root only):",
                 "one-shot gatun commands for this namespace run through it, and so can any",
                 "HTTP client (see README).",
                 "", "Prints one line starting with 'ready' on stdout when serving; logs go to",
                 "stderr.",
-                "", "Examples:", "  gatun serve", "  gatun serve --docker-plugin", "  gatun --netns lab serve --docker-plugin gatun-test"})
+                "", "Examples:", "  gatun serve", "  gatun serve --docker-plugin", "  gatun serve --docker", "  gatun --netns lab serve --docker-plugin gatun-test"})
 final class ServeCommand extends Base {
 
     /**
@@ -54,6 +60,14 @@ final class ServeCommand extends Base {
     @Option(names = "--docker-plugin", arity = "0..1", fallbackValue = "gatun", paramLabel = "NAME",
             description = "Also serve Docker's network-driver protocol as plugin NAME (default name: gatun).")
     String pluginName;
+
+    @Option(names = "--docker", description = {"Also follow dockerd (started with --iptables=false --ip6tables=false)",
+            "and keep the published ports of its containers on its bridge networks in gatun's table."})
+    boolean docker;
+
+    @Option(names = "--docker-host", paramLabel = "unix:///PATH",
+            description = "dockerd's socket for --docker (default: $DOCKER_HOST, else unix:///var/run/docker.sock).")
+    String dockerHost;
 
     @Option(names = "--log-requests", description = "Log every request of the local API (and each command it ran) on stderr.")
     boolean logRequests;
@@ -68,6 +82,13 @@ final class ServeCommand extends Base {
                 err.flush();
             }
         };
+        Path dockerSocket = null;
+        if (docker) {
+            String given = dockerHost != null ? dockerHost : System.getenv("DOCKER_HOST");
+            dockerSocket = DockerFollower.socketOf(given == null || given.isEmpty() ? "unix:///var/run/docker.sock" : given);
+        } else if (dockerHost != null) {
+            throw new InvalidInputException("--docker-host " + dockerHost + " goes with --docker");
+        }
         CountDownLatch stop = new CountDownLatch(1);
         Signal.handle(new Signal("TERM"), s -> stop.countDown());
         Signal.handle(new Signal("INT"), s -> stop.countDown());
@@ -99,10 +120,12 @@ final class ServeCommand extends Base {
         };
         try (closeDriver; starting; UnixHttpServer api = LocalApi.start(new Served(host, driverName, driver), logRequests ? log : null);
              PluginServer server = socket == null ? null : PluginServer.start(new DockerPlugin(driver, log), socket);
-             HeapKeeper heap = HeapKeeper.start()) {
+             HeapKeeper heap = HeapKeeper.start();
+             DockerFollower dockerd = dockerSocket == null ? null : DockerFollower.start(dockerSocket, driver, log)) {
             starting.close();
             String what = "API on " + api.socket() + (server == null ? "" : ", docker plugin " + pluginName + " on "
-                    + server.socket()) + ", watching " + host.describe();
+                    + server.socket()) + (dockerd == null ? "" : ", following dockerd on " + dockerSocket)
+                    + ", watching " + host.describe();
             PrintWriter out = spec.commandLine().getOut();
             out.println("ready: " + what + " (driver " + driverName + ")");
             out.flush();

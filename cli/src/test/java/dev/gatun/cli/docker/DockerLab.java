@@ -91,7 +91,14 @@ public final class DockerLab implements AutoCloseable {
                 List.of("iptables", "docker-proxy")),
         /** As {@link #DOCKER_BRIDGE} without docker-proxy: iptables rules only (hairpin NAT instead). */
         DOCKER_BRIDGE_NO_PROXY(List.of("--iptables=true", "--ip-forward=true", "--ip6tables=false",
-                "--bip=" + DOCKER0_ADDRESS, "--userland-proxy=false"), List.of("iptables"));
+                "--bip=" + DOCKER0_ADDRESS, "--userland-proxy=false"), List.of("iptables")),
+        /**
+         * dockerd leaving the firewall to gatun ({@code serve --docker}): docker0 on
+         * {@link #DOCKER0_ADDRESS} and ip_forward, but no iptables rules; without docker-proxy, so
+         * that a published port that answers answers through gatun alone.
+         */
+        GATUN_FOLLOWS(List.of("--iptables=false", "--ip6tables=false", "--ip-forward=true", "--bip=" + DOCKER0_ADDRESS,
+                "--userland-proxy=false"), List.of());
 
         private final List<String> flags;
         private final List<String> tools;

@@ -1,0 +1,172 @@
+package dev.gatun.cli.dockerd;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.gatun.driver.GatunDriver;
+import dev.gatun.driver.PortMapping;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.IntSupplier;
+
+/**
+ * {@code gatun serve --docker}: follows the dockerd on a unix socket and keeps, in gatun's table,
+ * the published ports of every running container of Docker's {@code bridge} networks as dockerd
+ * recorded them. At every (re)connect it opens the event stream first, then reconciles the whole
+ * picture against dockerd's lists (so an event that comes meanwhile is held, not lost), then
+ * applies each event as it comes: a start or a network (dis)connect reads the container again, a
+ * die or destroy removes its ports. dockerd down or the stream broken: what is in the kernel
+ * stays, and it connects again after a backoff of half a second doubling to 30 s.
+ */
+public final class DockerFollower implements AutoCloseable {
+
+    private static final long FIRST_BACKOFF_MILLIS = 500;
+    private static final long MAX_BACKOFF_MILLIS = 30_000;
+
+    private final Path socket;
+    private final PortsReconciler ports;
+    private final Consumer<String> log;
+    private final Thread thread;
+    /** Each network's driver by id: only {@code bridge} networks are Docker's own to program. */
+    private final Map<String, String> networkDrivers = new HashMap<>();
+    private volatile boolean stopping;
+    private volatile DockerEngine.Events stream;
+
+    private DockerFollower(Path socket, GatunDriver driver, Consumer<String> log) {
+        this.socket = socket;
+        this.ports = new PortsReconciler(driver, log);
+        this.log = log;
+        this.thread = Thread.ofPlatform().name("gatun-dockerd").daemon().unstarted(this::run);
+    }
+
+    /** Follows the dockerd on {@code socket} (see {@link DockerEngine#socketOf}) with {@code driver}, on a thread of its own. */
+    public static DockerFollower start(Path socket, GatunDriver driver, Consumer<String> log) {
+        DockerFollower f = new DockerFollower(socket, driver, log);
+        f.thread.start();
+        return f;
+    }
+
+    /** The socket of {@code dockerHost} ({@code unix:///PATH}), checked before anything starts. */
+    public static Path socketOf(String dockerHost) {
+        return DockerEngine.socketOf(dockerHost);
+    }
+
+    private void run() {
+        long backoff = FIRST_BACKOFF_MILLIS;
+        while (!stopping) {
+            try (DockerEngine engine = DockerEngine.on(socket); DockerEngine.Events events = engine.events()) {
+                stream = events;
+                int changed = reconcileAll(engine);
+                log.accept("following dockerd on " + socket + ": " + changed + " mapping(s) put in line with its containers");
+                backoff = FIRST_BACKOFF_MILLIS;
+                for (JsonNode e = events.next(); e != null && !stopping; e = events.next()) {
+                    apply(engine, e);
+                }
+                if (!stopping) {
+                    log.accept("dockerd on " + socket + " ended its event stream; connecting again");
+                }
+            } catch (RuntimeException e) {
+                if (stopping) {
+                    return;
+                }
+                log.accept("dockerd on " + socket + ": " + e.getMessage() + "; the kernel keeps what it has, trying again in "
+                        + backoff + " ms");
+                try {
+                    Thread.sleep(backoff);
+                } catch (InterruptedException i) {
+                    return;
+                }
+                backoff = Math.min(MAX_BACKOFF_MILLIS, backoff * 2);
+            }
+        }
+    }
+
+    /** Every running container's ports as dockerd has them, and none of containers that are gone; how many changed. */
+    int reconcileAll(DockerEngine engine) {
+        Map<String, List<PortMapping>> held = ports.current();
+        Set<String> live = new HashSet<>();
+        int changed = 0;
+        List<ContainerPorts> wanted = new ArrayList<>();
+        for (String id : engine.runningContainers()) {
+            JsonNode inspect = engine.inspect(id);
+            if (inspect != null) {
+                ContainerPorts c = ours(engine, ContainerPorts.of(inspect));
+                live.add(c.owner());
+                wanted.add(c);
+            }
+        }
+        // The gone first: a port a container that is gone held may be a live one's now.
+        for (Map.Entry<String, List<PortMapping>> h : held.entrySet()) {
+            if (!live.contains(h.getKey())) {
+                changed += alone(h.getKey(), "removing", () -> ports.remove(h.getKey(), h.getValue()));
+            }
+        }
+        for (ContainerPorts c : wanted) {
+            changed += alone(c.owner(), "publishing", () -> ports.apply(c, held.getOrDefault(c.owner(), List.of())));
+        }
+        return changed;
+    }
+
+    /** One container's change; a failure of it (a port another owner holds) is said, and the others go on. */
+    private int alone(String owner, String what, IntSupplier change) {
+        try {
+            return change.getAsInt();
+        } catch (DockerEngineException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            log.accept(what + " the ports of container " + PortsReconciler.shortId(owner) + ": " + e.getMessage());
+            return 0;
+        }
+    }
+
+    private void apply(DockerEngine engine, JsonNode event) {
+        String type = event.path("Type").asText();
+        String action = event.path("Action").asText();
+        String id = type.equals("network") ? event.path("Actor").path("Attributes").path("container").asText("")
+                : event.path("Actor").path("ID").asText("");
+        if (id.isEmpty()) {
+            return;
+        }
+        String owner = ContainerPorts.ownerOf(id);
+        List<PortMapping> held = ports.current().getOrDefault(owner, List.of());
+        if (type.equals("container") && (action.equals("die") || action.equals("destroy"))) {
+            alone(owner, "removing", () -> ports.remove(owner, held));
+            return;
+        }
+        JsonNode inspect = engine.inspect(id);
+        alone(owner, type + " " + action + ": publishing", () -> inspect == null ? ports.remove(owner, held)
+                : ports.apply(ours(engine, ContainerPorts.of(inspect)), held));
+    }
+
+    /** The container's ports if its network is one of Docker's bridge networks; none otherwise (a plugin's). */
+    private ContainerPorts ours(DockerEngine engine, ContainerPorts c) {
+        if (c.networkId() == null) {
+            return c;
+        }
+        String driver = networkDrivers.computeIfAbsent(c.networkId(), id -> {
+            JsonNode n = engine.get("/networks/" + id);
+            return n == null ? "" : n.path("Driver").asText("");
+        });
+        return driver.equals("bridge") ? c : new ContainerPorts(c.owner(), c.network(), c.networkId(), Map.of());
+    }
+
+    @Override
+    public void close() {
+        stopping = true;
+        DockerEngine.Events s = stream;
+        if (s != null) {
+            s.close();
+        }
+        thread.interrupt();
+        try {
+            thread.join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
