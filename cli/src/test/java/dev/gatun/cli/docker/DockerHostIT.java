@@ -29,7 +29,8 @@ class DockerHostIT {
     private static final Duration SETTLE = Duration.ofSeconds(10);
 
     private static String httpd(String text) {
-        return "mkdir -p /www && echo " + text + " > /www/index.html && httpd -p 80 -h /www && exec sleep 3600";
+        return "mkdir -p /www && echo " + text + " > /www/index.html && httpd -p 80 -h /www && (udpreply 53 " + text
+                + "-udp &) && exec sleep 3600";
     }
 
     private static List<String> run(String name, String... ports) {
@@ -89,8 +90,16 @@ class DockerHostIT {
                 // Found at the first reconcile: a container that ran before the serve.
                 Probe.awaitHttp(outside, HOST, 18079, "/index.html", "early");
 
-                lab.dockerOk(run("web", "18080:80", "127.0.0.1:18081:80", "80").toArray(String[]::new));
+                lab.dockerOk(run("web", "18080:80", "127.0.0.1:18081:80", "80", "5353:53/udp").toArray(String[]::new));
                 Probe.awaitHttp(outside, HOST, 18080, "/index.html", "web");
+                Probe.awaitUdp(outside, HOST, 5353, "web-udp");
+                // From the host itself, on 127.0.0.1 (route_localnet on docker0, the source masqueraded) ...
+                NetworkNamespace host = NetworkNamespace.named(lab.namespace());
+                Probe.awaitHttp(host, "127.0.0.1", 18081, "/index.html", "web");
+                // ... and from a container to its own published port on the host's address (hairpin; timeout, not
+                // wget -T, which segfaults in this busybox).
+                assertThat(lab.dockerOk("exec", "web", "timeout", "10", "wget", "-qO-", "http://" + HOST + ":18080/index.html")
+                        .out().strip()).isEqualTo("web");
                 String random = lab.dockerOk("port", "web", "80/tcp").out().lines()
                         .filter(l -> l.startsWith("0.0.0.0:")).findFirst().orElseThrow();
                 int randomPort = Integer.parseInt(random.substring("0.0.0.0:".length()).strip());
@@ -102,7 +111,7 @@ class DockerHostIT {
                 assertThat(held).extracting(m -> m.get("hostPort").asInt() + " " + m.path("hostIp").asText("*") + " "
                                 + m.get("containerIp").asText() + ":" + m.get("containerPort").asInt())
                         .containsExactlyInAnyOrder("18080 * " + ip + ":80", "18081 127.0.0.1 " + ip + ":80",
-                                randomPort + " * " + ip + ":80");
+                                randomPort + " * " + ip + ":80", "5353 * " + ip + ":53");
                 assertThat(held).allSatisfy(m -> assertThat(m.get("network").isNull()).as("outside gatun's networks").isTrue());
 
                 String webId = id(lab, "web");
