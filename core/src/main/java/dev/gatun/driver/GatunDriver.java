@@ -82,4 +82,17 @@ public interface GatunDriver extends NetworkDriver {
      * driver's bridges get through it (see {@link dev.gatun.driver.foreign.ForeignFirewalls}).
      */
     List<ForeignDrop> foreignDrops();
+
+    /**
+     * Keeps the packet filter of another program's bridge as of a network of gatun's (see
+     * {@link AdoptedBridge}); the bridge's alias remembers it. Adopting it again with the same
+     * values changes nothing; with others, replaces them.
+     */
+    void adoptBridge(AdoptedBridge bridge);
+
+    /** Takes an adopted bridge's entries out of the packet filter; the bridge stays (or is gone already). */
+    void releaseBridge(AdoptedBridge bridge);
+
+    /** The bridges adopted, read from the kernel. */
+    List<AdoptedBridge> adoptedBridges();
 }

@@ -285,6 +285,21 @@ public final class SelfHealingDriver implements GatunDriver {
     }
 
     @Override
+    public void adoptBridge(AdoptedBridge bridge) {
+        alone(() -> inner.adoptBridge(bridge));
+    }
+
+    @Override
+    public void releaseBridge(AdoptedBridge bridge) {
+        alone(() -> inner.releaseBridge(bridge));
+    }
+
+    @Override
+    public List<AdoptedBridge> adoptedBridges() {
+        return inner.adoptedBridges();
+    }
+
+    @Override
     public void deleteNetwork(String name, boolean force) {
         alone(() -> {
             Network n = inner.network(name);

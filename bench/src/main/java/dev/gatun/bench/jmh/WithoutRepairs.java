@@ -1,5 +1,6 @@
 package dev.gatun.bench.jmh;
 
+import dev.gatun.driver.AdoptedBridge;
 import dev.gatun.driver.Endpoint;
 import dev.gatun.driver.EndpointSpec;
 import dev.gatun.driver.HostPortCheck;
@@ -75,6 +76,21 @@ record WithoutRepairs(GatunDriver inner) implements GatunDriver {
     @Override
     public List<String> hostPortsInUse() {
         return inner.hostPortsInUse();
+    }
+
+    @Override
+    public void adoptBridge(AdoptedBridge bridge) {
+        inner.adoptBridge(bridge);
+    }
+
+    @Override
+    public void releaseBridge(AdoptedBridge bridge) {
+        inner.releaseBridge(bridge);
+    }
+
+    @Override
+    public List<AdoptedBridge> adoptedBridges() {
+        return inner.adoptedBridges();
     }
 
     @Override

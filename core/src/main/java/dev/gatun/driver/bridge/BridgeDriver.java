@@ -6,6 +6,7 @@ import dev.gatun.driver.Endpoint;
 import dev.gatun.driver.EndpointSpec;
 import dev.gatun.driver.HostPortCheck;
 import dev.gatun.driver.Network;
+import dev.gatun.driver.AdoptedBridge;
 import dev.gatun.driver.GatunDriver;
 import dev.gatun.driver.NetworkSpec;
 import dev.gatun.driver.NotFoundException;
@@ -55,7 +56,7 @@ public final class BridgeDriver implements GatunDriver {
         this.ports = new PublishedPorts(host, firewall, publisher, networks::list, () -> {
             synchronized (topology) {
                 // No network of gatun's may exist yet: the table must.
-                firewall.ensure(networks.list());
+                firewall.ensure(networks.withAdopted());
             }
         });
         this.others = new OtherFirewalls(firewall);
@@ -127,7 +128,7 @@ public final class BridgeDriver implements GatunDriver {
             others.release(n.bridge());
             // With the last network gone this removes all that gatun added to other firewalls.
             openOtherFirewalls();
-            if (networks.list().isEmpty() && firewall.mappings().isEmpty()) {
+            if (networks.list().isEmpty() && networks.adopted().isEmpty() && firewall.mappings().isEmpty()) {
                 // The last network is gone, and no port published outside them is left: leave
                 // nothing of gatun in the packet filter.
                 firewall.teardown();
@@ -147,6 +148,31 @@ public final class BridgeDriver implements GatunDriver {
     @Override
     public List<Network> networks() {
         return networks.list();
+    }
+
+    @Override
+    public void adoptBridge(AdoptedBridge bridge) {
+        synchronized (topology) {
+            networks.adopt(bridge);
+            openOtherFirewalls();
+        }
+    }
+
+    @Override
+    public void releaseBridge(AdoptedBridge bridge) {
+        synchronized (topology) {
+            networks.release(bridge);
+            others.release(bridge.bridge());
+            openOtherFirewalls();
+            if (networks.list().isEmpty() && networks.adopted().isEmpty() && firewall.mappings().isEmpty()) {
+                firewall.teardown();
+            }
+        }
+    }
+
+    @Override
+    public List<AdoptedBridge> adoptedBridges() {
+        return networks.adopted();
     }
 
     // ------------------------------------------------------------------ endpoints
@@ -247,7 +273,7 @@ public final class BridgeDriver implements GatunDriver {
     @Override
     public List<String> repair(List<PortMapping> mappings) {
         synchronized (topology) {
-            List<String> repaired = new ArrayList<>(firewall.restore(networks(), mappings));
+            List<String> repaired = new ArrayList<>(firewall.restore(networks.withAdopted(), mappings));
             repaired.addAll(ports.restoreOutside(mappings));
             repaired.addAll(openOtherFirewalls());
             return repaired;
@@ -257,7 +283,7 @@ public final class BridgeDriver implements GatunDriver {
     @Override
     public List<String> repairOwnRuleset(List<PortMapping> mappings) {
         synchronized (topology) {
-            List<String> repaired = new ArrayList<>(firewall.restore(networks(), mappings));
+            List<String> repaired = new ArrayList<>(firewall.restore(networks.withAdopted(), mappings));
             repaired.addAll(ports.restoreOutside(mappings));
             return repaired;
         }
@@ -278,7 +304,7 @@ public final class BridgeDriver implements GatunDriver {
     @Override
     public List<String> repairElements(Collection<String> sets, List<PortMapping> mappings) {
         synchronized (topology) {
-            List<String> repaired = new ArrayList<>(firewall.restoreElements(networks(), mappings, sets));
+            List<String> repaired = new ArrayList<>(firewall.restoreElements(networks.withAdopted(), mappings, sets));
             if (sets.contains(GatunRuleset.OUTSIDE4.name()) || sets.contains(GatunRuleset.OUTSIDE6.name())) {
                 repaired.addAll(ports.restoreOutside(mappings));
             }
@@ -297,7 +323,7 @@ public final class BridgeDriver implements GatunDriver {
     }
 
     private List<String> bridges() {
-        return networks().stream().map(Network::bridge).toList();
+        return networks.withAdopted().stream().map(Network::bridge).toList();
     }
 
     @Override

@@ -1,9 +1,11 @@
 package dev.gatun.driver.bridge;
 
 import dev.gatun.InvalidInputException;
+import dev.gatun.driver.AdoptedBridge;
 import dev.gatun.driver.ConflictException;
 import dev.gatun.driver.Network;
 import dev.gatun.driver.NetworkSpec;
+import dev.gatun.driver.NotFoundException;
 import dev.gatun.Rollback;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.rtnl.InterfaceNames;
@@ -16,6 +18,7 @@ import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Networks as bridges: makes one (its bridge with the MAC it keeps, gateway addresses,
@@ -65,7 +68,7 @@ final class BridgeNetworks {
             if (rt.find(bridge).isPresent()) {
                 throw new ConflictException("a link named " + bridge + " already exists; choose another bridge name");
             }
-            firewall.ensure(existing);
+            firewall.ensure(withAdopted());
             Rollback rollback = new Rollback();
             try {
                 rt.createBridge(bridge, spec.mac(), spec.mtu());
@@ -112,6 +115,97 @@ final class BridgeNetworks {
             out.sort(Comparator.comparing(Network::name));
             return out;
         }
+    }
+
+    /**
+     * Adopts another program's bridge: its alias says so, and its entries go into the firewall as
+     * a network's. Adopting it again with other values replaces them; the same values change
+     * nothing. Refused for a link that is not a bridge, one of gatun's networks, or one whose
+     * alias another program wrote, and for a subnet that overlaps one of gatun's networks.
+     */
+    void adopt(AdoptedBridge b) {
+        InterfaceNames.check(b.bridge());
+        try (Rtnetlink rt = Rtnetlink.open(host)) {
+            Link link = rt.find(b.bridge()).orElseThrow(() -> new NotFoundException("cannot adopt bridge " + b.bridge()
+                    + " for " + b.name() + ": no such link"));
+            if (!"bridge".equals(link.kind())) {
+                throw new InvalidInputException("cannot adopt " + b.bridge() + " for " + b.name() + ": it is a "
+                        + (link.kind() == null ? "link of no kind" : link.kind() + " link") + ", not a bridge");
+            }
+            Optional<AdoptedAlias> before = AliasFields.readable(link, a -> AdoptedAlias.decode(link.name(), a));
+            if (before.isEmpty() && link.alias() != null && !link.alias().isEmpty()) {
+                throw new ConflictException("cannot adopt bridge " + b.bridge() + " for " + b.name() + ": its alias '"
+                        + link.alias() + "' is another program's" + (link.alias().startsWith(NetworkAlias.KIND + " ")
+                        ? " (it is a network of gatun's)" : ""));
+            }
+            if (before.isPresent() && before.get().bridge().equals(b)) {
+                return;
+            }
+            List<Network> own = list();
+            for (Network n : own) {
+                for (Prefix p : n.subnets()) {
+                    if (SubnetAllocator.overlaps(p, b.subnet4()) || (b.subnet6() != null && SubnetAllocator.overlaps(p, b.subnet6()))) {
+                        throw new ConflictException("cannot adopt bridge " + b.bridge() + " for " + b.name() + ": subnet "
+                                + p + " of network " + n.name() + " overlaps it");
+                    }
+                }
+            }
+            String alias = new AdoptedAlias(b).encode();
+            firewall.ensure(withAdopted());
+            Rollback rollback = new Rollback();
+            try {
+                if (before.isPresent()) {
+                    entries(before.get().bridge(), false);
+                    rollback.onFailure(() -> entries(before.get().bridge(), true));
+                }
+                rt.setAlias(b.bridge(), alias);
+                rollback.onFailure(() -> rt.setAlias(b.bridge(), link.alias() == null ? "" : link.alias()));
+                new Sysctls(host).setIpv4Forwarding(true);
+                if (b.subnet6() != null) {
+                    new Sysctls(host).setIpv6Forwarding(true);
+                }
+                entries(b, true);
+            } catch (RuntimeException e) {
+                throw rollback.undo(e);
+            }
+        }
+    }
+
+    /**
+     * Lets go of an adopted bridge: its entries leave the firewall and its alias is cleared; the
+     * bridge stays. A bridge gone already (its program deleted it) leaves only its entries to take out.
+     */
+    void release(AdoptedBridge b) {
+        entries(b, false);
+        try (Rtnetlink rt = Rtnetlink.open(host)) {
+            Optional<Link> link = rt.find(b.bridge());
+            if (link.isPresent() && AliasFields.readable(link.get(), a -> AdoptedAlias.decode(b.bridge(), a)).isPresent()) {
+                rt.setAlias(b.bridge(), "");
+            }
+        }
+    }
+
+    private void entries(AdoptedBridge b, boolean add) {
+        firewall.network(b.bridge(), b.subnet4(), b.subnet6(), b.internal(), b.masquerade(), add);
+    }
+
+    /** Every adopted bridge, read from the bridges' aliases. */
+    List<AdoptedBridge> adopted() {
+        try (Rtnetlink rt = Rtnetlink.open(host)) {
+            List<AdoptedBridge> out = new ArrayList<>();
+            for (Link l : rt.links("bridge")) {
+                AliasFields.readable(l, a -> AdoptedAlias.decode(l.name(), a)).ifPresent(a -> out.add(a.bridge()));
+            }
+            out.sort(Comparator.comparing(AdoptedBridge::bridge));
+            return out;
+        }
+    }
+
+    /** The adopted bridges as networks of the packet filter, with gatun's own: what its entries must be. */
+    List<Network> withAdopted() {
+        List<Network> out = new ArrayList<>(list());
+        adopted().forEach(b -> out.add(AdoptedAlias.asNetwork(b)));
+        return out;
     }
 
     private static void checkNetworkName(String name) {
