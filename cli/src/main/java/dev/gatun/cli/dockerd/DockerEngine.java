@@ -33,9 +33,9 @@ final class DockerEngine implements AutoCloseable {
     static final ObjectMapper JSON = new ObjectMapper();
     /** A request other than the event stream that takes longer than this is a dockerd in trouble. */
     private static final long REQUEST_SECONDS = 30;
-    /** The events gatun follows: what starts and ends a container's ports, and a network (dis)connect. */
+    /** The events gatun follows: what starts and ends a container's ports, networks made and removed, (dis)connects. */
     static final String EVENT_FILTERS = "{\"type\":[\"container\",\"network\"],"
-            + "\"event\":[\"start\",\"die\",\"destroy\",\"connect\",\"disconnect\"]}";
+            + "\"event\":[\"start\",\"die\",\"destroy\",\"create\",\"connect\",\"disconnect\"]}";
 
     private final Path socket;
     private final HttpClient http;

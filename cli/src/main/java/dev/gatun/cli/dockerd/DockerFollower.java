@@ -1,6 +1,7 @@
 package dev.gatun.cli.dockerd;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.gatun.driver.AdoptedBridge;
 import dev.gatun.driver.GatunDriver;
 import dev.gatun.driver.PortMapping;
 
@@ -16,8 +17,9 @@ import java.util.function.IntSupplier;
 
 /**
  * {@code gatun serve --docker}: follows the dockerd on a unix socket and keeps, in gatun's table,
- * the published ports of every running container of Docker's {@code bridge} networks as dockerd
- * recorded them. At every (re)connect it opens the event stream first, then reconciles the whole
+ * what dockerd's own iptables rules would have held: every network of Docker's {@code bridge}
+ * driver as an adopted bridge (masquerade, forwarding, isolation, internal) and the published
+ * ports of every running container on them, as dockerd recorded them. At every (re)connect it opens the event stream first, then reconciles the whole
  * picture against dockerd's lists (so an event that comes meanwhile is held, not lost), then
  * applies each event as it comes: a start or a network (dis)connect reads the container again, a
  * die or destroy removes its ports. dockerd down or the stream broken: what is in the kernel
@@ -29,16 +31,20 @@ public final class DockerFollower implements AutoCloseable {
     private static final long MAX_BACKOFF_MILLIS = 30_000;
 
     private final Path socket;
+    private final GatunDriver driver;
     private final PortsReconciler ports;
     private final Consumer<String> log;
     private final Thread thread;
     /** Each network's driver by id: only {@code bridge} networks are Docker's own to program. */
     private final Map<String, String> networkDrivers = new HashMap<>();
+    /** Docker's bridges adopted, by interface name (touched on the follower's thread only). */
+    private final Map<String, AdoptedBridge> adopted = new HashMap<>();
     private volatile boolean stopping;
     private volatile DockerEngine.Events stream;
 
     private DockerFollower(Path socket, GatunDriver driver, Consumer<String> log) {
         this.socket = socket;
+        this.driver = driver;
         this.ports = new PortsReconciler(driver, log);
         this.log = log;
         this.thread = Thread.ofPlatform().name("gatun-dockerd").daemon().unstarted(this::run);
@@ -86,11 +92,14 @@ public final class DockerFollower implements AutoCloseable {
         }
     }
 
-    /** Every running container's ports as dockerd has them, and none of containers that are gone; how many changed. */
+    /**
+     * Every bridge network of dockerd adopted (and none that is gone), every running container's
+     * ports as dockerd has them, and none of containers that are gone; how many changed.
+     */
     int reconcileAll(DockerEngine engine) {
+        int changed = reconcileNetworks(engine);
         Map<String, List<PortMapping>> held = ports.current();
         Set<String> live = new HashSet<>();
-        int changed = 0;
         List<ContainerPorts> wanted = new ArrayList<>();
         for (String id : engine.runningContainers()) {
             JsonNode inspect = engine.inspect(id);
@@ -112,6 +121,42 @@ public final class DockerFollower implements AutoCloseable {
         return changed;
     }
 
+    /**
+     * Adopts the bridge of every network of dockerd's bridge driver, and lets go of those that
+     * are gone; how many changed. A bridge dockerd deleted has no alias left to read, so what
+     * was adopted is also kept here, to take its entries out.
+     */
+    private int reconcileNetworks(DockerEngine engine) {
+        JsonNode list = engine.get("/networks");
+        List<AdoptedBridge> wanted = list == null ? List.of() : DockerNetworks.bridges(list);
+        List<AdoptedBridge> held = driver.adoptedBridges();
+        held.stream().filter(DockerNetworks::isDockers).forEach(b -> adopted.put(b.bridge(), b));
+        int changed = 0;
+        for (AdoptedBridge b : List.copyOf(adopted.values())) {
+            if (wanted.stream().noneMatch(w -> w.bridge().equals(b.bridge()))) {
+                changed += alone(b.name(), "letting go of network", () -> {
+                    driver.releaseBridge(b);
+                    adopted.remove(b.bridge());
+                    log.accept("let go of bridge " + b.bridge() + " (" + b.name() + "): its network is gone");
+                    return 1;
+                });
+            }
+        }
+        for (AdoptedBridge b : wanted) {
+            if (!held.contains(b)) {
+                changed += alone(b.name(), "adopting network", () -> {
+                    driver.adoptBridge(b);
+                    adopted.put(b.bridge(), b);
+                    log.accept("adopted bridge " + b.bridge() + " (" + b.name() + ", " + b.subnet4()
+                            + (b.subnet6() == null ? "" : ", " + b.subnet6()) + (b.internal() ? ", internal" : "")
+                            + (b.masquerade() ? "" : ", not masqueraded") + ")");
+                    return 1;
+                });
+            }
+        }
+        return changed;
+    }
+
     /** One container's change; a failure of it (a port another owner holds) is said, and the others go on. */
     private int alone(String owner, String what, IntSupplier change) {
         try {
@@ -127,6 +172,10 @@ public final class DockerFollower implements AutoCloseable {
     private void apply(DockerEngine engine, JsonNode event) {
         String type = event.path("Type").asText();
         String action = event.path("Action").asText();
+        if (type.equals("network") && (action.equals("create") || action.equals("destroy"))) {
+            reconcileNetworks(engine);
+            return;
+        }
         String id = type.equals("network") ? event.path("Actor").path("Attributes").path("container").asText("")
                 : event.path("Actor").path("ID").asText("");
         if (id.isEmpty()) {

@@ -5,9 +5,15 @@ import dev.gatun.netns.NamedNamespaces;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Lab;
+import dev.gatun.testing.Oracle;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -154,6 +160,68 @@ class DockerHostIT {
                 refused(outside, 18090);
                 assertThat(mappingsOf(lab, "stays")).hasSize(1);
                 assertThat(mappingsOf(lab, "new")).hasSize(1);
+            }
+        });
+    }
+
+    /** A server in {@code ns} on {@code address:port} that answers each connection with the address it came from. */
+    private static ServerSocketChannel whoAsks(NetworkNamespace ns, String address, int port) throws Exception {
+        ServerSocketChannel server = ns.call(() -> ServerSocketChannel.open().bind(new InetSocketAddress(address, port)));
+        Thread.ofPlatform().daemon().start(() -> {
+            while (server.isOpen()) {
+                try (SocketChannel c = server.accept()) {
+                    String from = ((InetSocketAddress) c.getRemoteAddress()).getAddress().getHostAddress();
+                    c.write(ByteBuffer.wrap(("HTTP/1.0 200 OK\r\n\r\n" + from + "\n").getBytes(StandardCharsets.US_ASCII)));
+                } catch (IOException e) {
+                    return;
+                }
+            }
+        });
+        return server;
+    }
+
+    private static DockerLab.Result fetch(DockerLab lab, String container, String url) {
+        return lab.docker("exec", container, "timeout", "5", "wget", "-qO-", url);
+    }
+
+    @Test
+    void dockersNetworksAreAdoptedMasqueradedIsolatedAndInternalAsDockerWouldHaveThem() throws Exception {
+        inLab((lab, outside) -> {
+            // Routes back to the containers: what reaches them from outside is what gatun lets through, not what routing allows.
+            Oracle.in(outside, "ip", "route", "add", DockerLab.DOCKER0_SUBNET, "via", HOST);
+            lab.dockerOk("network", "create", "--subnet", "172.31.251.0/24", "appnet");
+            lab.dockerOk("network", "create", "--internal", "--subnet", "172.31.252.0/24", "closed");
+            try (GatunServe serve = GatunServe.start(lab.namespace(), null, "--docker", "--docker-host",
+                    "unix://" + lab.socket());
+                 ServerSocketChannel who = whoAsks(outside, "192.0.2.2", 18500)) {
+                lab.dockerOk(run("web", "18080:80").toArray(String[]::new));
+                List<String> onApp = run("app", "18095:80");
+                onApp.addAll(2, List.of("--network", "appnet"));
+                lab.dockerOk(onApp.toArray(String[]::new));
+                List<String> onClosed = run("shut", "18096:80");
+                onClosed.addAll(2, List.of("--network", "closed"));
+                lab.dockerOk(onClosed.toArray(String[]::new));
+
+                // Out: masqueraded behind the host's address, from the default bridge and from a user-defined network.
+                assertThat(fetch(lab, "web", "http://192.0.2.2:18500/").out().strip()).isEqualTo(HOST);
+                assertThat(fetch(lab, "app", "http://192.0.2.2:18500/").out().strip()).isEqualTo(HOST);
+                // In: the published ports of both, not a direct route to a container.
+                Probe.awaitHttp(outside, HOST, 18080, "/index.html", "web");
+                Probe.awaitHttp(outside, HOST, 18095, "/index.html", "app");
+                assertThatThrownBy(() -> Probe.httpGet(outside, lab.containerIp("web"), 80, "/index.html"))
+                        .as("a direct route to a container").isInstanceOf(IOException.class);
+                // Internal: neither out nor in, its port published or not.
+                assertThat(fetch(lab, "shut", "http://192.0.2.2:18500/").code()).as("out of an internal network").isNotZero();
+                refused(outside, 18096);
+                assertThat(serve.stderr()).contains("adopted bridge docker0", "adopted bridge br-", ", internal)");
+
+                // docker network rm: the bridge let go of, its entries gone.
+                lab.dockerOk("rm", "-f", "app");
+                lab.dockerOk("network", "rm", "appnet");
+                NetworkNamespace ns = NetworkNamespace.named(lab.namespace());
+                assertThat(Probe.poll(SETTLE, () -> !Oracle.tryIn(ns, "nft", "list", "set", "inet", "gatun", "subnets4")
+                        .stdout().contains("172.31.251.0/24"))).as("appnet's subnet gone from gatun's sets").isTrue();
+                assertThat(fetch(lab, "web", "http://192.0.2.2:18500/").out().strip()).isEqualTo(HOST);
             }
         });
     }
