@@ -7,7 +7,9 @@ import dev.gatun.rtnl.Prefix;
  * Another program's bridge that gatun keeps the packet filter of, as it keeps its own networks'
  * (dockerd's with {@code --iptables=false}): masquerade of its subnets' outbound traffic (unless
  * {@code masquerade} is false), forwarding out of it, nothing into it but replies and published
- * ports, isolation from every other network, and with {@code internal} no way in or out. The
+ * ports, isolation from every other network, without {@code icc} no traffic between two of its
+ * ports (where bridged traffic passes the packet filter, br_netfilter, as Docker's own rule needs
+ * too), and with {@code internal} no way in or out. The
  * bridge, its addresses and its ports stay the other program's.
  *
  * @param name    who it is, for people and logs ({@code docker:bridge}); at most 64 bytes
@@ -15,7 +17,7 @@ import dev.gatun.rtnl.Prefix;
  * @param subnet4 its IPv4 subnet
  * @param subnet6 its IPv6 subnet, or null
  */
-public record AdoptedBridge(String name, String bridge, Prefix subnet4, Prefix subnet6, boolean internal,
+public record AdoptedBridge(String name, String bridge, Prefix subnet4, Prefix subnet6, boolean icc, boolean internal,
                             boolean masquerade) {
 
     public AdoptedBridge {

@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class AdoptedBridgeTest {
 
     private static final AdoptedBridge DOCKER0 = new AdoptedBridge("docker:bridge", "dock0", Prefix.parse("172.31.9.0/24"),
-            null, false, true);
+            null, true, false, true);
 
     private static void bridge(NetworkNamespace host, String name, String address) {
         Oracle.in(host, "ip", "link", "add", name, "type", "bridge");
@@ -58,9 +58,11 @@ class AdoptedBridgeTest {
             assertThat(Oracle.in(host, "ip", "-o", "-4", "addr", "show", "dev", "dock0")).contains("172.31.9.1/24");
 
             d.adoptBridge(DOCKER0); // the same again: nothing to change
-            AdoptedBridge internal = new AdoptedBridge("docker:bridge", "dock0", Prefix.parse("172.31.9.0/24"), null, true, true);
+            AdoptedBridge internal = new AdoptedBridge("docker:bridge", "dock0", Prefix.parse("172.31.9.0/24"), null, false, true,
+                    true);
             d.adoptBridge(internal);
             assertThat(set(host, "internal")).contains("\"dock0\"");
+            assertThat(set(host, "samebridge")).as("no icc: its ports do not reach each other").doesNotContain("dock0");
             assertThat(set(host, "masq4")).as("an internal network is not masqueraded").doesNotContain("172.31.9.0/24");
             assertThat(d.adoptedBridges()).containsExactly(internal);
 
@@ -97,14 +99,14 @@ class AdoptedBridgeTest {
                 rt.createVeth("vnot", null, "eth0", null, c1, null);
             }
             assertThatThrownBy(() -> d.adoptBridge(new AdoptedBridge("x", "vnot", Prefix.parse("172.31.9.0/24"), null,
-                    false, true))).isInstanceOf(InvalidInputException.class).hasMessageContaining("not a bridge");
+                    true, false, true))).isInstanceOf(InvalidInputException.class).hasMessageContaining("not a bridge");
             Network n1 = d.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
             assertThatThrownBy(() -> d.adoptBridge(new AdoptedBridge("x", n1.bridge(), Prefix.parse("172.31.9.0/24"), null,
-                    false, true))).isInstanceOf(ConflictException.class).hasMessageContaining("a network of gatun's");
+                    true, false, true))).isInstanceOf(ConflictException.class).hasMessageContaining("a network of gatun's");
             bridge(host, "dock1", "10.88.200.1/24");
             assertThatThrownBy(() -> d.adoptBridge(new AdoptedBridge("x", "dock1", Prefix.parse("10.88.200.0/24"), null,
-                    false, true))).isInstanceOf(ConflictException.class).hasMessageContaining("of network n1 overlaps");
-            assertThatThrownBy(() -> new AdoptedBridge("has space", "dock1", Prefix.parse("10.1.0.0/24"), null, false, true))
+                    true, false, true))).isInstanceOf(ConflictException.class).hasMessageContaining("of network n1 overlaps");
+            assertThatThrownBy(() -> new AdoptedBridge("has space", "dock1", Prefix.parse("10.1.0.0/24"), null, true, false, true))
                     .isInstanceOf(InvalidInputException.class);
             assertThat(set(host, "bridges")).doesNotContain("dock1").doesNotContain("vnot");
             d.deleteNetwork("n1", true);

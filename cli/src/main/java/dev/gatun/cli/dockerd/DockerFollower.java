@@ -148,7 +148,7 @@ public final class DockerFollower implements AutoCloseable {
                     driver.adoptBridge(b);
                     adopted.put(b.bridge(), b);
                     log.accept("adopted bridge " + b.bridge() + " (" + b.name() + ", " + b.subnet4()
-                            + (b.subnet6() == null ? "" : ", " + b.subnet6()) + (b.internal() ? ", internal" : "")
+                            + (b.subnet6() == null ? "" : ", " + b.subnet6()) + (b.icc() ? "" : ", no icc") + (b.internal() ? ", internal" : "")
                             + (b.masquerade() ? "" : ", not masqueraded") + ")");
                     return 1;
                 });

@@ -11,7 +11,8 @@ import java.util.List;
  * Docker's networks of its {@code bridge} driver as bridges gatun adopts, read from
  * {@code GET /networks} as dockerd records them: the bridge's name (option
  * {@code com.docker.network.bridge.name}, else dockerd's {@code br-} and the id's first 12
- * digits), the IPAM subnets, {@code Internal}, and masquerade unless
+ * digits), the IPAM subnets, {@code Internal}, traffic between its containers unless
+ * {@code com.docker.network.bridge.enable_icc} is false, and masquerade unless
  * {@code com.docker.network.bridge.enable_ip_masquerade} is false (on a network other than the
  * default bridge: see {@link #bridge}).
  */
@@ -72,6 +73,7 @@ final class DockerNetworks {
         boolean defaultBridge = options.path("com.docker.network.bridge.default_bridge").asText("").equals("true");
         boolean masquerade = defaultBridge
                 || !options.path("com.docker.network.bridge.enable_ip_masquerade").asText("true").equals("false");
-        return new AdoptedBridge(NAME_PREFIX + shortId, bridge, v4, v6, n.path("Internal").asBoolean(false), masquerade);
+        boolean icc = !options.path("com.docker.network.bridge.enable_icc").asText("true").equals("false");
+        return new AdoptedBridge(NAME_PREFIX + shortId, bridge, v4, v6, icc, n.path("Internal").asBoolean(false), masquerade);
     }
 }

@@ -191,6 +191,8 @@ class DockerHostIT {
             Oracle.in(outside, "ip", "route", "add", DockerLab.DOCKER0_SUBNET, "via", HOST);
             lab.dockerOk("network", "create", "--subnet", "172.31.251.0/24", "appnet");
             lab.dockerOk("network", "create", "--internal", "--subnet", "172.31.252.0/24", "closed");
+            lab.dockerOk("network", "create", "-o", "com.docker.network.bridge.enable_icc=false", "--subnet",
+                    "172.31.253.0/24", "apart");
             try (GatunServe serve = GatunServe.start(lab.namespace(), null, "--docker", "--docker-host",
                     "unix://" + lab.socket());
                  ServerSocketChannel who = whoAsks(outside, "192.0.2.2", 18500)) {
@@ -210,13 +212,24 @@ class DockerHostIT {
                 Probe.awaitHttp(outside, HOST, 18095, "/index.html", "app");
                 assertThatThrownBy(() -> Probe.httpGet(outside, lab.containerIp("web"), 80, "/index.html"))
                         .as("a direct route to a container").isInstanceOf(IOException.class);
+                // icc: two containers of a network reach each other, unless the network says no.
+                for (String[] c : List.of(new String[] {"app2", "appnet"}, new String[] {"lone1", "apart"},
+                        new String[] {"lone2", "apart"})) {
+                    List<String> on = run(c[0]);
+                    on.addAll(2, List.of("--network", c[1]));
+                    lab.dockerOk(on.toArray(String[]::new));
+                }
+                assertThat(fetch(lab, "app", "http://" + lab.containerIp("app2") + "/index.html").out().strip())
+                        .as("icc on").isEqualTo("app2");
+                assertThat(fetch(lab, "lone1", "http://" + lab.containerIp("lone2") + "/index.html").code())
+                        .as("icc off").isNotZero();
                 // Internal: neither out nor in, its port published or not.
                 assertThat(fetch(lab, "shut", "http://192.0.2.2:18500/").code()).as("out of an internal network").isNotZero();
                 refused(outside, 18096);
                 assertThat(serve.stderr()).contains("adopted bridge docker0", "adopted bridge br-", ", internal)");
 
                 // docker network rm: the bridge let go of, its entries gone.
-                lab.dockerOk("rm", "-f", "app");
+                lab.dockerOk("rm", "-f", "app", "app2");
                 lab.dockerOk("network", "rm", "appnet");
                 NetworkNamespace ns = NetworkNamespace.named(lab.namespace());
                 assertThat(Probe.poll(SETTLE, () -> !Oracle.tryIn(ns, "nft", "list", "set", "inet", "gatun", "subnets4")

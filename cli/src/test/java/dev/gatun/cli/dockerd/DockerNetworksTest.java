@@ -17,16 +17,17 @@ class DockerNetworksTest {
              {'Name': 'host', 'Id': 'fedcba987654', 'Driver': 'host', 'IPAM': {'Config': []}, 'Options': {}},
              {'Name': 'app_default', 'Id': 'aaaabbbbcccc1111', 'Driver': 'bridge', 'Internal': true, 'EnableIPv6': true,
               'IPAM': {'Config': [{'Subnet': 'fd00:db8::/64'}, {'Subnet': '172.18.0.0/16'}]},
-              'Options': {'com.docker.network.bridge.enable_ip_masquerade': 'false'}},
+              'Options': {'com.docker.network.bridge.enable_ip_masquerade': 'false',
+                          'com.docker.network.bridge.enable_icc': 'false'}},
              {'Name': 'plugin-net', 'Id': 'dddd', 'Driver': 'gatun', 'IPAM': {'Config': [{'Subnet': '10.9.0.0/24'}]}}]""";
 
     @Test
     void everyBridgeNetworkIsABridgeToAdoptAndOnlyThose() throws Exception {
         var bridges = DockerNetworks.bridges(DockerEngine.JSON.readTree(NETWORKS.replace('\'', '"')));
         assertThat(bridges).containsExactly(
-                new AdoptedBridge("docker:0123456789ab", "docker0", Prefix.parse("172.17.0.0/16"), null, false, true),
+                new AdoptedBridge("docker:0123456789ab", "docker0", Prefix.parse("172.17.0.0/16"), null, true, false, true),
                 new AdoptedBridge("docker:aaaabbbbcccc", "br-aaaabbbbcccc", Prefix.parse("172.18.0.0/16"),
-                        Prefix.parse("fd00:db8::/64"), true, false));
+                        Prefix.parse("fd00:db8::/64"), false, true, false));
         assertThat(bridges).allMatch(DockerNetworks::isDockers);
     }
 

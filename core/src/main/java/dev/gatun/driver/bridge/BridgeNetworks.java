@@ -87,7 +87,8 @@ final class BridgeNetworks {
                 if (subnet6 != null) {
                     sysctls.setIpv6Forwarding(true);
                 }
-                firewall.network(bridge, subnet4, subnet6, spec.internal(), spec.masquerade(), true);
+                // icc true: a network of gatun's keeps its containers apart by port isolation.
+                firewall.network(bridge, subnet4, subnet6, true, spec.internal(), spec.masquerade(), true);
             } catch (RuntimeException e) {
                 throw rollback.undo(e);
             }
@@ -98,7 +99,7 @@ final class BridgeNetworks {
     void remove(Network n) {
         Prefix v4 = n.subnets().stream().filter(p -> !p.isIpv6()).findFirst().orElse(null);
         Prefix v6 = n.subnets().stream().filter(Prefix::isIpv6).findFirst().orElse(null);
-        firewall.network(n.bridge(), v4, v6, n.internal(), n.masquerade(), false);
+        firewall.network(n.bridge(), v4, v6, true, n.internal(), n.masquerade(), false);
         try (Rtnetlink rt = Rtnetlink.open(host)) {
             rt.delete(n.bridge());
         }
@@ -186,7 +187,7 @@ final class BridgeNetworks {
     }
 
     private void entries(AdoptedBridge b, boolean add) {
-        firewall.network(b.bridge(), b.subnet4(), b.subnet6(), b.internal(), b.masquerade(), add);
+        firewall.network(b.bridge(), b.subnet4(), b.subnet6(), b.icc(), b.internal(), b.masquerade(), add);
     }
 
     /** Every adopted bridge, read from the bridges' aliases. */
@@ -203,7 +204,12 @@ final class BridgeNetworks {
 
     /** The adopted bridges as networks of the packet filter, with gatun's own: what its entries must be. */
     List<Network> withAdopted() {
-        List<Network> out = new ArrayList<>(list());
+        List<Network> out = new ArrayList<>();
+        // As create entered them: icc, whatever the network's own (its ports are isolated instead).
+        for (Network n : list()) {
+            out.add(new Network(n.name(), n.bridge(), n.mac(), n.subnets(), n.gateways(), true, n.internal(), n.masquerade(),
+                    n.mtu()));
+        }
         adopted().forEach(b -> out.add(AdoptedAlias.asNetwork(b)));
         return out;
     }

@@ -24,8 +24,11 @@ interface Firewall {
      */
     void ensure(List<Network> existing);
 
-    /** Adds (or with {@code add} false removes) a network's bridge and subnets to the ruleset. */
-    void network(String bridge, Prefix v4, Prefix v6, boolean internal, boolean masquerade, boolean add);
+    /**
+     * Adds (or with {@code add} false removes) a network's bridge and subnets to the ruleset;
+     * without {@code icc}, traffic between two ports of the bridge is dropped here too.
+     */
+    void network(String bridge, Prefix v4, Prefix v6, boolean icc, boolean internal, boolean masquerade, boolean add);
 
     /**
      * Adds (or with {@code add} false removes) a container outside gatun's networks whose

@@ -198,7 +198,7 @@ final class IptablesFirewall implements Firewall {
     // ------------------------------------------------------------------ networks
 
     @Override
-    public void network(String bridge, Prefix v4, Prefix v6, boolean internal, boolean masquerade, boolean add) {
+    public void network(String bridge, Prefix v4, Prefix v6, boolean icc, boolean internal, boolean masquerade, boolean add) {
         InterfaceNames.check(bridge);
         for (Prefix subnet : v6 == null ? List.of(v4) : List.of(v4, v6)) {
             boolean ipv6 = subnet.isIpv6();
@@ -224,6 +224,9 @@ final class IptablesFirewall implements Firewall {
                 filter.add(op + " " + String.join(" ", rule));
             }
             filter.add(op + " " + BRIDGES + " -o " + bridge + " -m conntrack --ctstate DNAT -j ACCEPT");
+            if (!icc) {
+                filter.add(op + " " + BRIDGES + " -i " + bridge + " -o " + bridge + " -j DROP");
+            }
             filter.add(op + " " + BRIDGES + " -i " + bridge + " -j ACCEPT");
             filter.add(op + " " + BRIDGES + " -o " + bridge + " -j DROP");
             String what = (add ? "add" : "remove") + " the rules of bridge " + bridge;

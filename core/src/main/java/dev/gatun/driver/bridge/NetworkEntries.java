@@ -15,11 +15,18 @@ final class NetworkEntries {
 
     private NetworkEntries() {}
 
-    /** The elements of a network on {@code bridge}, one per set it is in. */
-    static Map<NftSet, Element> of(String bridge, Prefix v4, Prefix v6, boolean internal, boolean masquerade) {
+    /**
+     * The elements of a network on {@code bridge}, one per set it is in. Without {@code icc},
+     * not its pair in samebridge, so that traffic between two of its ports is dropped (an adopted
+     * bridge's; gatun's own networks keep their containers apart by port isolation and are
+     * passed here as icc ones).
+     */
+    static Map<NftSet, Element> of(String bridge, Prefix v4, Prefix v6, boolean icc, boolean internal, boolean masquerade) {
         Map<NftSet, Element> elements = new LinkedHashMap<>();
         elements.put(GatunRuleset.BRIDGES, Element.of(bridge));
-        elements.put(GatunRuleset.SAMEBRIDGE, Element.of(bridge, bridge));
+        if (icc) {
+            elements.put(GatunRuleset.SAMEBRIDGE, Element.of(bridge, bridge));
+        }
         if (internal) {
             elements.put(GatunRuleset.INTERNAL, Element.of(bridge));
         }
@@ -38,7 +45,7 @@ final class NetworkEntries {
 
     static Map<NftSet, Element> of(Network n) {
         Prefix v6 = n.subnets().size() > 1 ? n.subnets().get(1) : null;
-        return of(n.bridge(), n.subnets().getFirst(), v6, n.internal(), n.masquerade());
+        return of(n.bridge(), n.subnets().getFirst(), v6, n.icc(), n.internal(), n.masquerade());
     }
 
     /** The elements {@code networks} want in {@code set}. */

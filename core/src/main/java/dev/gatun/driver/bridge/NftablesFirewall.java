@@ -67,10 +67,10 @@ final class NftablesFirewall implements Firewall {
     }
 
     @Override
-    public void network(String bridge, Prefix v4, Prefix v6, boolean internal, boolean masquerade, boolean add) {
+    public void network(String bridge, Prefix v4, Prefix v6, boolean icc, boolean internal, boolean masquerade, boolean add) {
         try (Nftables nft = Nftables.open(host)) {
             Transaction tx = nft.transaction();
-            NetworkEntries.of(bridge, v4, v6, internal, masquerade).forEach((set, e) -> {
+            NetworkEntries.of(bridge, v4, v6, icc, internal, masquerade).forEach((set, e) -> {
                 if (add) {
                     tx.addElements(set, List.of(e));
                 } else {

@@ -278,8 +278,9 @@ class PublisherRaceTest {
         }
 
         @Override
-        public void network(String bridge, Prefix v4, Prefix v6, boolean internal, boolean masquerade, boolean add) {
-            real.network(bridge, v4, v6, internal, masquerade, add);
+        public void network(String bridge, Prefix v4, Prefix v6, boolean icc, boolean internal, boolean masquerade,
+                            boolean add) {
+            real.network(bridge, v4, v6, icc, internal, masquerade, add);
         }
 
         @Override
