@@ -106,11 +106,10 @@ record ContainerPorts(String owner, String network, String networkId, Map<InetAd
     }
 
     private static Protocol protocol(String text, String binding) {
-        return switch (text) {
-            case "tcp" -> Protocol.TCP;
-            case "udp" -> Protocol.UDP;
-            case "sctp" -> Protocol.SCTP;
-            default -> throw new InvalidInputException("port binding " + binding + " of dockerd has protocol '" + text + "'");
-        };
+        try {
+            return Protocol.parse(text);
+        } catch (InvalidInputException e) {
+            throw new InvalidInputException("port binding " + binding + " of dockerd: " + e.getMessage());
+        }
     }
 }
