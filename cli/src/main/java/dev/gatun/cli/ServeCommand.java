@@ -17,6 +17,7 @@ import sun.misc.Signal;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.LocalTime;
 import java.time.temporal.ChronoUnit;
 import java.util.concurrent.CompletableFuture;
@@ -42,7 +43,9 @@ import java.util.function.Consumer;
                 "", "With --docker, follows dockerd (run with --iptables=false --ip6tables=false)",
                 "and keeps every running container's published ports (docker run -p, on",
                 "Docker's bridge networks, as dockerd recorded them) in gatun's table, owned",
-                "by docker:CONTAINER_ID; reconciled with dockerd's lists at every connect.",
+                "by docker:CONTAINER_ID; reconciled with dockerd's lists at every connect",
+                "(the ready line comes after the first). A port that another process than",
+                "dockerd or docker-proxy holds is not published, and the log says who holds it.",
                 "", "Always serves the local API on /run/gatun/netns-INODE.sock (root only):",
                 "one-shot gatun commands for this namespace run through it, and so can any",
                 "HTTP client (see README).",
@@ -56,6 +59,9 @@ final class ServeCommand extends Base {
      * (the JVM's own exit and the driver's close take the rest).
      */
     static final long DRAIN_MILLIS = 1_500;
+
+    /** How long the ready line waits for the first reconcile with dockerd (a slow dockerd still starts the serve). */
+    private static final Duration DOCKERD_FIRST_PASS = Duration.ofSeconds(30);
 
     @Option(names = "--docker-plugin", arity = "0..1", fallbackValue = "gatun", paramLabel = "NAME",
             description = "Also serve Docker's network-driver protocol as plugin NAME (default name: gatun).")
@@ -123,6 +129,10 @@ final class ServeCommand extends Base {
              HeapKeeper heap = HeapKeeper.start();
              DockerFollower dockerd = dockerSocket == null ? null : DockerFollower.start(dockerSocket, driver, log)) {
             starting.close();
+            if (dockerd != null && !dockerd.awaitFirstPass(DOCKERD_FIRST_PASS)) {
+                log.accept("dockerd on " + dockerSocket + " has not answered in " + DOCKERD_FIRST_PASS.toSeconds()
+                        + " s; ready with what the kernel holds, following it once it answers");
+            }
             String what = "API on " + api.socket() + (server == null ? "" : ", docker plugin " + pluginName + " on "
                     + server.socket()) + (dockerd == null ? "" : ", following dockerd on " + dockerSocket)
                     + ", watching " + host.describe();

@@ -24,13 +24,16 @@ public interface GatunDriver extends NetworkDriver {
 
     /**
      * Publishes ports to a container on none of this driver's networks, whose network another
-     * program made (a CNI chain in which gatun follows the {@code bridge} plugin): only the port
-     * entries, nothing for its bridge. {@code label} is the network name the returned mappings
-     * carry; the kernel keeps only the owner. Otherwise as {@link NetworkDriver#publish}, but the host's
-     * sockets are not asked (the runtime of a CNI chain holds the ports itself); an address on
-     * one of this driver's networks is refused (publish there).
+     * program made (a CNI chain in which gatun follows the {@code bridge} plugin, dockerd's
+     * bridges): only the port entries, nothing for its bridge. {@code label} is the network name
+     * the returned mappings carry; the kernel keeps only the owner. Otherwise as
+     * {@link NetworkDriver#publish}: {@code check} says whether the host's sockets are asked
+     * ({@link HostPortCheck#SKIP} for a CNI chain, whose runtime holds the ports itself) and whose
+     * sockets are the engine's reservation. An address on one of this driver's networks is refused
+     * (publish there).
      */
-    List<PortMapping> publishOutside(String label, InetAddress containerIp, List<PortSpec> ports, String owner);
+    List<PortMapping> publishOutside(String label, InetAddress containerIp, List<PortSpec> ports, String owner,
+                                     HostPortCheck check);
 
     /** As {@link NetworkDriver#unpublish}, for mappings made by {@link #publishOutside}. */
     List<PortMapping> unpublishOutside(String label, InetAddress containerIp, List<PortSpec> ports, String owner);

@@ -369,8 +369,9 @@ public final class SelfHealingDriver implements GatunDriver {
     }
 
     @Override
-    public List<PortMapping> publishOutside(String label, InetAddress containerIp, List<PortSpec> ports, String owner) {
-        return together(() -> inner.publishOutside(label, containerIp, ports, owner));
+    public List<PortMapping> publishOutside(String label, InetAddress containerIp, List<PortSpec> ports, String owner,
+                                            HostPortCheck check) {
+        return together(() -> inner.publishOutside(label, containerIp, ports, owner, check));
     }
 
     @Override

@@ -25,7 +25,21 @@ public final class SocketOwners {
 
     /** For each inode of {@code inodes} that a process holds: "NAME (pid PID)", the first such process found. */
     public static Map<Long, String> of(Set<Long> inodes) {
-        Map<Long, String> found = new HashMap<>();
+        Map<Long, String> described = new HashMap<>();
+        holders(inodes).forEach((inode, process) -> described.put(inode, name(process) + " (pid " + process.getFileName() + ")"));
+        return described;
+    }
+
+    /** For each inode of {@code inodes} that a process holds: that process's name (/proc/PID/comm), the first found. */
+    public static Map<Long, String> commandsOf(Set<Long> inodes) {
+        Map<Long, String> named = new HashMap<>();
+        holders(inodes).forEach((inode, process) -> named.put(inode, name(process)));
+        return named;
+    }
+
+    /** For each inode held: the /proc directory of the first process found holding it. */
+    private static Map<Long, Path> holders(Set<Long> inodes) {
+        Map<Long, Path> found = new HashMap<>();
         if (inodes.isEmpty()) {
             return found;
         }
@@ -42,12 +56,12 @@ public final class SocketOwners {
         return found;
     }
 
-    private static void scan(Path process, Set<Long> inodes, Map<Long, String> found) {
+    private static void scan(Path process, Set<Long> inodes, Map<Long, Path> found) {
         try (DirectoryStream<Path> fds = Files.newDirectoryStream(process.resolve("fd"))) {
             for (Path fd : fds) {
                 long inode = socketInode(fd);
                 if (inode >= 0 && inodes.contains(inode) && !found.containsKey(inode)) {
-                    found.put(inode, name(process) + " (pid " + process.getFileName() + ")");
+                    found.put(inode, process);
                 }
             }
         } catch (IOException | SecurityException e) {

@@ -11,7 +11,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -37,7 +42,7 @@ class OutsidePublishTest {
     void publishedWithoutANetworkListedAndRemovedByOwner(NetworkNamespace host) {
         try (GatunDriver d = Gatun.open(host, "nftables")) {
             List<PortMapping> done = d.publishOutside("podman", FOREIGN, List.of(PortSpec.parse("8080:80"),
-                    PortSpec.parse("5353:53/udp")), "c1/eth0@podman");
+                    PortSpec.parse("5353:53/udp")), "c1/eth0@podman", HostPortCheck.SKIP);
             assertThat(done).extracting(PortMapping::network).containsOnly("podman");
             assertThat(elements(host)).contains("tcp . 8080 comment \"c1/eth0@podman\" : 10.99.0.2 . 80");
             assertThat(d.publishedOutside()).extracting(PortMapping::hostPort).containsExactly(8080, 5353);
@@ -51,7 +56,7 @@ class OutsidePublishTest {
     void theLastNetworkGoingKeepsThemAndTheTable(NetworkNamespace host) {
         try (GatunDriver d = Gatun.open(host, "nftables")) {
             d.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
-            d.publishOutside("podman", FOREIGN, List.of(PortSpec.parse("8080:80")), "c1/eth0@podman");
+            d.publishOutside("podman", FOREIGN, List.of(PortSpec.parse("8080:80")), "c1/eth0@podman", HostPortCheck.SKIP);
             d.deleteNetwork("n1", true);
             assertThat(elements(host)).contains("tcp . 8080");
             assertThat(d.publishedOutside()).hasSize(1);
@@ -63,7 +68,7 @@ class OutsidePublishTest {
         try (GatunDriver d = Gatun.open(host, "nftables")) {
             d.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
             assertThatThrownBy(() -> d.publishOutside("x", InetAddress.ofLiteral("10.88.0.5"),
-                    List.of(PortSpec.parse("8080:80")), "o")).isInstanceOf(InvalidInputException.class)
+                    List.of(PortSpec.parse("8080:80")), "o", HostPortCheck.SKIP)).isInstanceOf(InvalidInputException.class)
                     .hasMessageContaining("on network n1");
         }
     }
@@ -72,7 +77,7 @@ class OutsidePublishTest {
     void aServesDriverPutsThemBackWithNoNetworkOfItsOwn(NetworkNamespace host) throws InterruptedException {
         List<String> log = new CopyOnWriteArrayList<>();
         try (GatunDriver d = SelfHealingDriver.start(Gatun.open(host, "nftables"), log::add)) {
-            d.publishOutside("podman", FOREIGN, List.of(PortSpec.parse("8080:80")), "c1/eth0@podman");
+            d.publishOutside("podman", FOREIGN, List.of(PortSpec.parse("8080:80")), "c1/eth0@podman", HostPortCheck.SKIP);
             Oracle.in(host, "nft", "delete", "element", "inet", "gatun", "ports4", "{ tcp . 8080 }");
             for (int i = 0; i < 100 && !elements(host).contains("tcp . 8080"); i++) {
                 Thread.sleep(50);
@@ -92,7 +97,7 @@ class OutsidePublishTest {
         }
         List<String> log = new CopyOnWriteArrayList<>();
         try (GatunDriver d = SelfHealingDriver.start(Gatun.open(host, "nftables"), log::add)) {
-            d.publishOutside("podman", FOREIGN, List.of(PortSpec.parse("8080:80")), "c1/eth0@podman");
+            d.publishOutside("podman", FOREIGN, List.of(PortSpec.parse("8080:80")), "c1/eth0@podman", HostPortCheck.SKIP);
             assertThat(outside(host)).contains("\"vout\" . 10.99.0.2");
             Oracle.in(host, "nft", "flush", "ruleset");
             for (int i = 0; i < 100 && !outside(host).contains("10.99.0.2"); i++) {
@@ -103,6 +108,41 @@ class OutsidePublishTest {
             d.unpublishOutside("podman", FOREIGN, List.of(), "c1/eth0@podman");
             assertThat(outside(host)).doesNotContain("10.99.0.2");
         }
+    }
+
+    /**
+     * An engine that reserves its ports itself (dockerd, docker-proxy) is played by this test's
+     * own process, which holds the port: its socket is taken as the reservation only when the
+     * check names this process, and the same socket is refused under any other name.
+     */
+    @Test
+    void aPortHeldByTheNamedEngineIsPublishedOverAndByAnyOtherProcessRefused(NetworkNamespace host) throws Exception {
+        String self = Files.readString(Path.of("/proc/self/comm")).strip();
+        try (GatunDriver d = Gatun.open(host, "nftables");
+             ServerSocketChannel held = host.call(() -> ServerSocketChannel.open().bind(new InetSocketAddress("0.0.0.0", 8080)))) {
+            assertThatThrownBy(() -> d.publishOutside("docker", FOREIGN, List.of(PortSpec.parse("8080:80")), "c1",
+                    HostPortCheck.exceptHeldBy("dockerd", "docker-proxy")))
+                    .isInstanceOf(ConflictException.class)
+                    .hasMessageContaining("*:8080/tcp").hasMessageContaining(self + " (pid " + ProcessHandle.current().pid() + ")");
+            assertThatThrownBy(() -> d.publishOutside("docker", FOREIGN, List.of(PortSpec.parse("8080:80")), "c1",
+                    HostPortCheck.CHECK)).isInstanceOf(ConflictException.class);
+            assertThat(elements(host)).as("nothing committed by a refusal").doesNotContain("8080");
+
+            assertThat(d.publishOutside("docker", FOREIGN, List.of(PortSpec.parse("8080:80"), PortSpec.parse("8081:81")),
+                    "c1", HostPortCheck.exceptHeldBy("docker-proxy", self))).hasSize(2);
+            assertThat(elements(host)).contains("tcp . 8080 comment \"c1\" : 10.99.0.2 . 80", "tcp . 8081");
+            assertThat(held.isOpen()).isTrue();
+        }
+    }
+
+    @Test
+    void aCheckThatDoesNotAskNamesNoEngineAndNamesAreProcessNames() {
+        assertThatThrownBy(() -> new HostPortCheck(false, Set.of("dockerd"))).isInstanceOf(InvalidInputException.class)
+                .hasMessageContaining("[dockerd]");
+        assertThatThrownBy(() -> HostPortCheck.exceptHeldBy("/usr/bin/dockerd")).isInstanceOf(InvalidInputException.class)
+                .hasMessageContaining("'/usr/bin/dockerd'");
+        assertThatThrownBy(() -> HostPortCheck.exceptHeldBy("a-name-of-sixteen")).isInstanceOf(InvalidInputException.class);
+        assertThat(HostPortCheck.exceptHeldBy("docker-proxy").asks()).isTrue();
     }
 
     private static String outside(NetworkNamespace host) {

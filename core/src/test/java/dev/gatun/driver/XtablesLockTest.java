@@ -8,6 +8,7 @@ import dev.gatun.rtnl.Prefix;
 import dev.gatun.testing.Bounded;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
+import dev.gatun.testing.XtablesLockHolder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -30,28 +31,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 @ExtendWith(FreshNamespaces.class)
 class XtablesLockTest {
 
-    private static final String LOCK = "/run/xtables.lock";
     private static final InetAddress C1 = InetAddress.ofLiteral("10.88.0.2");
-
-    /** Another process holding the xtables lock for three seconds, as in the field report. */
-    private static Process holdLock() throws Exception {
-        Process holder = new ProcessBuilder("flock", "--exclusive", LOCK, "sleep", "3").start();
-        for (int i = 0; i < 100; i++) {
-            if (Bounded.waitFor(new ProcessBuilder("flock", "--nonblock", LOCK, "true").start(), Duration.ofSeconds(10),
-                    "flock --nonblock " + LOCK) != 0) {
-                return holder;
-            }
-            Thread.sleep(20);
-        }
-        holder.destroy();
-        throw new AssertionError("could not see the lock taken");
-    }
 
     @Test
     void nftablesPublishesHundredMappingsBeforeTheLockIsReleased(NetworkNamespace host) throws Exception {
         try (GatunDriver gatun = Gatun.open(host, "nftables")) {
             gatun.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
-            Process holder = holdLock();
+            Process holder = XtablesLockHolder.hold(3);
             for (int i = 0; i < 100; i++) {
                 gatun.publish("n1", C1, List.of(PortSpec.parse((8000 + i) + ":80")), null);
             }
@@ -65,7 +51,7 @@ class XtablesLockTest {
     void iptablesLegacyWaitsForTheLockAndNoPublishFails(NetworkNamespace host) throws Exception {
         try (GatunDriver gatun = Gatun.open(host, "iptables-legacy")) {
             gatun.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
-            Process holder = holdLock();
+            Process holder = XtablesLockHolder.hold(3);
             List<Throwable> failures = new ArrayList<>();
             List<Thread> publishers = new ArrayList<>();
             for (int i = 0; i < 10; i++) {

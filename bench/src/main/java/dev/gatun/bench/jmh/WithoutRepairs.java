@@ -59,8 +59,9 @@ record WithoutRepairs(GatunDriver inner) implements GatunDriver {
     }
 
     @Override
-    public List<PortMapping> publishOutside(String label, InetAddress containerIp, List<PortSpec> ports, String owner) {
-        return inner.publishOutside(label, containerIp, ports, owner);
+    public List<PortMapping> publishOutside(String label, InetAddress containerIp, List<PortSpec> ports, String owner,
+                                            HostPortCheck check) {
+        return inner.publishOutside(label, containerIp, ports, owner, check);
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.gatun.cli.cni;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gatun.driver.GatunDriver;
+import dev.gatun.driver.HostPortCheck;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortSpec;
 
@@ -34,7 +35,7 @@ final class ChainedMappings {
                 for (InetAddress ip : ips) {
                     List<PortSpec> ports = call.specs(ip);
                     if (!ports.isEmpty()) {
-                        d.publishOutside(call.config().name(), ip, ports, call.chainedOwner());
+                        d.publishOutside(call.config().name(), ip, ports, call.chainedOwner(), HostPortCheck.SKIP);
                     }
                 }
                 return null;

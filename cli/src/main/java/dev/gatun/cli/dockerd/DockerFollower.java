@@ -6,12 +6,15 @@ import dev.gatun.driver.GatunDriver;
 import dev.gatun.driver.PortMapping;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.IntSupplier;
 
@@ -41,6 +44,8 @@ public final class DockerFollower implements AutoCloseable {
     private final Map<String, AdoptedBridge> adopted = new HashMap<>();
     private volatile boolean stopping;
     private volatile DockerEngine.Events stream;
+    /** Counted down when the first connect has reconciled, or failed to. */
+    private final CountDownLatch firstPass = new CountDownLatch(1);
 
     private DockerFollower(Path socket, GatunDriver driver, Consumer<String> log) {
         this.socket = socket;
@@ -57,6 +62,16 @@ public final class DockerFollower implements AutoCloseable {
         return f;
     }
 
+    /**
+     * Waits until the first connect has put the kernel in line with dockerd's lists, or found
+     * dockerd unreachable, for at most {@code timeout}: a serve says it is ready after this, so
+     * that what it reports ready is dockerd's picture, not the one from before it started.
+     * Whether the first pass is over.
+     */
+    public boolean awaitFirstPass(Duration timeout) throws InterruptedException {
+        return firstPass.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
     /** The socket of {@code dockerHost} ({@code unix:///PATH}), checked before anything starts. */
     public static Path socketOf(String dockerHost) {
         return DockerEngine.socketOf(dockerHost);
@@ -69,6 +84,7 @@ public final class DockerFollower implements AutoCloseable {
                 stream = events;
                 int changed = reconcileAll(engine);
                 log.accept("following dockerd on " + socket + ": " + changed + " mapping(s) put in line with its containers");
+                firstPass.countDown();
                 backoff = FIRST_BACKOFF_MILLIS;
                 for (JsonNode e = events.next(); e != null && !stopping; e = events.next()) {
                     apply(engine, e);
@@ -82,6 +98,7 @@ public final class DockerFollower implements AutoCloseable {
                 }
                 log.accept("dockerd on " + socket + ": " + e.getMessage() + "; the kernel keeps what it has, trying again in "
                         + backoff + " ms");
+                firstPass.countDown();
                 try {
                     Thread.sleep(backoff);
                 } catch (InterruptedException i) {

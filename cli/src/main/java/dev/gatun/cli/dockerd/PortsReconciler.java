@@ -1,6 +1,8 @@
 package dev.gatun.cli.dockerd;
 
+import dev.gatun.driver.ConflictException;
 import dev.gatun.driver.GatunDriver;
+import dev.gatun.driver.HostPortCheck;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortSpec;
 import dev.gatun.driver.Protocol;
@@ -21,6 +23,13 @@ import java.util.function.Consumer;
  * port that stays never stops answering. Mappings of other owners are never touched.
  */
 final class PortsReconciler {
+
+    /**
+     * The processes whose socket on a port is dockerd's own reservation of what it recorded:
+     * dockerd itself (Docker 23 and later bind the port when the userland proxy is off) and
+     * docker-proxy. Any other holder is refused.
+     */
+    static final HostPortCheck DOCKERD_HOLDS = HostPortCheck.exceptHeldBy("dockerd", "docker-proxy");
 
     private final GatunDriver driver;
     private final Consumer<String> log;
@@ -55,10 +64,7 @@ final class PortsReconciler {
                 }
             }
             if (!missing.isEmpty()) {
-                for (PortMapping m : driver.publishOutside(label(wanted), target.getKey(), missing, wanted.owner())) {
-                    log.accept("published " + m.describe() + " for container " + shortId(wanted.owner()));
-                }
-                changed += missing.size();
+                changed += publish(wanted, target.getKey(), missing);
             }
         }
         for (PortMapping m : held) {
@@ -69,6 +75,30 @@ final class PortsReconciler {
             }
         }
         return changed;
+    }
+
+    /**
+     * Publishes {@code missing} in one transaction; when a port of them is held by a process other
+     * than dockerd's own, one by one instead, so that only the held ones are refused, each
+     * reported (dockerd without its userland proxy records a binding over any process's port).
+     */
+    private int publish(ContainerPorts wanted, InetAddress target, List<PortSpec> missing) {
+        try {
+            for (PortMapping m : driver.publishOutside(label(wanted), target, missing, wanted.owner(), DOCKERD_HOLDS)) {
+                log.accept("published " + m.describe() + " for container " + shortId(wanted.owner()));
+            }
+            return missing.size();
+        } catch (ConflictException e) {
+            if (missing.size() == 1) {
+                log.accept("not published for container " + shortId(wanted.owner()) + ": " + e.getMessage());
+                return 0;
+            }
+        }
+        int done = 0;
+        for (PortSpec p : missing) {
+            done += publish(wanted, target, List.of(p));
+        }
+        return done;
     }
 
     /** Removes every mapping of {@code owner}; how many went. */

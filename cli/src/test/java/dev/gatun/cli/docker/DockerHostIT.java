@@ -6,6 +6,7 @@ import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Lab;
 import dev.gatun.testing.Oracle;
+import dev.gatun.testing.XtablesLockHolder;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -14,11 +15,14 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -66,8 +70,12 @@ class DockerHostIT {
     }
 
     private static void inLab(LabTest test) throws Exception {
+        inLab(DockerLab.Networking.GATUN_FOLLOWS, test);
+    }
+
+    private static void inLab(DockerLab.Networking networking, LabTest test) throws Exception {
         String outsideName = FreshNamespaces.PREFIX + "out-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
-        DockerLab lab = DockerLab.start(DockerLab.Networking.GATUN_FOLLOWS);
+        DockerLab lab = DockerLab.start(networking);
         try {
             NetworkNamespace outside = NamedNamespaces.create(outsideName);
             Lab.connectOutside(NetworkNamespace.named(lab.namespace()), outside);
@@ -153,9 +161,11 @@ class DockerHostIT {
 
             try (GatunServe again = GatunServe.start(lab.namespace(), null, "--docker", "--docker-host",
                     "unix://" + lab.socket())) {
+                // The ready line comes after the first reconcile: a second is room for reading, not for catching up.
+                assertThat(Probe.poll(Duration.ofSeconds(1), () -> GatunCli.mappingsOf(lab.namespace(), "docker:" + goneId)
+                        .isEmpty() && mappingsOf(lab, "new").size() == 1))
+                        .as("within a second of ready: the removed container's mappings gone, the new one's in").isTrue();
                 Probe.awaitHttp(outside, HOST, 18092, "/index.html", "new");
-                assertThat(Probe.poll(SETTLE, () -> GatunCli.mappingsOf(lab.namespace(), "docker:" + goneId).isEmpty()))
-                        .as("the mappings of a container removed while the serve was down").isTrue();
                 Probe.awaitHttp(outside, HOST, 18091, "/index.html", "stays");
                 refused(outside, 18090);
                 assertThat(mappingsOf(lab, "stays")).hasSize(1);
@@ -223,6 +233,11 @@ class DockerHostIT {
                         .as("icc on").isEqualTo("app2");
                 assertThat(fetch(lab, "lone1", "http://" + lab.containerIp("lone2") + "/index.html").code())
                         .as("icc off").isNotZero();
+                // Isolation: no way from one Docker network into another, as dockerd's ISOLATION chains would have it.
+                assertThat(fetch(lab, "app", "http://" + lab.containerIp("web") + "/index.html").code())
+                        .as("from appnet into the default bridge").isNotZero();
+                assertThat(fetch(lab, "web", "http://" + lab.containerIp("app") + "/index.html").code())
+                        .as("from the default bridge into appnet").isNotZero();
                 // Internal: neither out nor in, its port published or not.
                 assertThat(fetch(lab, "shut", "http://192.0.2.2:18500/").code()).as("out of an internal network").isNotZero();
                 refused(outside, 18096);
@@ -235,6 +250,120 @@ class DockerHostIT {
                 assertThat(Probe.poll(SETTLE, () -> !Oracle.tryIn(ns, "nft", "list", "set", "inet", "gatun", "subnets4")
                         .stdout().contains("172.31.251.0/24"))).as("appnet's subnet gone from gatun's sets").isTrue();
                 assertThat(fetch(lab, "web", "http://192.0.2.2:18500/").out().strip()).isEqualTo(HOST);
+            }
+        });
+    }
+    private static String processName() throws IOException {
+        return Files.readString(Path.of("/proc/self/comm")).strip();
+    }
+
+    /**
+     * dockerd holds every port it records (docker-proxy, or a socket of its own without the
+     * proxy), so another process holds one only once dockerd's holder is gone: here a
+     * docker-proxy killed while the serve was down, and a process that took its port meanwhile.
+     */
+    @Test
+    void aPortAnotherProcessHoldsIsReportedAndLeftToItWhileTheContainersOtherPortsArePublished() throws Exception {
+        inLab(DockerLab.Networking.GATUN_FOLLOWS_WITH_PROXY, (lab, outside) -> {
+            NetworkNamespace host = NetworkNamespace.named(lab.namespace());
+            lab.dockerOk(run("web", "18300:80", "18301:80").toArray(String[]::new));
+            String proxies = Oracle.in(host, "ss", "-Hltnp", "sport", "= :18300");
+            List<String> pids = Pattern.compile("\"docker-proxy\",pid=(\\d+)").matcher(proxies).results()
+                    .map(r -> r.group(1)).toList();
+            assertThat(pids).as("docker-proxy holds 18300: %s", proxies).isNotEmpty();
+            for (String pid : pids) {
+                ProcessHandle.of(Long.parseLong(pid)).ifPresent(ProcessHandle::destroyForcibly);
+            }
+            assertThat(Probe.poll(SETTLE, () -> Oracle.in(host, "ss", "-Hltn", "sport", "= :18300").isBlank()))
+                    .as("18300 free once its proxies are gone").isTrue();
+            try (ServerSocketChannel squatter = whoAsks(host, "0.0.0.0", 18300);
+                 GatunServe serve = GatunServe.start(lab.namespace(), null, "--docker", "--docker-host",
+                         "unix://" + lab.socket())) {
+                assertThat(mappingsOf(lab, "web")).as("at ready").extracting(m -> m.get("hostPort").asInt())
+                        .containsExactly(18301);
+                assertThat(serve.stderr()).contains("not published for container", "host port *:18300/tcp is in use",
+                        processName() + " (pid " + ProcessHandle.current().pid() + ") listens on ")
+                        .containsPattern("listens on (0\\.0\\.0\\.0|\\[::\\]):18300/tcp");
+                Probe.awaitHttp(outside, HOST, 18301, "/index.html", "web");
+                assertThat(Probe.httpGet(outside, HOST, 18300, "/")).as("the process keeps its port").isEqualTo("192.0.2.2\n");
+                assertThat(squatter.isOpen()).isTrue();
+            }
+        });
+    }
+
+    @Test
+    void aPortDockerProxyHoldsIsPublishedOverAndAnsweredByGatunsDnat() throws Exception {
+        inLab(DockerLab.Networking.GATUN_FOLLOWS_WITH_PROXY, (lab, outside) -> {
+            try (GatunServe serve = GatunServe.start(lab.namespace(), null, "--docker", "--docker-host",
+                    "unix://" + lab.socket())) {
+                lab.dockerOk(run("web", "18310:80").toArray(String[]::new));
+                NetworkNamespace host = NetworkNamespace.named(lab.namespace());
+                assertThat(Oracle.in(host, "ss", "-Hltnp", "sport", "= :18310")).as("the positive control: the proxy holds it")
+                        .contains("docker-proxy");
+                assertThat(Probe.poll(SETTLE, () -> mappingsOf(lab, "web").size() == 1)).isTrue();
+                // Asked after the mapping is in (before it, the proxy answers).
+                Probe.awaitHttp(outside, HOST, 18310, "/index.html", "web");
+                // The connection went to the container by DNAT (its reply comes from the container's address), not
+                // through the proxy (whose connection would end on the host's own address).
+                String flows = Oracle.in(host, "conntrack", "-L", "-p", "tcp", "--orig-port-dst", "18310");
+                assertThat(flows).contains("src=" + lab.containerIp("web") + " dst=192.0.2.2 sport=80");
+                assertThat(serve.stderr()).doesNotContain("not published");
+            }
+        });
+    }
+
+    @Test
+    void aDockerdRestartLeavesExactlyTheMappingsOfTheContainersRunningAfterIt() throws Exception {
+        inLab((lab, outside) -> {
+            try (GatunServe serve = GatunServe.start(lab.namespace(), null, "--docker", "--docker-host",
+                    "unix://" + lab.socket())) {
+                List<String> keeps = run("keeps", "18320:80");
+                keeps.addAll(2, List.of("--restart", "always"));
+                lab.dockerOk(keeps.toArray(String[]::new));
+                lab.dockerOk(run("stops", "18321:80").toArray(String[]::new));
+                Probe.awaitHttp(outside, HOST, 18320, "/index.html", "keeps");
+                Probe.awaitHttp(outside, HOST, 18321, "/index.html", "stops");
+                String stopsId = id(lab, "stops");
+
+                lab.restartDockerd();
+                assertThat(lab.dockerOk("inspect", "-f", "{{.State.Running}}", "stops").out().strip()).isEqualTo("false");
+                assertThat(Probe.poll(SETTLE, () -> GatunCli.mappingsOf(lab.namespace(), "docker:" + stopsId).isEmpty()))
+                        .as("the mappings of the container the restart stopped").isTrue();
+                Probe.awaitHttp(outside, HOST, 18320, "/index.html", "keeps");
+                String ip = lab.containerIp("keeps");
+                assertThat(Probe.poll(SETTLE, () -> mappingsOf(lab, "keeps").stream()
+                        .map(m -> m.get("containerIp").asText()).toList().equals(List.of(ip))))
+                        .as("one mapping for the restarted container, to its address now").isTrue();
+                refused(outside, 18321);
+                assertThat(serve.stderr()).contains("trying again");
+            }
+        });
+    }
+
+    /**
+     * The first field report with the workflow unchanged: another process holds the xtables lock
+     * while 20 {@code docker run -d -p} run one after another; every one succeeds and answers,
+     * and the lock is still held after the last.
+     */
+    @Test
+    void twentyDockerRunsWhileAnotherProcessHoldsTheXtablesLockAllSucceedAndAnswer() throws Exception {
+        inLab((lab, outside) -> {
+            try (GatunServe serve = GatunServe.start(lab.namespace(), null, "--docker", "--docker-host",
+                    "unix://" + lab.socket())) {
+                Process holder = XtablesLockHolder.hold(600);
+                try {
+                    for (int i = 0; i < 20; i++) {
+                        DockerLab.Result r = lab.docker(run("c" + i, (18400 + i) + ":80").toArray(String[]::new));
+                        assertThat(r.code()).as("docker run %d while the lock is held: %s", i, r.err()).isZero();
+                    }
+                    for (int i = 0; i < 20; i++) {
+                        Probe.awaitHttp(outside, HOST, 18400 + i, "/index.html", "c" + i);
+                    }
+                    assertThat(holder.isAlive()).as("the lock was held all along").isTrue();
+                } finally {
+                    holder.destroy();
+                    holder.waitFor();
+                }
             }
         });
     }

@@ -98,7 +98,10 @@ public final class DockerLab implements AutoCloseable {
          * that a published port that answers answers through gatun alone.
          */
         GATUN_FOLLOWS(List.of("--iptables=false", "--ip6tables=false", "--ip-forward=true", "--bip=" + DOCKER0_ADDRESS,
-                "--userland-proxy=false"), List.of());
+                "--userland-proxy=false"), List.of()),
+        /** As {@link #GATUN_FOLLOWS} with docker-proxy (dockerd's default): each published port held by a proxy. */
+        GATUN_FOLLOWS_WITH_PROXY(List.of("--iptables=false", "--ip6tables=false", "--ip-forward=true",
+                "--bip=" + DOCKER0_ADDRESS, "--userland-proxy=true"), List.of("docker-proxy"));
 
         private final List<String> flags;
         private final List<String> tools;

@@ -1,5 +1,7 @@
 package dev.gatun.cli.dockerd;
 
+import dev.gatun.driver.ConflictException;
+import dev.gatun.driver.HostPortCheck;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortSpec;
 import dev.gatun.driver.Protocol;
@@ -46,6 +48,27 @@ class PortsReconcilerTest {
         assertThat(changed).isEqualTo(2);
         assertThat(calls).containsExactly("publish [8081:81/tcp] 172.17.0.2 docker:aa",
                 "unpublish [9090:90/tcp] 172.17.0.2 docker:aa");
+    }
+
+    @Test
+    void aPortHeldByAnotherProcessIsRefusedAndReportedAloneAndTheRestPublished() {
+        List<String> lines = new ArrayList<>();
+        List<Object> checks = new ArrayList<>();
+        PortsReconciler r = new PortsReconciler(StandInDriver.answering(Map.of("publishOutside", a -> {
+            calls.add("publish " + a[2]);
+            checks.add(a[4]);
+            if (a[2].toString().contains("8081")) {
+                throw new ConflictException("host port *:8081/tcp is in use on the host in lab: nginx (pid 7) listens on 0.0.0.0:8081/tcp");
+            }
+            return List.of();
+        })), lines::add);
+        assertThat(r.apply(wanting("8080:80", "8081:81", "8082:82"), List.of())).isEqualTo(2);
+        assertThat(calls).containsExactly("publish [8080:80/tcp, 8081:81/tcp, 8082:82/tcp]", "publish [8080:80/tcp]",
+                "publish [8081:81/tcp]", "publish [8082:82/tcp]");
+        assertThat(checks).as("dockerd's and docker-proxy's sockets are its reservations, nobody else's")
+                .containsOnly(HostPortCheck.exceptHeldBy("dockerd", "docker-proxy"));
+        assertThat(lines).containsExactly("not published for container aa: host port *:8081/tcp is in use on the host in lab:"
+                + " nginx (pid 7) listens on 0.0.0.0:8081/tcp");
     }
 
     @Test

@@ -239,8 +239,9 @@ public final class BridgeDriver implements GatunDriver {
     }
 
     @Override
-    public List<PortMapping> publishOutside(String label, InetAddress containerIp, List<PortSpec> ports, String owner) {
-        return this.ports.publishOutside(label, containerIp, ports, owner);
+    public List<PortMapping> publishOutside(String label, InetAddress containerIp, List<PortSpec> ports, String owner,
+                                            HostPortCheck check) {
+        return this.ports.publishOutside(label, containerIp, ports, owner, check);
     }
 
     @Override

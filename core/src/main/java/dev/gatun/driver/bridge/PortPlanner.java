@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * What a batch of requests changes, judged against one reading of the mapping store: a host
@@ -220,7 +221,7 @@ final class PortPlanner {
                 plan.flush.add(old);
             } else if (p.checkHost()) {
                 // A port gatun publishes already is gatun's: only a new one can take a service's traffic.
-                checkHostSockets(m);
+                checkHostSockets(m, p.engineSockets());
             }
             checkOverlaps(m);
             plan.add.add(m);
@@ -267,10 +268,13 @@ final class PortPlanner {
         }
     }
 
-    /** Refuses a host port that a socket of the host holds, naming the socket (its process is named later). */
-    private void checkHostSockets(PortMapping m) {
+    /**
+     * Refuses a host port that a socket of the host holds, naming the socket (its process is
+     * named later), unless the socket is one of the engine's own reservations.
+     */
+    private void checkHostSockets(PortMapping m, Set<Long> engineSockets) {
         for (BoundSocket s : held) {
-            if (s.protocol() == m.protocol().number() && s.port() == m.hostPort()
+            if (s.protocol() == m.protocol().number() && s.port() == m.hostPort() && !engineSockets.contains(s.inode())
                     && s.holds(m.containerIp() instanceof Inet4Address, m.hostIp())) {
                 throw new HostPortInUseException(m.describeHost(), hostName, s);
             }

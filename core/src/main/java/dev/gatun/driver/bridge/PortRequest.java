@@ -3,6 +3,7 @@ package dev.gatun.driver.bridge;
 import dev.gatun.driver.HostPortCheck;
 
 import java.util.List;
+import java.util.Set;
 
 /** What one caller asks of the {@link Publisher}: mappings to publish, or a selection to unpublish. */
 sealed interface PortRequest permits PortRequest.Publish, PortRequest.Unpublish {
@@ -10,9 +11,17 @@ sealed interface PortRequest permits PortRequest.Publish, PortRequest.Unpublish 
     /** The network whose name the request's mappings carry. */
     String network();
 
-    /** {@code checkHost}: whether the host's sockets are asked if they hold a port (see {@link HostPortCheck}). */
-    record Publish(String network, List<Publisher.Wanted> mappings, String owner, boolean checkHost)
-            implements PortRequest {}
+    /**
+     * {@code checkHost}: whether the host's sockets are asked if they hold a port (see
+     * {@link HostPortCheck}); {@code engineSockets}: the inodes of sockets found, before the
+     * request was queued, to be the engine's reservation of its ports, which are not refused.
+     */
+    record Publish(String network, List<Publisher.Wanted> mappings, String owner, boolean checkHost,
+                   Set<Long> engineSockets) implements PortRequest {
+        Publish(String network, List<Publisher.Wanted> mappings, String owner, boolean checkHost) {
+            this(network, mappings, owner, checkHost, Set.of());
+        }
+    }
 
     record Unpublish(String network, Publisher.Selection selection) implements PortRequest {}
 }

@@ -71,7 +71,8 @@ final class PublishedPorts {
         return publisher.unpublish(n.name(), selection(containerIp, ports, owner));
     }
 
-    List<PortMapping> publishOutside(String label, InetAddress containerIp, List<PortSpec> ports, String owner) {
+    List<PortMapping> publishOutside(String label, InetAddress containerIp, List<PortSpec> ports, String owner,
+                                     HostPortCheck check) {
         checkOutside(containerIp);
         String who = OwnerNames.check(owner == null ? InetText.of(containerIp) : owner);
         if (ports.isEmpty()) {
@@ -82,8 +83,7 @@ final class PublishedPorts {
         Rollback rollback = new Rollback();
         outside.add(containerIp).ifPresent(t -> rollback.onFailure(() -> outside.removeIfUnused(containerIp)));
         try {
-            // The host's sockets are not asked: this is for a CNI chain, whose runtime holds the ports itself.
-            return publisher.publish(label, wanted, who, HostPortCheck.SKIP);
+            return publisher.publish(label, wanted, who, check);
         } catch (RuntimeException e) {
             throw rollback.undo(e);
         }

@@ -7,10 +7,13 @@ import dev.gatun.driver.PortListener;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.Protocol;
 import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.sockdiag.SocketOwners;
 
 import java.net.InetAddress;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
@@ -115,8 +118,31 @@ final class Publisher implements AutoCloseable {
 
     /** Publishes to a container of {@code network}, whose name the returned mappings carry. */
     List<PortMapping> publish(String network, List<Wanted> mappings, String owner, HostPortCheck check) {
-        return await(new Request(new PortRequest.Publish(network, List.copyOf(mappings), owner, check == HostPortCheck.CHECK),
-                new Outcome(), Thread.currentThread()));
+        PortRequest.Publish asked = new PortRequest.Publish(network, List.copyOf(mappings), owner, check.asks());
+        if (!check.engineNames().isEmpty()) {
+            asked = new PortRequest.Publish(network, asked.mappings(), owner, true, engineSockets(asked, check.engineNames()));
+        }
+        return await(new Request(asked, new Outcome(), Thread.currentThread()));
+    }
+
+    /**
+     * The sockets on the ports {@code asked} wants that a process of {@code engineNames} holds:
+     * found on this caller's thread before it queues, since naming a socket's process reads all
+     * of /proc, which the leader must not do for everyone waiting. A socket that changes hands
+     * after this is found again by the leader's own question, and then refused.
+     */
+    private Set<Long> engineSockets(PortRequest.Publish asked, Set<String> engineNames) {
+        Set<Long> holding = new HashSet<>();
+        try (HostSocketQuestion question = new HostSocketQuestion(host)) {
+            question.of(List.of(asked), hostAddresses.get()).forEach(s -> holding.add(s.inode()));
+        }
+        Set<Long> engine = new HashSet<>();
+        SocketOwners.commandsOf(holding).forEach((inode, command) -> {
+            if (engineNames.contains(command)) {
+                engine.add(inode);
+            }
+        });
+        return engine;
     }
 
     /** Unpublishes mappings of {@code network}, whose name the returned mappings carry. */
