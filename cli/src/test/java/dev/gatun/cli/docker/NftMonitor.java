@@ -17,6 +17,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
+import java.util.regex.Pattern;
 
 /**
  * The real {@code nft --handle monitor} in a namespace, in the background: every nftables change
@@ -116,6 +117,18 @@ final class NftMonitor implements AutoCloseable {
         public String toString() {
             return text;
         }
+    }
+
+    /** When the monitor first read a line that {@code p} finds something in (null: none yet). */
+    Long first(Pattern p) {
+        synchronized (lines) {
+            for (Event e : lines) {
+                if (p.matcher(e.text()).find()) {
+                    return e.nanos();
+                }
+            }
+        }
+        return null;
     }
 
     /**
