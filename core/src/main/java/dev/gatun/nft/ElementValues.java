@@ -64,7 +64,10 @@ final class ElementValues {
             }
         }
         if (interval && !forDelete && !out.isEmpty()) {
-            out.sort(Comparator.comparing(Encoded::key, Arrays::compareUnsigned));
+            // At a key two adjacent ranges share, the end of the lower one goes first, as nft sends
+            // it: the kernel refuses a start followed by an end of the same key (EEXIST).
+            out.sort(Comparator.comparing(Encoded::key, Arrays::compareUnsigned)
+                    .thenComparing(e -> (e.flags() & kernel_h.NFT_SET_ELEM_INTERVAL_END) == 0));
             if (!new BigInteger(1, out.getFirst().key()).equals(BigInteger.ZERO)) {
                 // nft opens an interval set's ranges with an end element at zero.
                 out.addFirst(new Encoded(new byte[set.keyLength()], kernel_h.NFT_SET_ELEM_INTERVAL_END, null, null,

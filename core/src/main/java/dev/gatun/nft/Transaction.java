@@ -255,6 +255,14 @@ public final class Transaction {
                         set -> newSetIds.getOrDefault(r.family() + " " + r.table() + " " + set, 0))));
     }
 
+    /** Puts the rule first in its chain (as {@code iptables -I CHAIN 1} does). */
+    public Transaction insert(Rule r) {
+        return add(new Pending("insert " + r.describe(), kernel_h.NFT_MSG_NEWRULE, r.family().nfproto(),
+                kernel_h.NLM_F_CREATE,
+                nlh -> RuleCodec.write(nlh, r, false,
+                        set -> newSetIds.getOrDefault(r.family() + " " + r.table() + " " + set, 0))));
+    }
+
     /** Deletes the rule with the rule's handle (as read back or reported by a commit). */
     public Transaction delete(Rule r) {
         if (r.handle() == 0) {

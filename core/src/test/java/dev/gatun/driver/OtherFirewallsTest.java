@@ -8,6 +8,7 @@ import dev.gatun.netns.ReplyServers;
 import dev.gatun.rtnl.Prefix;
 import dev.gatun.testing.Firewalld;
 import dev.gatun.testing.FreshNamespaces;
+import dev.gatun.testing.HostFirewalls;
 import dev.gatun.testing.Lab;
 import dev.gatun.testing.Oracle;
 import org.junit.jupiter.api.Test;
@@ -16,8 +17,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.channels.DatagramChannel;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
@@ -49,26 +48,8 @@ class OtherFirewallsTest {
             ns -> Oracle.in(ns, "iptables-legacy", "-w", "-P", "FORWARD", "DROP"), "iptables-legacy-save");
 
     /** The chains and rules Docker 20.10 makes for its default bridge, through iptables-nft as on Debian. */
-    private static final Host DOCKER_LAYOUT = new Host("iptables-nft", ns -> {
-        for (String line : List.of(
-                "-N DOCKER", "-N DOCKER-ISOLATION-STAGE-1", "-N DOCKER-ISOLATION-STAGE-2", "-N DOCKER-USER",
-                "-P FORWARD DROP",
-                "-A FORWARD -j DOCKER-USER",
-                "-A FORWARD -j DOCKER-ISOLATION-STAGE-1",
-                "-A FORWARD -o docker0 -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT",
-                "-A FORWARD -o docker0 -j DOCKER",
-                "-A FORWARD -i docker0 ! -o docker0 -j ACCEPT",
-                "-A FORWARD -i docker0 -o docker0 -j ACCEPT",
-                "-A DOCKER-ISOLATION-STAGE-1 -i docker0 ! -o docker0 -j DOCKER-ISOLATION-STAGE-2",
-                "-A DOCKER-ISOLATION-STAGE-1 -j RETURN",
-                "-A DOCKER-ISOLATION-STAGE-2 -o docker0 -j DROP",
-                "-A DOCKER-ISOLATION-STAGE-2 -j RETURN",
-                "-A DOCKER-USER -j RETURN")) {
-            List<String> cmd = new ArrayList<>(List.of("iptables-nft", "-w"));
-            cmd.addAll(Arrays.asList(line.split(" ")));
-            Oracle.in(ns, cmd.toArray(String[]::new));
-        }
-    }, "iptables-nft-save");
+    private static final Host DOCKER_LAYOUT = new Host("iptables-nft",
+            ns -> HostFirewalls.apply(ns, "iptables-nft", HostFirewalls.DOCKER), "iptables-nft-save");
 
     private static final Host NFT_TABLE_DROP = new Host("nftables", ns -> {
         Oracle.in(ns, "nft", "add", "table", "inet", "fw");

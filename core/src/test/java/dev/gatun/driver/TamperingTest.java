@@ -14,6 +14,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
+import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -22,6 +23,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -149,6 +151,55 @@ class TamperingTest {
             throws Exception {
         putBack(host, outside, c1, "ip filter", ns -> new String[] {"delete", "rule", "ip", "filter", "DOCKER-USER",
                 "handle", handleOf(ns, "ip filter DOCKER-USER", "jump GATUN-ALLOW")});
+    }
+
+    /**
+     * Adjacent subnets (Docker's default pools are: 172.17.0.0/16, 172.18.0.0/16, ...) share a
+     * boundary in an interval set: the end of one is the start of the next. A table whose rules
+     * were flushed is rebuilt with every network's entries in one transaction, and that must not
+     * trip over the shared boundary.
+     */
+    @Test
+    void aFlushedTableOfNetworksWithAdjacentSubnetsIsPutBack(NetworkNamespace host) throws Exception {
+        flushedAndPutBack(host, gatun -> {
+            // Made from the top down: each next subnet ends where the one before it starts.
+            gatun.createNetwork(NetworkSpec.of("n3", Prefix.parse("10.88.2.0/24")));
+            gatun.createNetwork(NetworkSpec.of("n2", Prefix.parse("10.88.1.0/24")));
+            gatun.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/24")));
+        }, "10.88.0.0/24, 10.88.1.0/24,");
+    }
+
+    @Test
+    void aFlushedTableOfAdoptedBridgesWithAdjacentSubnetsIsPutBack(NetworkNamespace host) throws Exception {
+        Oracle.in(host, "ip", "link", "add", "docker0", "type", "bridge");
+        Oracle.in(host, "ip", "link", "add", "br-app", "type", "bridge");
+        flushedAndPutBack(host, gatun -> {
+            gatun.adoptBridge(new AdoptedBridge("docker:d0", "docker0", Prefix.parse("172.31.250.0/24"), null, true, false, true));
+            gatun.adoptBridge(new AdoptedBridge("docker:app", "br-app", Prefix.parse("172.31.251.0/24"), null, true, false, true));
+            gatun.publishOutside("docker", InetAddress.ofLiteral("172.31.250.2"), List.of(PortSpec.parse("18600:80")),
+                    "docker:c1", HostPortCheck.CHECK);
+        }, "172.31.250.0/24, 172.31.251.0/24");
+    }
+
+    private static void flushedAndPutBack(NetworkNamespace host, Consumer<SelfHealingDriver> setUp, String adjacent)
+            throws Exception {
+        List<String> log = new CopyOnWriteArrayList<>();
+        try (SelfHealingDriver gatun = SelfHealingDriver.start(BridgeDriver.nftables(host), log::add)) {
+            setUp.accept(gatun);
+            awaitQuiet(host);
+            Map<String, String> before = tables(host);
+            assertThat(before.get("inet gatun")).contains(adjacent);
+            Oracle.in(host, "nft", "flush", "table", "inet", "gatun");
+            long deadline = System.nanoTime() + REPAIR_DEADLINE_NANOS;
+            Map<String, String> now = tables(host);
+            while (!withoutCounters(now).equals(withoutCounters(before)) && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+                now = tables(host);
+            }
+            assertThat(withoutCounters(now)).as("the ruleset a second after the flush (log: " + log + ")")
+                    .isEqualTo(withoutCounters(before));
+            assertThat(log).noneMatch(l -> l.startsWith("repair failed"));
+        }
     }
 
     /**

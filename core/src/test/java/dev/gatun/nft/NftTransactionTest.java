@@ -54,6 +54,25 @@ class NftTransactionTest {
         assertThat(extra.stream().limit(3).toList()).as("unexpected").isEmpty();
     }
 
+    /**
+     * Adjacent ranges share a boundary: the end of one (an end element) is the start of the next.
+     * Given in any order, the kernel takes them only with the end element sent before the start
+     * element of the same key, as nft sends them; nft's listing is the oracle.
+     */
+    @Test
+    void adjacentRangesGivenInAnyOrderGoInOneMessage(NetworkNamespace a) {
+        NftSet subnets = NftSet.of(GATUN, "subnets4", IPV4_ADDR).withFlags(SetFlag.INTERVAL);
+        try (Nftables nft = Nftables.open(a)) {
+            nft.transaction().add(GATUN).add(subnets).commit();
+            nft.transaction().addElements(subnets, List.of(Element.of("172.31.251.0/24"), Element.of("172.31.250.0/24"),
+                    Element.of("172.31.252.0/24"))).commit();
+            nft.transaction().addElements(subnets, List.of(Element.of("172.31.251.0/24"), Element.of("172.31.250.0/24")))
+                    .commit();
+        }
+        assertThat(Oracle.in(a, "nft", "list", "set", "ip", "gatun", "subnets4").replaceAll("\\s+", " "))
+                .contains("elements = { 172.31.250.0/24, 172.31.251.0/24, 172.31.252.0/24 }");
+    }
+
     @Test
     void hundredThousandElementsInOneCommitAreAllListedBack(NetworkNamespace a) {
         List<Element> elements = manyMappings();

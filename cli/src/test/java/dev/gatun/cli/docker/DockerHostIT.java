@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.gatun.netns.NamedNamespaces;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.FreshNamespaces;
+import dev.gatun.testing.HostFirewalls;
 import dev.gatun.testing.Lab;
 import dev.gatun.testing.Oracle;
 import dev.gatun.testing.XtablesLockHolder;
@@ -366,5 +367,84 @@ class DockerHostIT {
                 }
             }
         });
+    }
+    /**
+     * On an iptables-nft host with Docker's chains (left from its iptables mode) and ufw's, both
+     * dropping forwarded traffic: a whole run of the serve (containers, networks, a flush it
+     * repairs) starts no process, traced with {@code strace -f} from its ready line on. The
+     * positive controls: the trace sees its netlink writes, and ports answer through the drops.
+     */
+    @Test
+    void noProcessIsStartedOnAnIptablesNftHostWithDockersAndUfwsChains() throws Exception {
+        inLab((lab, outside) -> {
+            NetworkNamespace host = NetworkNamespace.named(lab.namespace());
+            HostFirewalls.apply(host, "iptables-nft", HostFirewalls.DOCKER);
+            HostFirewalls.apply(host, "iptables-nft", HostFirewalls.UFW);
+            Path trace = Files.createTempFile("gatun-serve", ".strace");
+            try (GatunServe serve = GatunServe.start(lab.namespace(), null, "--docker", "--docker-host",
+                    "unix://" + lab.socket())) {
+                Process strace = new ProcessBuilder("strace", "-f", "-e", "trace=execve,execveat,sendto,sendmsg", "-o",
+                        trace.toString(), "-p", Long.toString(serve.pid())).redirectErrorStream(true)
+                        .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+                try {
+                    assertThat(Probe.poll(SETTLE, () -> threadsTraced(serve.pid(), strace.pid())))
+                            .as("strace attached to every thread of the serve").isTrue();
+                    lab.dockerOk("network", "create", "--subnet", "172.31.251.0/24", "appnet");
+                    lab.dockerOk(run("web", "18600:80", "5354:53/udp").toArray(String[]::new));
+                    List<String> onApp = run("app", "18601:80");
+                    onApp.addAll(2, List.of("--network", "appnet"));
+                    lab.dockerOk(onApp.toArray(String[]::new));
+                    assertThat(Probe.poll(SETTLE, () -> mappingsOf(lab, "app").size() == 1 && mappingsOf(lab, "web").size() == 2))
+                            .as("published; the serve: %s", serve.stderr()).isTrue();
+                    Probe.awaitHttp(outside, HOST, 18600, "/index.html", "web");
+                    Probe.awaitHttp(outside, HOST, 18601, "/index.html", "app");
+                    Probe.awaitUdp(outside, HOST, 5354, "web-udp");
+                    Oracle.in(host, "nft", "flush", "table", "inet", "gatun");
+                    // Docker's subnets are adjacent (172.31.250.0/24, 172.31.251.0/24): the repair must take them.
+                    Probe.awaitHttp(outside, HOST, 18600, "/index.html", "web");
+                    assertThat(serve.stderr()).doesNotContain("repair failed");
+                    lab.dockerOk("rm", "-f", "app");
+                    lab.dockerOk("network", "rm", "appnet");
+                    refusedSoon(outside, 18601);
+                } finally {
+                    strace.destroy();
+                    strace.waitFor();
+                }
+                String traced = Files.readString(trace);
+                assertThat(traced).as("the trace sees the serve's netlink writes").containsPattern("send(to|msg)\\(");
+                assertThat(traced.lines().filter(l -> l.contains("execve")).toList()).as("processes started").isEmpty();
+                String saved = Oracle.in(host, "iptables-nft-save");
+                assertThat(saved).contains("-A DOCKER-USER -j GATUN-ALLOW", "-A GATUN-ALLOW -i docker0 -j ACCEPT",
+                        "-A ufw-before-forward -j ufw-user-forward");
+            } finally {
+                Files.deleteIfExists(trace);
+            }
+        });
+    }
+
+    /** Whether strace ({@code tracer}) traces every thread of {@code pid} (TracerPid in each task's status). */
+    private static boolean threadsTraced(long pid, long tracer) {
+        try (var tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+            return tasks.allMatch(t -> {
+                try {
+                    return Files.readAllLines(t.resolve("status")).contains("TracerPid:\t" + tracer);
+                } catch (IOException e) {
+                    return true; // a thread that ended meanwhile
+                }
+            });
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static void refusedSoon(NetworkNamespace outside, int port) {
+        assertThat(Probe.poll(SETTLE, () -> {
+            try {
+                Probe.httpGet(outside, HOST, port, "/index.html");
+                return false;
+            } catch (IOException e) {
+                return true;
+            }
+        })).as("port %d refused once its container is gone", port).isTrue();
     }
 }

@@ -17,25 +17,28 @@ import java.util.Set;
  * chain of their own, {@value #CHAIN}, that accepts traffic into and out of them, and one jump
  * to it: at the top of {@code DOCKER-USER} when Docker's chains exist (Docker evaluates it first
  * and keeps it across restarts), else at the top of FORWARD. gatun's own forward chain still
- * decides what may pass, so this never lets through more than gatun allows. Changes go through
- * one {@code iptables-restore -w --noflush} of the filter table, so they apply together.
+ * decides what may pass, so this never lets through more than gatun allows. Changes apply
+ * together: for iptables-nft as one nftables transaction over netlink, with no process started
+ * ({@link NetlinkFilterTable}); for legacy x_tables through one {@code iptables-restore -w
+ * --noflush} of the filter table ({@link SavedFilterTable}).
  */
 final class XtablesForward {
 
     static final String CHAIN = "GATUN-ALLOW";
     static final String DOCKER_USER = "DOCKER-USER";
     private static final String JUMP = " -j " + CHAIN;
-    private static final String WAIT_SECONDS = "30";
 
     private final Tool tool;
     private final String suffix;
     private final boolean v6;
+    private final FilterTable table;
 
     /** {@code suffix} is "-legacy", "-nft", or "" for a host whose iptables has no variants. */
     XtablesForward(Tool tool, String suffix, boolean v6) {
         this.tool = tool;
         this.suffix = suffix;
         this.v6 = v6;
+        this.table = suffix.equals("-nft") ? new NetlinkFilterTable(tool.namespace(), v6) : new SavedFilterTable(tool, label());
     }
 
     /** "iptables-nft", "ip6tables-legacy": how the user names it. */
@@ -66,12 +69,18 @@ final class XtablesForward {
         return suffix.equals("-nft");
     }
 
+    /** Whether its tables can be there: its tools are installed (looked up on PATH, not run). */
     boolean installed() {
         return tool.find(program("save")) != null && tool.find(program("restore")) != null;
     }
 
-    /** The filter table as {@code -save} prints it: chains with their policies, and rules. */
-    record Filter(boolean exists, String forwardPolicy, Set<String> chains, List<String> rules) {
+    /**
+     * The filter table as {@code -save} prints it: chains with their policies, and rules; read
+     * over netlink, each rule's handle ({@code handles}, in the order of {@code rules}) and the
+     * generation it was read at, else zeros.
+     */
+    record Filter(boolean exists, String forwardPolicy, Set<String> chains, List<String> rules, List<Long> handles,
+                  int generation) {
 
         static Filter parse(String saved) {
             boolean in = false;
@@ -94,7 +103,7 @@ final class XtablesForward {
                     rules.add(line);
                 }
             }
-            return new Filter(exists, policy, chains, rules);
+            return new Filter(exists, policy, chains, rules, rules.stream().map(r -> 0L).toList(), 0);
         }
 
         /** Why this table drops forwarded traffic, or empty when it does not. */
@@ -132,8 +141,7 @@ final class XtablesForward {
     }
 
     Filter read() {
-        // -save takes no lock; without -t it prints only the tables that exist (it loads none).
-        return Filter.parse(tool.check(program("save"), List.of(), null, "read the filter table of " + label()));
+        return table.read();
     }
 
     /** What this variant does to gatun's bridges now (empty: it drops nothing). */
@@ -162,11 +170,8 @@ final class XtablesForward {
             if (script.isEmpty()) {
                 return Optional.empty();
             }
-            StringBuilder text = new StringBuilder("*filter\n");
-            script.forEach(l -> text.append(l).append('\n'));
-            text.append("COMMIT\n");
-            Tool.Result r = tool.run(program("restore"), List.of("-w", WAIT_SECONDS, "--noflush"), text.toString());
-            if (r.exitCode() == 0) {
+            Optional<String> failed = table.apply(f, script);
+            if (failed.isEmpty()) {
                 boolean wanted = script.stream().anyMatch(l -> l.startsWith("-I "));
                 boolean kept = script.stream().anyMatch(l -> l.startsWith("-A "));
                 return Optional.of(wanted || kept ? "the jump to " + CHAIN + " in " + label() + " " + f.parent()
@@ -176,7 +181,7 @@ final class XtablesForward {
             // Someone changed the table between the read and the restore: read again, once.
             if (attempt >= 2) {
                 throw new GatunException("could not open " + label() + " filter FORWARD for gatun's bridges: "
-                        + program("restore") + " exited " + r.exitCode() + ": " + r.stderr().strip());
+                        + failed.get());
             }
         }
     }
