@@ -68,7 +68,29 @@ record ContainerPorts(String owner, String network, String networkId, Map<InetAd
         InetAddress ip4 = Prefix.address(endpoint.path("IPAddress").asText());
         String v6 = endpoint.path("GlobalIPv6Address").asText("");
         InetAddress ip6 = v6.isEmpty() ? null : Prefix.address(v6);
-        for (Iterator<Map.Entry<String, JsonNode>> it = settings.path("Ports").fields(); it.hasNext(); ) {
+        return new ContainerPorts(ownerOf(id), network, endpoint.path("NetworkID").asText(null),
+                bindings(settings.path("Ports"), ip4, ip6));
+    }
+
+    /**
+     * What a container asked for when it was created ({@code HostConfig.PortBindings}), to the
+     * address {@code ip4} it has on network {@code network}: only the bindings that name their
+     * host port (a random one is known once dockerd chose it), only IPv4. For publishing while
+     * dockerd is still starting the container, before its recorded bindings can be read.
+     */
+    static ContainerPorts requested(JsonNode created, String network, String networkId, InetAddress ip4) {
+        String id = created.path("Id").asText("");
+        if (id.isEmpty()) {
+            throw new InvalidInputException("a container's inspect document without an Id");
+        }
+        return new ContainerPorts(ownerOf(id), network, networkId, bindings(created.path("HostConfig").path("PortBindings"),
+                ip4, null));
+    }
+
+    /** The port specs of a bindings object ("80/tcp": [{HostIp, HostPort}]) by target address; ones without a host port left out. */
+    private static Map<InetAddress, List<PortSpec>> bindings(JsonNode all, InetAddress ip4, InetAddress ip6) {
+        Map<InetAddress, List<PortSpec>> ports = new LinkedHashMap<>();
+        for (Iterator<Map.Entry<String, JsonNode>> it = all.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> binding = it.next();
             if (!binding.getValue().isArray()) {
                 continue; // exposed, not published
@@ -94,7 +116,7 @@ record ContainerPorts(String owner, String network, String networkId, Map<InetAd
                         .add(new PortSpec(host, h, h, containerPort, containerPort, protocol));
             }
         }
-        return new ContainerPorts(ownerOf(id), network, endpoint.path("NetworkID").asText(null), ports);
+        return ports;
     }
 
     private static int port(String text, String binding) {

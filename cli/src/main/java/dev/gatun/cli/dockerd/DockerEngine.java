@@ -19,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -69,6 +70,9 @@ final class DockerEngine implements AutoCloseable {
         return Path.of(dockerHost.substring("unix://".length()));
     }
 
+    /** dockerd's data root, asked once (empty: it gave none). */
+    private Optional<Path> rootDir;
+
     Path socket() {
         return socket;
     }
@@ -99,6 +103,33 @@ final class DockerEngine implements AutoCloseable {
             return JSON.readTree(r.getContent());
         } catch (IOException e) {
             throw new DockerEngineException("GET " + path + " on " + socket + " answered what is not JSON: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The host config a container was created with ({@code PortBindings}, {@code NetworkMode}),
+     * read from the file dockerd writes at create in its data root
+     * ({@code DockerRootDir/containers/ID/hostconfig.json}): while dockerd starts a container,
+     * its inspect waits for the start to finish, and this does not. Empty when dockerd's files
+     * are not readable here (another mount namespace, another layout).
+     */
+    Optional<JsonNode> createdHostConfig(String containerId) {
+        if (!containerId.matches("[0-9a-f]{64}")) {
+            return Optional.empty();
+        }
+        if (rootDir == null) {
+            JsonNode info = get("/info");
+            String root = info == null ? "" : info.path("DockerRootDir").asText("");
+            rootDir = root.isEmpty() ? Optional.empty() : Optional.of(Path.of(root));
+        }
+        if (rootDir.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(JSON.readTree(rootDir.get().resolve("containers").resolve(containerId)
+                    .resolve("hostconfig.json").toFile()));
+        } catch (IOException e) {
+            return Optional.empty();
         }
     }
 

@@ -1,9 +1,11 @@
 package dev.gatun.cli.dockerd;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gatun.driver.AdoptedBridge;
 import dev.gatun.driver.GatunDriver;
 import dev.gatun.driver.PortMapping;
+import dev.gatun.rtnl.Prefix;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -12,6 +14,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -198,15 +201,56 @@ public final class DockerFollower implements AutoCloseable {
         if (id.isEmpty()) {
             return;
         }
+        if (type.equals("container") && action.equals("create")) {
+            // Nothing to publish yet, and its inspect would wait for the start that follows.
+            return;
+        }
         String owner = ContainerPorts.ownerOf(id);
         List<PortMapping> held = ports.current().getOrDefault(owner, List.of());
         if (type.equals("container") && (action.equals("die") || action.equals("destroy"))) {
             alone(owner, "removing", () -> ports.remove(owner, held));
             return;
         }
+        if (type.equals("network") && action.equals("connect")) {
+            publishEarly(engine, event.path("Actor").path("ID").asText(""), id, held);
+        }
+        // While dockerd starts the container, its inspect waits for the start to finish.
         JsonNode inspect = engine.inspect(id);
-        alone(owner, type + " " + action + ": publishing", () -> inspect == null ? ports.remove(owner, held)
-                : ports.apply(ours(engine, ContainerPorts.of(inspect)), held));
+        List<PortMapping> now = ports.current().getOrDefault(owner, List.of());
+        alone(owner, type + " " + action + ": publishing", () -> inspect == null ? ports.remove(owner, now)
+                : ports.apply(ours(engine, ContainerPorts.of(inspect)), now));
+    }
+
+    /**
+     * At the connect of a container to the network it was created on: the ports it asked for by
+     * number, to the address the network gave it, published at once. dockerd has reserved them
+     * by then but goes on starting the container (a quarter of a second more here), so they are
+     * in before {@code docker run} returns, as with Docker's own rules. What dockerd records at
+     * the start (ports it chose, bindings on another network) is put in line right after.
+     */
+    private void publishEarly(DockerEngine engine, String networkId, String id, List<PortMapping> held) {
+        if (networkId.isEmpty()) {
+            return;
+        }
+        Optional<JsonNode> hostConfig = engine.createdHostConfig(id);
+        if (hostConfig.isEmpty() || hostConfig.get().path("PortBindings").isEmpty()) {
+            return;
+        }
+        JsonNode network = engine.get("/networks/" + networkId);
+        if (network == null || !network.path("Driver").asText("").equals("bridge")) {
+            return;
+        }
+        networkDrivers.put(networkId, "bridge");
+        String name = network.path("Name").asText("");
+        String mode = hostConfig.get().path("NetworkMode").asText("");
+        boolean itsOwn = mode.equals(name) || mode.equals(networkId) || (mode.equals("default") && name.equals("bridge"));
+        String address = network.path("Containers").path(id).path("IPv4Address").asText("");
+        if (!itsOwn || address.isEmpty()) {
+            return;
+        }
+        ObjectNode created = DockerEngine.JSON.createObjectNode().put("Id", id).set("HostConfig", hostConfig.get());
+        ContainerPorts early = ContainerPorts.requested(created, name, networkId, Prefix.parse(address).address());
+        alone(early.owner(), "network connect: publishing early", () -> ports.add(early, held, " at its network connect"));
     }
 
     /** The container's ports if its network is one of Docker's bridge networks; none otherwise (a plugin's). */

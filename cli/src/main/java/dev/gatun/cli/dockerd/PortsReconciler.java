@@ -52,21 +52,9 @@ final class PortsReconciler {
 
     /** Makes the container's mappings those of {@code wanted}, given what it holds now; how many changed. */
     int apply(ContainerPorts wanted, List<PortMapping> held) {
+        int changed = add(wanted, held, "");
         Set<Key> want = new HashSet<>();
-        int changed = 0;
-        for (Map.Entry<InetAddress, List<PortSpec>> target : wanted.ports().entrySet()) {
-            List<PortSpec> missing = new ArrayList<>();
-            for (PortSpec p : target.getValue()) {
-                Key k = Key.of(target.getKey(), p);
-                want.add(k);
-                if (held.stream().noneMatch(m -> Key.of(m).equals(k))) {
-                    missing.add(p);
-                }
-            }
-            if (!missing.isEmpty()) {
-                changed += publish(wanted, target.getKey(), missing);
-            }
-        }
+        wanted.ports().forEach((target, specs) -> specs.forEach(p -> want.add(Key.of(target, p))));
         for (PortMapping m : held) {
             if (!want.contains(Key.of(m))) {
                 driver.unpublishOutside(label(wanted), m.containerIp(), List.of(Key.of(m).spec()), m.owner());
@@ -78,14 +66,35 @@ final class PortsReconciler {
     }
 
     /**
+     * Publishes what of {@code wanted} the container does not hold yet, and takes nothing away;
+     * how many it added. {@code when} ends each line logged (" at its network connect").
+     */
+    int add(ContainerPorts wanted, List<PortMapping> held, String when) {
+        int added = 0;
+        for (Map.Entry<InetAddress, List<PortSpec>> target : wanted.ports().entrySet()) {
+            List<PortSpec> missing = new ArrayList<>();
+            for (PortSpec p : target.getValue()) {
+                Key k = Key.of(target.getKey(), p);
+                if (held.stream().noneMatch(m -> Key.of(m).equals(k))) {
+                    missing.add(p);
+                }
+            }
+            if (!missing.isEmpty()) {
+                added += publish(wanted, target.getKey(), missing, when);
+            }
+        }
+        return added;
+    }
+
+    /**
      * Publishes {@code missing} in one transaction; when a port of them is held by a process other
      * than dockerd's own, one by one instead, so that only the held ones are refused, each
      * reported (dockerd without its userland proxy records a binding over any process's port).
      */
-    private int publish(ContainerPorts wanted, InetAddress target, List<PortSpec> missing) {
+    private int publish(ContainerPorts wanted, InetAddress target, List<PortSpec> missing, String when) {
         try {
             for (PortMapping m : driver.publishOutside(label(wanted), target, missing, wanted.owner(), DOCKERD_HOLDS)) {
-                log.accept("published " + m.describe() + " for container " + shortId(wanted.owner()));
+                log.accept("published " + m.describe() + " for container " + shortId(wanted.owner()) + when);
             }
             return missing.size();
         } catch (ConflictException e) {
@@ -96,7 +105,7 @@ final class PortsReconciler {
         }
         int done = 0;
         for (PortSpec p : missing) {
-            done += publish(wanted, target, List.of(p));
+            done += publish(wanted, target, List.of(p), when);
         }
         return done;
     }

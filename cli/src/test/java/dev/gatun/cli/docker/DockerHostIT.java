@@ -106,6 +106,13 @@ class DockerHostIT {
                 Probe.awaitHttp(outside, HOST, 18079, "/index.html", "early");
 
                 lab.dockerOk(run("web", "18080:80", "127.0.0.1:18081:80", "80", "5353:53/udp").toArray(String[]::new));
+                String webShort = id(lab, "web").substring(0, 12);
+                // The ports asked for by number go in at the container's network connect, while dockerd is still
+                // starting it; the one dockerd chose (-p 80) once it is started.
+                assertThat(Probe.poll(SETTLE, () -> serve.stderr().contains("for container " + webShort + " at its network connect")))
+                        .as("published at the network connect: %s", serve.stderr()).isTrue();
+                assertThat(serve.stderr()).contains("published *:18080 -> " + lab.containerIp("web") + ":80/tcp for container "
+                        + webShort + " at its network connect");
                 Probe.awaitHttp(outside, HOST, 18080, "/index.html", "web");
                 Probe.awaitUdp(outside, HOST, 5353, "web-udp");
                 // From the host itself, on 127.0.0.1 (route_localnet on docker0, the source masqueraded) ...
