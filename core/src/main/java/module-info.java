@@ -6,11 +6,14 @@
  */
 module dev.gatun.core {
     requires dev.gatun.bindings;
+    requires org.freedesktop.dbus;
 
     exports dev.gatun;
     exports dev.gatun.conntrack;
     exports dev.gatun.driver;
     exports dev.gatun.driver.foreign;
+    // dbus-java makes the proxy of firewalld's zone interface (FirewalldZone.Zones) reflectively.
+    opens dev.gatun.driver.foreign to org.freedesktop.dbus;
     exports dev.gatun.netlink;
     exports dev.gatun.netns;
     exports dev.gatun.nft;

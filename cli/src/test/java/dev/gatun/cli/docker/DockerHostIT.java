@@ -369,8 +369,7 @@ class DockerHostIT {
                     }
                     assertThat(holder.isAlive()).as("the lock was held all along").isTrue();
                 } finally {
-                    holder.destroy();
-                    holder.waitFor();
+                    XtablesLockHolder.release(holder);
                 }
             }
         });

@@ -1,69 +1,108 @@
 package dev.gatun.driver.foreign;
 
 import dev.gatun.GatunException;
-import dev.gatun.internal.Tool;
+import org.freedesktop.dbus.annotations.DBusInterfaceName;
+import org.freedesktop.dbus.connections.impl.DBusConnection;
+import org.freedesktop.dbus.connections.impl.DBusConnectionBuilder;
+import org.freedesktop.dbus.exceptions.DBusException;
+import org.freedesktop.dbus.exceptions.DBusExecutionException;
+import org.freedesktop.dbus.interfaces.DBusInterface;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * firewalld's {@code trusted} zone, through firewalld's own interface ({@code firewall-cmd},
- * which speaks D-Bus to the daemon on the system bus, {@code DBUS_SYSTEM_BUS_ADDRESS}): gatun's
- * bridges are put in it at run time, never in the permanent configuration, as Podman does. A
- * reload forgets them and re-creates firewalld's table, and a repair puts them back.
+ * firewalld's {@code trusted} zone, through firewalld's own D-Bus API on the system bus (the one
+ * {@code firewall-cmd} calls, without a Python process per call): gatun's bridges are put in it
+ * at run time, never in the permanent configuration, as Podman does. A reload forgets them and
+ * re-creates firewalld's table, and a repair puts them back. One connection per operation:
+ * they are rare (a network made or removed, a reload), and no connection outlives firewalld.
  */
 final class FirewalldZone {
 
     static final String ZONE = "trusted";
-    private static final String PROGRAM = "firewall-cmd";
+    private static final String BUS_NAME = "org.fedoraproject.FirewallD1";
+    private static final String OBJECT = "/org/fedoraproject/FirewallD1";
+    private static final String UNKNOWN_INTERFACE = "UNKNOWN_INTERFACE";
 
-    private final Tool tool;
+    /** The zone methods of firewalld's D-Bus API (firewalld.dbus(5): org.fedoraproject.FirewallD1.zone). */
+    @DBusInterfaceName("org.fedoraproject.FirewallD1.zone")
+    public interface Zones extends DBusInterface {
+        List<String> getInterfaces(String zone);
 
-    FirewalldZone(Tool tool) {
-        this.tool = tool;
+        /** At run time: until firewalld reloads or stops. Returns the zone. */
+        String addInterface(String zone, String iface);
+
+        String removeInterface(String zone, String iface);
     }
 
-    boolean installed() {
-        return tool.find(PROGRAM) != null;
+    /** What one operation does with the zones; throws what D-Bus throws. */
+    private interface Call<T> {
+        T on(Zones zones) throws DBusException;
     }
 
-    /** The bridges not in the zone now: one call, whatever their number (each costs a Python start). */
-    List<String> missing(List<String> bridges) {
-        Tool.Result r = tool.run(PROGRAM, List.of("--zone=" + ZONE, "--list-interfaces"), null);
-        if (r.exitCode() != 0) {
-            throw failure("list the interfaces of firewalld's zone " + ZONE, r);
+    private final String busAddress;
+
+    /** {@code busAddress}: the system bus, as DBUS_SYSTEM_BUS_ADDRESS names it ("unix:path=/run/dbus/system_bus_socket"). */
+    FirewalldZone(String busAddress) {
+        this.busAddress = busAddress;
+    }
+
+    /** The bus address gatun uses: {@code -Dgatun.dbusSystemBusAddress}, else DBUS_SYSTEM_BUS_ADDRESS, else the standard socket. */
+    static String systemBus() {
+        String given = System.getProperty("gatun.dbusSystemBusAddress");
+        if (given == null || given.isEmpty()) {
+            given = System.getenv("DBUS_SYSTEM_BUS_ADDRESS");
         }
-        List<String> in = List.of(r.stdout().strip().split("\\s+"));
+        return given == null || given.isEmpty() ? "unix:path=/run/dbus/system_bus_socket" : given;
+    }
+
+    String busAddress() {
+        return busAddress;
+    }
+
+    /** The bridges not in the zone now: one call, whatever their number. */
+    List<String> missing(List<String> bridges) {
+        List<String> in = call("list the interfaces of firewalld's zone " + ZONE, z -> z.getInterfaces(ZONE));
         return bridges.stream().filter(b -> !in.contains(b)).toList();
     }
 
-    /** Puts the missing bridges in the zone, in one call; returns what it changed. */
+    /** Puts the missing bridges in the zone; returns what it changed. */
     Optional<String> add(List<String> bridges) {
         List<String> missing = missing(bridges);
         if (missing.isEmpty()) {
             return Optional.empty();
         }
-        List<String> args = new ArrayList<>(List.of("--zone=" + ZONE));
-        missing.forEach(b -> args.add("--add-interface=" + b));
-        Tool.Result r = tool.run(PROGRAM, args, null);
-        if (r.exitCode() != 0) {
-            throw failure("put bridge(s) " + String.join(", ", missing) + " in firewalld's zone " + ZONE, r);
-        }
+        call("put bridge(s) " + String.join(", ", missing) + " in firewalld's zone " + ZONE, z -> {
+            List<String> zones = new ArrayList<>();
+            for (String b : missing) {
+                zones.add(z.addInterface(ZONE, b));
+            }
+            return zones;
+        });
         return Optional.of("bridge(s) " + String.join(", ", missing) + " in firewalld's zone " + ZONE);
     }
 
     /** Takes a bridge out of the zone; one that is not there is no error. */
     void remove(String bridge) {
-        Tool.Result r = tool.run(PROGRAM, List.of("--zone=" + ZONE, "--remove-interface=" + bridge), null);
-        if (r.exitCode() != 0 && !r.stdout().contains("UNKNOWN_INTERFACE") && !r.stderr().contains("UNKNOWN_INTERFACE")) {
-            throw failure("take bridge " + bridge + " out of firewalld's zone " + ZONE, r);
+        try {
+            call("take bridge " + bridge + " out of firewalld's zone " + ZONE, z -> z.removeInterface(ZONE, bridge));
+        } catch (GatunException e) {
+            if (!e.getMessage().contains(UNKNOWN_INTERFACE)) {
+                throw e;
+            }
         }
     }
 
-    private static GatunException failure(String operation, Tool.Result r) {
-        String said = (r.stderr() + " " + r.stdout()).strip();
-        return new GatunException("could not " + operation + ": " + PROGRAM + " exited " + r.exitCode()
-                + (said.isEmpty() ? "" : ": " + said));
+    private <T> T call(String operation, Call<T> call) {
+        try (DBusConnection bus = DBusConnectionBuilder.forAddress(busAddress).withShared(false).build()) {
+            return call.on(bus.getRemoteObject(BUS_NAME, OBJECT, Zones.class));
+        } catch (DBusException | DBusExecutionException e) {
+            throw new GatunException("could not " + operation + " over D-Bus (" + busAddress + "): " + e.getMessage());
+        } catch (java.io.IOException e) {
+            throw new GatunException("could not " + operation + ": closing the D-Bus connection to " + busAddress
+                    + " failed: " + e.getMessage());
+        }
     }
 }

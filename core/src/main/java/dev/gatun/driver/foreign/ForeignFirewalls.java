@@ -12,7 +12,6 @@ import dev.gatun.nft.Table;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -61,10 +60,7 @@ public final class ForeignFirewalls {
     public static ForeignFirewalls of(NetworkNamespace host, String gatunTable, int gatunPriority, int mark,
                                       String ownVariant) {
         String path = System.getenv().getOrDefault("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
-        // firewall-cmd finds firewalld on the system bus; an embedder may name another one.
-        String bus = System.getProperty("gatun.dbusSystemBusAddress");
-        Tool tool = new Tool(host, path, Duration.ofSeconds(60),
-                bus == null ? Map.of() : Map.of("DBUS_SYSTEM_BUS_ADDRESS", bus));
+        Tool tool = new Tool(host, path, Duration.ofSeconds(60));
         return of(tool, gatunTable, gatunPriority, mark, ownVariant);
     }
 
@@ -91,7 +87,9 @@ public final class ForeignFirewalls {
                 }
             }
         }
-        return new ForeignFirewalls(host, xtables, new FirewalldZone(tool), gatunTable, gatunPriority, mark);
+        // firewalld on the system bus; an embedder (or a test) may name another one.
+        return new ForeignFirewalls(host, xtables, new FirewalldZone(FirewalldZone.systemBus()), gatunTable, gatunPriority,
+                mark);
     }
 
     /**
@@ -135,10 +133,6 @@ public final class ForeignFirewalls {
 
     private ForeignDrop firewalldState(List<String> bridges) {
         String where = "zone " + FirewalldZone.ZONE;
-        if (!firewalld.installed()) {
-            return new ForeignDrop("firewalld", where, "it rejects forwarded traffic",
-                    "firewall-cmd is not installed here, so gatun cannot put its bridges in zone " + FirewalldZone.ZONE, false);
-        }
         try {
             List<String> missing = firewalld.missing(bridges);
             boolean open = !bridges.isEmpty() && missing.isEmpty();
@@ -189,7 +183,7 @@ public final class ForeignFirewalls {
         try {
             Optional<Table> fw = firewalldTable(now);
             String synced = fw.map(t -> t.handle() + " " + bridges).orElse(null);
-            if (fw.isPresent() && firewalld.installed() && !bridges.isEmpty() && !synced.equals(firewalldSynced)) {
+            if (fw.isPresent() && !bridges.isEmpty() && !synced.equals(firewalldSynced)) {
                 firewalld.add(bridges).ifPresent(changed::add);
                 firewalldSynced = synced;
             }
@@ -207,7 +201,7 @@ public final class ForeignFirewalls {
     /** Takes a removed bridge out of what gatun added to firewalld (iptables follow from {@link #open}). */
     public void release(String bridge) {
         try {
-            if (firewalld.installed() && firewalldRuns(ruleset())) {
+            if (firewalldRuns(ruleset())) {
                 firewalld.remove(bridge);
                 firewalldSynced = null;
             }
