@@ -1,0 +1,156 @@
+package dev.gatun.cli.docker;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A measurement, not a test of speed: {@code docker run -d} of a container with PORTS published
+ * ports on an unchanged Docker host, Docker's own iptables mode against the same dockerd build
+ * with {@code --iptables=false} and {@code gatun serve --docker}, first with no other container
+ * running, then with RUNNING containers of PORTS ports each already running on both; for each
+ * userland-proxy setting asked (the two sides always share it). Two labs side by side, samples
+ * taken in turns, each sample's container removed (unmeasured) before the next; the setup of the
+ * RUNNING containers is timed too, one container on each side in turn. Prints medians, ratios
+ * and setup times; asserts only that every run succeeded and that gatun published every port.
+ *
+ * <pre>
+ * mvn -o verify -pl cli -am -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dit.test=DockerHostBenchIT \
+ *     -Dgatun.measure=true [-Dgatun.measure.running=100] [-Dgatun.measure.ports=32] [-Dgatun.measure.samples=5] \
+ *     [-Dgatun.measure.proxy=off,on]
+ * </pre>
+ */
+@EnabledIfSystemProperty(named = "gatun.measure", matches = "true")
+class DockerHostBenchIT {
+
+    private static final int BACKGROUND_FIRST_PORT = 20000;
+    private static final int SAMPLE_FIRST_PORT = 60000;
+
+    /** One side of a run: its lab, and for gatun's the serve following it. */
+    private record Side(String name, DockerLab lab, GatunServe serve) implements AutoCloseable {
+        @Override
+        public void close() {
+            try {
+                if (serve != null) {
+                    serve.close();
+                }
+            } finally {
+                lab.close();
+            }
+        }
+    }
+
+    private static List<String> runArgs(String name, int firstPort, int ports) {
+        List<String> cmd = new ArrayList<>(List.of("run", "-d", "--name", name));
+        for (int k = 0; k < ports; k++) {
+            cmd.addAll(List.of("-p", (firstPort + k) + ":" + (80 + k)));
+        }
+        cmd.addAll(List.of(DockerLab.IMAGE, "sleep", "3600"));
+        return cmd;
+    }
+
+    /** {@code docker run -d}'s wall time in ns; checked. */
+    private static long timedRun(Side side, String name, int firstPort, int ports) {
+        List<String> args = runArgs(name, firstPort, ports);
+        long t0 = System.nanoTime();
+        DockerLab.Result r = side.lab().docker(args.toArray(String[]::new));
+        long took = System.nanoTime() - t0;
+        assertThat(r.code()).as("%s: docker run %s: %s", side.name(), name, r.err()).isZero();
+        return took;
+    }
+
+    private static void awaitPublished(Side side, String name, int ports) {
+        if (side.serve() == null) {
+            return;
+        }
+        String owner = "docker:" + side.lab().dockerOk("inspect", "-f", "{{.Id}}", name).out().strip();
+        assertThat(Probe.poll(Probe.SERVICE_START, () -> GatunCli.mappingsOf(side.lab().namespace(), owner).size() == ports))
+                .as("%s: gatun published the %d ports of %s; the serve: %s", side.name(), ports, name, side.serve().stderr())
+                .isTrue();
+    }
+
+    /** {@code samples} runs on each side in turn (after one unmeasured run each); medians in ms by side. */
+    private static Map<String, Double> measure(List<Side> sides, int samples, int ports) {
+        Map<String, List<Long>> times = new LinkedHashMap<>();
+        for (int i = -1; i < samples; i++) {
+            for (Side side : sides) {
+                long took = timedRun(side, "sample", SAMPLE_FIRST_PORT, ports);
+                awaitPublished(side, "sample", ports);
+                side.lab().dockerOk("rm", "-f", "sample");
+                if (i >= 0) {
+                    times.computeIfAbsent(side.name(), k -> new ArrayList<>()).add(took);
+                }
+            }
+        }
+        Map<String, Double> medians = new LinkedHashMap<>();
+        times.forEach((side, ns) -> {
+            List<Long> sorted = ns.stream().sorted().toList();
+            medians.put(side, (sorted.size() % 2 == 1 ? sorted.get(sorted.size() / 2)
+                    : (sorted.get(sorted.size() / 2 - 1) + sorted.get(sorted.size() / 2)) / 2.0) / 1e6);
+        });
+        return medians;
+    }
+
+    @Test
+    void dockerRunBesideRunningContainersDockersIptablesAgainstGatun() {
+        int running = Integer.getInteger("gatun.measure.running", 100);
+        int ports = Integer.getInteger("gatun.measure.ports", 32);
+        int samples = Integer.getInteger("gatun.measure.samples", 5);
+        List<String> proxies = List.of(System.getProperty("gatun.measure.proxy", "off,on").split(","));
+        StringBuilder report = new StringBuilder(String.format(Locale.ROOT,
+                "docker run -d with %d published ports, median of %d per side, ms; setup: %d containers of %d ports%n",
+                ports, samples, running, ports));
+        report.append(String.format(Locale.ROOT, "  %-12s %-9s %12s %12s %8s%n", "proxy", "running", "docker", "gatun",
+                "ratio"));
+        StringBuilder setups = new StringBuilder();
+        for (String proxy : proxies) {
+            boolean on = proxy.strip().equals("on");
+            try (Side docker = new Side("docker", DockerLab.start(on ? DockerLab.Networking.DOCKER_BRIDGE
+                    : DockerLab.Networking.DOCKER_BRIDGE_NO_PROXY), null);
+                 Side gatun = gatunSide(on)) {
+                List<Side> sides = List.of(docker, gatun);
+                Map<String, Double> idle = measure(sides, samples, ports);
+                row(report, proxy, 0, idle);
+                Map<String, Long> setup = new LinkedHashMap<>();
+                for (int c = 0; c < running; c++) {
+                    for (Side side : sides) {
+                        long took = timedRun(side, "bg" + c, BACKGROUND_FIRST_PORT + c * ports, ports);
+                        setup.merge(side.name(), took, Long::sum);
+                    }
+                }
+                for (Side side : sides) {
+                    awaitPublished(side, "bg" + (running - 1), ports);
+                }
+                Map<String, Double> busy = measure(sides, samples, ports);
+                row(report, proxy, running, busy);
+                setups.append(String.format(Locale.ROOT, "  setup, proxy %s: docker %.1f s, gatun %.1f s%n", proxy,
+                        setup.getOrDefault("docker", 0L) / 1e9, setup.getOrDefault("gatun", 0L) / 1e9));
+            }
+        }
+        System.out.print(report.append(setups));
+    }
+
+    private static Side gatunSide(boolean proxy) {
+        DockerLab lab = DockerLab.start(proxy ? DockerLab.Networking.GATUN_FOLLOWS_WITH_PROXY : DockerLab.Networking.GATUN_FOLLOWS);
+        try {
+            return new Side("gatun", lab, GatunServe.start(lab.namespace(), null, "--docker", "--docker-host",
+                    "unix://" + lab.socket()));
+        } catch (RuntimeException | Error e) {
+            lab.close();
+            throw e;
+        }
+    }
+
+    private static void row(StringBuilder report, String proxy, int running, Map<String, Double> medians) {
+        double d = medians.get("docker");
+        double g = medians.get("gatun");
+        report.append(String.format(Locale.ROOT, "  %-12s %-9d %12.1f %12.1f %7.1fx%n", proxy, running, d, g, d / g));
+    }
+}
