@@ -1,6 +1,7 @@
 package dev.gatun.cli.docker;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 import java.util.ArrayList;
@@ -8,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -99,6 +101,7 @@ class DockerHostBenchIT {
     }
 
     @Test
+    @Timeout(value = 3, unit = TimeUnit.HOURS) // Docker's side alone takes minutes to start 100 containers of 32 ports
     void dockerRunBesideRunningContainersDockersIptablesAgainstGatun() {
         int running = Integer.getInteger("gatun.measure.running", 100);
         int ports = Integer.getInteger("gatun.measure.ports", 32);
