@@ -121,6 +121,7 @@ class DockerHostBenchIT {
                 List<Side> sides = List.of(docker, gatun);
                 Map<String, Double> idle = measure(sides, samples, ports);
                 row(report, proxy, 0, idle);
+                System.out.println("measured: " + report.substring(report.lastIndexOf("\n", report.length() - 2) + 1).strip());
                 Map<String, Long> setup = new LinkedHashMap<>();
                 for (int c = 0; c < running; c++) {
                     for (Side side : sides) {
@@ -133,8 +134,24 @@ class DockerHostBenchIT {
                 }
                 Map<String, Double> busy = measure(sides, samples, ports);
                 row(report, proxy, running, busy);
-                setups.append(String.format(Locale.ROOT, "  setup, proxy %s: docker %.1f s, gatun %.1f s%n", proxy,
-                        setup.getOrDefault("docker", 0L) / 1e9, setup.getOrDefault("gatun", 0L) / 1e9));
+                // Printed as it comes: a run at full size takes long enough to want its figures early.
+                System.out.println("measured: " + report.substring(report.lastIndexOf("\n", report.length() - 2) + 1).strip());
+                // Taken down one by one, timed as the setup was: Docker's removal of its rules takes minutes at
+                // this size, longer than the lab's own cleanup waits for one command.
+                Map<String, Long> teardown = new LinkedHashMap<>();
+                for (int c = 0; c < running; c++) {
+                    for (Side side : sides) {
+                        long t0 = System.nanoTime();
+                        side.lab().dockerOk("rm", "-f", "bg" + c);
+                        teardown.merge(side.name(), System.nanoTime() - t0, Long::sum);
+                    }
+                }
+                String setupLine = String.format(Locale.ROOT, "  setup, proxy %s: docker %.1f s, gatun %.1f s;"
+                                + " docker rm -f of them: docker %.1f s, gatun %.1f s%n", proxy,
+                        setup.getOrDefault("docker", 0L) / 1e9, setup.getOrDefault("gatun", 0L) / 1e9,
+                        teardown.getOrDefault("docker", 0L) / 1e9, teardown.getOrDefault("gatun", 0L) / 1e9);
+                setups.append(setupLine);
+                System.out.println("measured: " + setupLine.strip());
             }
         }
         System.out.print(report.append(setups));
