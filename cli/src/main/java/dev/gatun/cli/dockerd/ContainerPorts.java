@@ -73,18 +73,14 @@ record ContainerPorts(String owner, String network, String networkId, Map<InetAd
     }
 
     /**
-     * What a container asked for when it was created ({@code HostConfig.PortBindings}), to the
-     * address {@code ip4} it has on network {@code network}: only the bindings that name their
-     * host port (a random one is known once dockerd chose it), only IPv4. For publishing while
-     * dockerd is still starting the container, before its recorded bindings can be read.
+     * What container {@code id} asked for when it was created ({@code hostConfig}: the host
+     * config dockerd wrote then), to the address {@code ip4} it has on network {@code network}:
+     * only the bindings that name their host port (a random one is known once dockerd chose it),
+     * only IPv4. For publishing while dockerd is still starting the container, before its
+     * recorded bindings can be read.
      */
-    static ContainerPorts requested(JsonNode created, String network, String networkId, InetAddress ip4) {
-        String id = created.path("Id").asText("");
-        if (id.isEmpty()) {
-            throw new InvalidInputException("a container's inspect document without an Id");
-        }
-        return new ContainerPorts(ownerOf(id), network, networkId, bindings(created.path("HostConfig").path("PortBindings"),
-                ip4, null));
+    static ContainerPorts requested(String id, JsonNode hostConfig, String network, String networkId, InetAddress ip4) {
+        return new ContainerPorts(ownerOf(id), network, networkId, bindings(hostConfig.path("PortBindings"), ip4, null));
     }
 
     /** The port specs of a bindings object ("80/tcp": [{HostIp, HostPort}]) by target address; ones without a host port left out. */

@@ -1,7 +1,6 @@
 package dev.gatun.cli.dockerd;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gatun.driver.AdoptedBridge;
 import dev.gatun.driver.GatunDriver;
 import dev.gatun.driver.PortMapping;
@@ -211,12 +210,11 @@ public final class DockerFollower implements AutoCloseable {
             alone(owner, "removing", () -> ports.remove(owner, held));
             return;
         }
-        if (type.equals("network") && action.equals("connect")) {
-            publishEarly(engine, event.path("Actor").path("ID").asText(""), id, held);
-        }
+        int early = type.equals("network") && action.equals("connect")
+                ? publishEarly(engine, event.path("Actor").path("ID").asText(""), id, held) : 0;
         // While dockerd starts the container, its inspect waits for the start to finish.
         JsonNode inspect = engine.inspect(id);
-        List<PortMapping> now = ports.current().getOrDefault(owner, List.of());
+        List<PortMapping> now = early == 0 ? held : ports.current().getOrDefault(owner, List.of());
         alone(owner, type + " " + action + ": publishing", () -> inspect == null ? ports.remove(owner, now)
                 : ports.apply(ours(engine, ContainerPorts.of(inspect)), now));
     }
@@ -228,17 +226,17 @@ public final class DockerFollower implements AutoCloseable {
      * in before {@code docker run} returns, as with Docker's own rules. What dockerd records at
      * the start (ports it chose, bindings on another network) is put in line right after.
      */
-    private void publishEarly(DockerEngine engine, String networkId, String id, List<PortMapping> held) {
+    private int publishEarly(DockerEngine engine, String networkId, String id, List<PortMapping> held) {
         if (networkId.isEmpty()) {
-            return;
+            return 0;
         }
         Optional<JsonNode> hostConfig = engine.createdHostConfig(id);
         if (hostConfig.isEmpty() || hostConfig.get().path("PortBindings").isEmpty()) {
-            return;
+            return 0;
         }
         JsonNode network = engine.get("/networks/" + networkId);
         if (network == null || !network.path("Driver").asText("").equals("bridge")) {
-            return;
+            return 0;
         }
         networkDrivers.put(networkId, "bridge");
         String name = network.path("Name").asText("");
@@ -246,11 +244,10 @@ public final class DockerFollower implements AutoCloseable {
         boolean itsOwn = mode.equals(name) || mode.equals(networkId) || (mode.equals("default") && name.equals("bridge"));
         String address = network.path("Containers").path(id).path("IPv4Address").asText("");
         if (!itsOwn || address.isEmpty()) {
-            return;
+            return 0;
         }
-        ObjectNode created = DockerEngine.JSON.createObjectNode().put("Id", id).set("HostConfig", hostConfig.get());
-        ContainerPorts early = ContainerPorts.requested(created, name, networkId, Prefix.parse(address).address());
-        alone(early.owner(), "network connect: publishing early", () -> ports.add(early, held, " at its network connect"));
+        ContainerPorts early = ContainerPorts.requested(id, hostConfig.get(), name, networkId, Prefix.parse(address).address());
+        return alone(early.owner(), "network connect: publishing early", () -> ports.add(early, held, " at its network connect"));
     }
 
     /** The container's ports if its network is one of Docker's bridge networks; none otherwise (a plugin's). */

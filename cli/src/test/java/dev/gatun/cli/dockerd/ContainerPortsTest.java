@@ -73,12 +73,12 @@ class ContainerPortsTest {
     }
     @Test
     void whatAContainerAskedForAtCreateIsItsNumberedPortsToTheAddressGiven() throws Exception {
-        ContainerPorts c = ContainerPorts.requested(json("""
-                {'Id': 'cc22', 'HostConfig': {'NetworkMode': 'default', 'PortBindings': {
+        ContainerPorts c = ContainerPorts.requested("cc22", json("""
+                {'NetworkMode': 'default', 'PortBindings': {
                    '80/tcp': [{'HostIp': '', 'HostPort': '8080'}],
                    '81/tcp': [{'HostIp': '', 'HostPort': ''}],
                    '53/udp': [{'HostIp': '127.0.0.1', 'HostPort': '5353'}],
-                   '443/tcp': [{'HostIp': '::', 'HostPort': '8443'}]}}}"""), "bridge", "n1", Prefix.address("172.17.0.3"));
+                   '443/tcp': [{'HostIp': '::', 'HostPort': '8443'}]}}"""), "bridge", "n1", Prefix.address("172.17.0.3"));
         assertThat(c.owner()).isEqualTo("docker:cc22");
         // 81 waits for the port dockerd chooses; [::]:8443 for an IPv6 address.
         assertThat(c.ports()).containsExactly(java.util.Map.entry(Prefix.address("172.17.0.3"),

@@ -118,23 +118,23 @@ final class Publisher implements AutoCloseable {
 
     /** Publishes to a container of {@code network}, whose name the returned mappings carry. */
     List<PortMapping> publish(String network, List<Wanted> mappings, String owner, HostPortCheck check) {
-        PortRequest.Publish asked = new PortRequest.Publish(network, List.copyOf(mappings), owner, check.asks());
-        if (!check.engineNames().isEmpty()) {
-            asked = new PortRequest.Publish(network, asked.mappings(), owner, true, engineSockets(asked, check.engineNames()));
-        }
-        return await(new Request(asked, new Outcome(), Thread.currentThread()));
+        List<Wanted> wanted = List.copyOf(mappings);
+        Set<Long> engine = check.engineNames().isEmpty() ? Set.of() : engineSockets(network, wanted, owner, check.engineNames());
+        return await(new Request(new PortRequest.Publish(network, wanted, owner, check.asks(), engine), new Outcome(),
+                Thread.currentThread()));
     }
 
     /**
-     * The sockets on the ports {@code asked} wants that a process of {@code engineNames} holds:
+     * The sockets on the ports of {@code wanted} that a process of {@code engineNames} holds:
      * found on this caller's thread before it queues, since naming a socket's process reads all
      * of /proc, which the leader must not do for everyone waiting. A socket that changes hands
      * after this is found again by the leader's own question, and then refused.
      */
-    private Set<Long> engineSockets(PortRequest.Publish asked, Set<String> engineNames) {
+    private Set<Long> engineSockets(String network, List<Wanted> wanted, String owner, Set<String> engineNames) {
         Set<Long> holding = new HashSet<>();
         try (HostSocketQuestion question = new HostSocketQuestion(host)) {
-            question.of(List.of(asked), hostAddresses.get()).forEach(s -> holding.add(s.inode()));
+            question.of(List.of(new PortRequest.Publish(network, wanted, owner, true)), hostAddresses.get())
+                    .forEach(s -> holding.add(s.inode()));
         }
         Set<Long> engine = new HashSet<>();
         SocketOwners.commandsOf(holding).forEach((inode, command) -> {

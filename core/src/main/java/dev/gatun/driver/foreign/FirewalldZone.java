@@ -8,7 +8,7 @@ import org.freedesktop.dbus.exceptions.DBusException;
 import org.freedesktop.dbus.exceptions.DBusExecutionException;
 import org.freedesktop.dbus.interfaces.DBusInterface;
 
-import java.util.ArrayList;
+import java.io.IOException;
 import java.util.List;
 import java.util.Optional;
 
@@ -75,11 +75,10 @@ final class FirewalldZone {
             return Optional.empty();
         }
         call("put bridge(s) " + String.join(", ", missing) + " in firewalld's zone " + ZONE, z -> {
-            List<String> zones = new ArrayList<>();
             for (String b : missing) {
-                zones.add(z.addInterface(ZONE, b));
+                z.addInterface(ZONE, b);
             }
-            return zones;
+            return null;
         });
         return Optional.of("bridge(s) " + String.join(", ", missing) + " in firewalld's zone " + ZONE);
     }
@@ -100,7 +99,7 @@ final class FirewalldZone {
             return call.on(bus.getRemoteObject(BUS_NAME, OBJECT, Zones.class));
         } catch (DBusException | DBusExecutionException e) {
             throw new GatunException("could not " + operation + " over D-Bus (" + busAddress + "): " + e.getMessage());
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new GatunException("could not " + operation + ": closing the D-Bus connection to " + busAddress
                     + " failed: " + e.getMessage());
         }
