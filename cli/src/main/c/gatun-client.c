@@ -5,7 +5,8 @@
  * The launcher execs it first. It finds the serve with a stat (the socket is named after the
  * namespace's inode) and sends one request: a command line to POST /v1/cli, or (CNI_COMMAND
  * set, as a container runtime executes a plugin) the CNI_* variables and the config on stdin
- * to POST /v1/cni. It prints what the serve's run printed (stdout, then stderr) and exits with
+ * to POST /v1/cni, or (`netavark VERB ...`, as netavark runs gatun's plugin file) the arguments
+ * and stdin to POST /v1/netavark. It prints what the serve's run printed (stdout, then stderr) and exits with
  * its exit code. Whenever it cannot (no serve, a stale socket, a command that runs where it is
  * typed, anything it does not understand) it falls back before anything ran: it execs the
  * launcher named by GATUN_LAUNCHER again with GATUN_NO_CLIENT=1, which runs the same in a JVM
@@ -209,10 +210,25 @@ static enum outcome answer(int fd, int *code) {
     return RAN;
 }
 
+/* The words after "netavark" that are the CLI's own, not a call of netavark's. */
+static int is_netavark_call(int argc, char **argv, int first) {
+    if (strcmp(argv[first], "netavark") != 0 || first + 1 >= argc) {
+        return 0;
+    }
+    const char *verb = argv[first + 1];
+    return strcmp(verb, "install") != 0 && strcmp(verb, "help") != 0 && strcmp(verb, "-h") != 0
+           && strcmp(verb, "--help") != 0;
+}
+
+static int netavark(int argc, char **argv, int first);
+
 /* A command line: each argument and a NUL byte, to POST /v1/cli of the serve of the namespace it names. */
 static int command(int argc, char **argv) {
     int first = 0;
     const char *netns = global_options(argc, argv, &first);
+    if (netns != NULL && netns[0] == '\0' && is_netavark_call(argc, argv, first)) {
+        return netavark(argc, argv, first);
+    }
     if (netns == NULL || !is_served(argv[first])) {
         return fall_back(argv);
     }
@@ -329,6 +345,56 @@ static int cni(char **argv) {
             printf("{\"cniVersion\": \"1.1.0\", \"code\": 11, \"msg\": \"the gatun serve on %s stopped answering while "
                    "it ran CNI %s, or gave an answer this client does not understand; try again\"}\n", addr.sun_path,
                    getenv("CNI_COMMAND"));
+            return 1;
+    }
+}
+
+/*
+ * A netavark plugin call (netavark runs the plugin file, which runs `gatun netavark VERB
+ * [NETNS]`): to POST /v1/netavark of the serve of this process's own namespace. Body: each
+ * argument after "netavark" and a NUL byte, one more NUL, then the JSON from stdin (none for
+ * info). Errors are netavark's error documents on stdout, as netavark reads them.
+ */
+static int netavark(int argc, char **argv, int first) {
+    struct sockaddr_un addr;
+    int fd = connect_serve("/proc/self/ns/net", &addr);
+    if (fd < 0) {
+        return fall_back(argv); /* no serve: stdin is untouched */
+    }
+    size_t args = 1;
+    for (int i = first + 1; i < argc; i++) {
+        args += strlen(argv[i]) + 1;
+    }
+    int info = strcmp(argv[first + 1], "info") == 0;
+    size_t len = args;
+    char *body = info ? malloc(args + 1) : read_all(0, args, &len);
+    if (body == NULL) {
+        close(fd);
+        printf("{\"error\": \"gatun: out of memory reading stdin\"}\n");
+        return 1;
+    }
+    char *p = body;
+    for (int i = first + 1; i < argc; i++) {
+        size_t n = strlen(argv[i]) + 1;
+        memcpy(p, argv[i], n);
+        p += n;
+    }
+    *p = '\0';
+    if (send_request(fd, "/v1/netavark", body, len) != 0) {
+        close(fd);
+        restore_stdin(body + args, len - args);
+        return fall_back(argv);
+    }
+    int code = 1;
+    switch (answer(fd, &code)) {
+        case RAN:
+            return code;
+        case REFUSED:
+            restore_stdin(body + args, len - args);
+            return fall_back(argv);
+        default:
+            printf("{\"error\": \"gatun %s: the gatun serve on %s stopped answering while it ran the call, or gave "
+                   "an answer this client does not understand; try again\"}\n", argv[first + 1], addr.sun_path);
             return 1;
     }
 }

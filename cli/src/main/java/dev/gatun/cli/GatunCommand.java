@@ -46,6 +46,7 @@ public final class GatunCommand {
         m.put("ruleset", RulesetCommand::new);
         m.put("serve", ServeCommand::new);
         m.put("cni", CniCommand::new);
+        m.put("netavark", NetavarkCommand::new);
         return m;
     }
 

@@ -2,12 +2,14 @@ package dev.gatun.cli;
 
 import dev.gatun.cli.api.ServeClient;
 import dev.gatun.cli.cni.CniMain;
+import dev.gatun.cli.netavark.NetavarkMain;
 import picocli.CommandLine;
 
 import java.io.PrintWriter;
 import java.io.Writer;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 
@@ -20,6 +22,10 @@ public final class Main {
         if (System.getenv("CNI_COMMAND") != null) {
             // Executed by a container runtime as a CNI plugin (a link named gatun in its CNI bin directory).
             System.exit(CniMain.run());
+        }
+        if (NetavarkMain.isPluginCall(args)) {
+            // Executed by netavark, through the plugin file gatun netavark install made.
+            System.exit(NetavarkMain.run(List.of(args).subList(1, args.length)));
         }
         OptionalInt served = ServeClient.forward(args, System.out, System.err);
         if (served.isPresent()) {

@@ -3,10 +3,16 @@ package dev.gatun.cli;
 import picocli.CommandLine.IVersionProvider;
 
 /** The version the jar was built as. */
-final class Version implements IVersionProvider {
+public final class Version implements IVersionProvider {
+
+    /** The jar's version, or "development build" outside a built jar. */
+    public static String text() {
+        String v = Version.class.getPackage().getImplementationVersion();
+        return v == null ? "development build" : v;
+    }
+
     @Override
     public String[] getVersion() {
-        String v = Version.class.getPackage().getImplementationVersion();
-        return new String[] {"gatun " + (v == null ? "development build" : v)};
+        return new String[] {"gatun " + text()};
     }
 }

@@ -1,5 +1,6 @@
 package dev.gatun.driver;
 
+import dev.gatun.rtnl.InterfaceNames;
 import dev.gatun.rtnl.MacAddress;
 import dev.gatun.rtnl.Prefix;
 
@@ -19,6 +20,15 @@ public record NetworkSpec(String name, String bridge, Prefix subnet4, InetAddres
     /** A network with every default: containers talk to each other, reach out, and are masqueraded. */
     public static NetworkSpec of(String name, Prefix subnet4) {
         return named(name).subnet4(subnet4).build();
+    }
+
+    /** The bridge a network named {@code name} gets when its spec names none. */
+    public static String defaultBridge(String name) {
+        String candidate = "gatun-" + name;
+        if (candidate.length() <= InterfaceNames.MAX_BYTES) {
+            return candidate;
+        }
+        return "gatun-" + Integer.toHexString(name.hashCode() & 0x7fffffff);
     }
 
     /** Starts a spec whose options are named one by one: {@code NetworkSpec.named("n1").subnet4(p).icc(false).build()}. */

@@ -10,6 +10,7 @@ import dev.gatun.cli.Json;
 import dev.gatun.cli.Main;
 import dev.gatun.cli.Served;
 import dev.gatun.cli.cni.CniPlugin;
+import dev.gatun.cli.netavark.NetavarkPlugin;
 import dev.gatun.cli.http.ErrorStatus;
 import dev.gatun.cli.http.UnixHttpServer;
 import dev.gatun.cli.service.Drivers;
@@ -86,6 +87,11 @@ public final class LocalApi extends Handler.Abstract {
                     throw new ApiRoutes.Refused(405, request.getMethod() + " is not allowed on /v1/cni (allowed: POST)");
                 }
                 cni(body, response, callback);
+            } else if (path.equals(ServeWire.NETAVARK_PATH)) {
+                if (!request.getMethod().equals("POST")) {
+                    throw new ApiRoutes.Refused(405, request.getMethod() + " is not allowed on /v1/netavark (allowed: POST)");
+                }
+                netavark(body, response, callback);
             } else {
                 rest(request, path, body, response, callback);
             }
@@ -138,6 +144,16 @@ public final class LocalApi extends Handler.Abstract {
         if (requestLog != null) {
             requestLog.accept("ran CNI " + call.env().get("CNI_COMMAND") + " " + call.env().getOrDefault("CNI_CONTAINERID", "")
                     + ": exit " + o.exitCode());
+        }
+        ranHere(new ServeWire.Printed(o.exitCode(), o.stdout(), o.stderr()), response, callback);
+    }
+
+    /** Runs a forwarded netavark plugin call ({@link ServeWire#netavarkCall}), answered as /v1/cli is. */
+    private void netavark(byte[] body, Response response, Callback callback) {
+        ServeWire.NetavarkCall call = ServeWire.netavarkCall(body);
+        NetavarkPlugin.Outcome o = NetavarkPlugin.run(call.args(), call.stdin(), Drivers.of(served.driver()));
+        if (requestLog != null) {
+            requestLog.accept("ran netavark " + String.join(" ", call.args()) + ": exit " + o.exitCode());
         }
         ranHere(new ServeWire.Printed(o.exitCode(), o.stdout(), o.stderr()), response, callback);
     }

@@ -73,6 +73,22 @@ public final class ServeClient {
     }
 
     /**
+     * Runs a netavark plugin call ({@code args} after {@code netavark}, {@code stdin} its JSON)
+     * in the serve of this process's namespace, as the C client sends it; empty when no serve
+     * runs it. A serve that stops answering mid-call is netavark's error document on stdout.
+     */
+    public static OptionalInt forwardNetavark(List<String> args, byte[] stdin, OutputStream out, OutputStream err) {
+        Path socket;
+        try {
+            socket = ServeSockets.of(NetworkNamespace.current().inode());
+        } catch (GatunException e) {
+            return OptionalInt.empty();
+        }
+        byte[] request = ServeWire.request(ServeWire.NETAVARK_PATH, ServeWire.netavarkCall(args, stdin));
+        return underStartLock(() -> post(socket, request, out, err, s -> netavarkStopped(s, args.getFirst())));
+    }
+
+    /**
      * Holds the start lock (shared) from before the look for a serve until this JVM exits when
      * the call runs here, so no serve starts reading the kernel in between (see StartLock).
      */
@@ -169,6 +185,13 @@ public final class ServeClient {
         return new Printed(1, new byte[0], ("gatun: the serve on " + socket + " stopped answering while it ran the command,"
                 + " or gave an answer this command does not understand; check the result with gatun ls\n")
                 .getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Part of the call may have run: netavark's error document, asking to try again. */
+    private static Printed netavarkStopped(Path socket, String verb) {
+        String message = "gatun " + verb + ": the gatun serve on " + socket + " stopped answering while it ran the call, "
+                + "or gave an answer this client does not understand; try again";
+        return new Printed(1, ("{\"error\": \"" + message + "\"}\n").getBytes(StandardCharsets.UTF_8), new byte[0]);
     }
 
     /** Part of the call may have run: a CNI error the runtime reads, asking it to try again. */

@@ -14,7 +14,8 @@ import java.util.Map;
 
 /**
  * The one-shot calls a serve runs for a client, as bytes, both ways: a command line
- * ({@code POST /v1/cli}) or a CNI call ({@code POST /v1/cni}) in, what it printed and its exit
+ * ({@code POST /v1/cli}), a CNI call ({@code POST /v1/cni}) or a netavark plugin call
+ * ({@code POST /v1/netavark}) in, what it printed and its exit
  * code out. {@link ServeClient} writes and reads them here, {@link LocalApi} reads and writes them
  * here; the C client ({@code src/main/c/gatun-client.c}) speaks the same, which ServeWireTest
  * holds against this class.
@@ -23,6 +24,7 @@ final class ServeWire {
 
     static final String CLI_PATH = "/v1/cli";
     static final String CNI_PATH = "/v1/cni";
+    static final String NETAVARK_PATH = "/v1/netavark";
     /** The exit code of what ran, in the reply. */
     static final String EXIT_CODE = "Gatun-Exit-Code";
     /** How many bytes of the reply's body are stdout; stderr follows them. */
@@ -42,6 +44,9 @@ final class ServeWire {
 
     /** A CNI call: its CNI_* variables and the config the runtime wrote on stdin. */
     record CniCall(Map<String, String> env, byte[] config) {}
+
+    /** A netavark plugin call: its arguments (the verb, the namespace's path) and the JSON netavark wrote on stdin. */
+    record NetavarkCall(List<String> args, byte[] stdin) {}
 
     private ServeWire() {}
 
@@ -118,6 +123,38 @@ final class ServeWire {
                     + "then the config");
         }
         return new CniCall(env, Arrays.copyOfRange(body, i + 1, body.length));
+    }
+
+    /** A netavark plugin call: each argument followed by a NUL byte, one more NUL byte, then stdin. */
+    static byte[] netavarkCall(List<String> args, byte[] stdin) {
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
+        body.writeBytes(commandLine(args));
+        body.write(0);
+        body.writeBytes(stdin);
+        return body.toByteArray();
+    }
+
+    static NetavarkCall netavarkCall(byte[] body) {
+        List<String> args = new ArrayList<>();
+        int start = 0;
+        int i = 0;
+        for (; i < body.length; i++) {
+            if (body[i] == 0) {
+                if (i == start) {
+                    break; // the empty argument: stdin follows
+                }
+                args.add(utf8(body, start, i));
+                start = i + 1;
+                if (args.size() > MAX_ARGS) {
+                    throw new ApiRoutes.Refused(400, "a netavark call of more than " + MAX_ARGS + " arguments");
+                }
+            }
+        }
+        if (i >= body.length || args.isEmpty()) {
+            throw new ApiRoutes.Refused(400, "a netavark call is its arguments, each ending with a NUL byte, an empty "
+                    + "one, then stdin");
+        }
+        return new NetavarkCall(args, Arrays.copyOfRange(body, i + 1, body.length));
     }
 
     /** The whole HTTP request of a call to {@code path}, as the C client sends it. */

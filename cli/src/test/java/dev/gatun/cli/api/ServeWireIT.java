@@ -187,6 +187,25 @@ class ServeWireIT {
     }
 
     @Test
+    void aNetavarkCallIsItsArgumentsThenStdin(NetworkNamespace host) throws Exception {
+        byte[] stdin = "{\"container_id\": \"c-1\", \"network\": {\"name\": \"web\"}}".getBytes(StandardCharsets.UTF_8);
+        List<String> args = List.of("setup", "/run/netns/netns-1234");
+        List<String> command = new ArrayList<>(List.of("ip", "netns", "exec", host.name(), client.toString(), "netavark"));
+        command.addAll(args);
+
+        Exchange e = exchange(host, command, Map.of(), stdin, ran(0, "{\"interfaces\": {}}\n", ""));
+
+        assertThat(e.request()).isEqualTo(ServeWire.request(ServeWire.NETAVARK_PATH, ServeWire.netavarkCall(args, stdin)));
+        String text = new String(e.request(), StandardCharsets.ISO_8859_1);
+        int body = text.indexOf("\r\n\r\n") + 4;
+        ServeWire.NetavarkCall call = ServeWire.netavarkCall(Arrays.copyOfRange(e.request(), body, e.request().length));
+        assertThat(call.args()).isEqualTo(args);
+        assertThat(call.stdin()).isEqualTo(stdin);
+        assertThat(e.exitCode()).isZero();
+        assertThat(e.stdout()).isEqualTo("{\"interfaces\": {}}\n");
+    }
+
+    @Test
     void aRefusalAndABrokenAnswerAreTheSameToBothReaders(NetworkNamespace host) throws Exception {
         List<String> command = List.of(client.toString(), "--netns", host.name(), "ls");
         byte[] refused = ("HTTP/1.1 421 Misdirected Request\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")

@@ -28,17 +28,17 @@ import static org.assertj.core.api.Assertions.assertThat;
  * a JVM; {@link PodmanCniServedIT} runs the same through a serve.
  */
 @ExtendWith(FreshNamespaces.class)
-class PodmanCniIT {
+public class PodmanCniIT {
 
-    static final String HOST_IP = "192.0.2.1";
-    static final String WEB = "echo hello-from-$HOSTNAME > /tmp/index.html; udpreply 53 udp-from-$HOSTNAME & "
+    public static final String HOST_IP = "192.0.2.1";
+    public static final String WEB = "echo hello-from-$HOSTNAME > /tmp/index.html; udpreply 53 udp-from-$HOSTNAME & "
             + "exec httpd -f -p 80 -h /tmp";
 
     void useHost(NetworkNamespace host) {
     }
 
     /** The outside: a namespace with a veth into the host namespace, which has 192.0.2.1 on its end. */
-    static void outside(NetworkNamespace host, NetworkNamespace outside) {
+    public static void outside(NetworkNamespace host, NetworkNamespace outside) {
         Oracle.in(host, "ip", "link", "add", "out0", "type", "veth", "peer", "name", "out1", "netns", outside.name());
         Oracle.in(host, "ip", "addr", "add", HOST_IP + "/24", "dev", "out0");
         Oracle.in(host, "ip", "link", "set", "out0", "up");
@@ -49,7 +49,7 @@ class PodmanCniIT {
     }
 
     /** What an HTTP GET from {@code ns} reads, retried for a while: a container's httpd starts after run -d returns. */
-    static String http(NetworkNamespace ns, String address, int port) throws InterruptedException {
+    public static String http(NetworkNamespace ns, String address, int port) throws InterruptedException {
         Oracle.Result r = null;
         for (int i = 0; i < 50; i++) {
             r = Oracle.tryIn(ns, "curl", "-s", "-m", "3", "http://" + address + ":" + port + "/");
@@ -62,7 +62,7 @@ class PodmanCniIT {
                 + r.exitCode() + " " + r.stderr());
     }
 
-    static String udp(NetworkNamespace ns, String address, int port) {
+    public static String udp(NetworkNamespace ns, String address, int port) {
         return ns.call(() -> {
             try (DatagramSocket socket = new DatagramSocket()) {
                 socket.setSoTimeout(300);
@@ -82,7 +82,7 @@ class PodmanCniIT {
         });
     }
 
-    static String elements(NetworkNamespace host) {
+    public static String elements(NetworkNamespace host) {
         return Oracle.tryIn(host, "nft", "list", "map", "inet", "gatun", "ports4").stdout();
     }
 

@@ -3,6 +3,7 @@ package dev.gatun.cli.cni;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.gatun.cli.bed.UdpReply;
 import dev.gatun.cli.docker.GatunCli;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.Bounded;
@@ -122,7 +123,7 @@ final class PodmanLab implements AutoCloseable {
                 Files.createDirectories(rootfs.resolve(d));
             }
             Files.copy(Path.of("/bin/busybox"), rootfs.resolve("bin/busybox"));
-            Files.writeString(dir.resolve("udpreply.c"), UDP_REPLY_C);
+            Files.writeString(dir.resolve("udpreply.c"), UdpReply.SOURCE);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -132,26 +133,6 @@ final class PodmanLab implements AutoCloseable {
         ok(run(List.of("tar", "-C", rootfs.toString(), "-cf", dir.resolve("rootfs.tar").toString(), ".")), "tar");
         podmanOk("import", "--change", "CMD [\"/bin/sh\"]", dir.resolve("rootfs.tar").toString(), IMAGE);
     }
-
-    /** A UDP server that answers each datagram with a fixed text; busybox has none. */
-    private static final String UDP_REPLY_C = """
-            #include <netinet/in.h>
-            #include <stdlib.h>
-            #include <string.h>
-            #include <sys/socket.h>
-            int main(int argc, char **argv) {
-                if (argc != 3) return 2;
-                int s = socket(AF_INET, SOCK_DGRAM, 0);
-                struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(atoi(argv[1]))};
-                if (s < 0 || bind(s, (struct sockaddr *) &a, sizeof a) != 0) return 1;
-                for (char buf[1500];;) {
-                    struct sockaddr_in peer;
-                    socklen_t len = sizeof peer;
-                    if (recvfrom(s, buf, sizeof buf, 0, (struct sockaddr *) &peer, &len) >= 0)
-                        sendto(s, argv[2], strlen(argv[2]), 0, (struct sockaddr *) &peer, len);
-                }
-            }
-            """;
 
     /** A conflist in the lab's CNI directory; its name is the network's. */
     void network(String name, String conflist) {

@@ -66,7 +66,15 @@ public final class GatunServe implements AutoCloseable {
             args.addAll(List.of("--docker-plugin", plugin));
         }
         args.addAll(List.of(serveOptions));
-        List<String> cmd = new ArrayList<>();
+        return startWith(List.of(), args, plugin);
+    }
+
+    /**
+     * Starts the launcher with {@code args} behind {@code prefix} (a command that runs it
+     * elsewhere: in the test bed, say) and waits until it is ready.
+     */
+    public static GatunServe startWith(List<String> prefix, List<String> args, String plugin) {
+        List<String> cmd = new ArrayList<>(prefix);
         cmd.add(GatunCli.launcher().toString());
         cmd.addAll(args);
         Process p;

@@ -49,7 +49,7 @@ final class BridgeNetworks {
         Prefix subnet6 = spec.subnet6() == null ? null : spec.subnet6().network();
         InetAddress gw4 = SubnetAllocator.gateway(spec.name(), subnet4, spec.gateway4());
         InetAddress gw6 = subnet6 == null ? null : SubnetAllocator.gateway(spec.name(), subnet6, spec.gateway6());
-        String bridge = spec.bridge() != null ? InterfaceNames.check(spec.bridge()) : defaultBridgeName(spec.name());
+        String bridge = spec.bridge() != null ? InterfaceNames.check(spec.bridge()) : NetworkSpec.defaultBridge(spec.name());
         List<Network> existing = list();
         for (Network n : existing) {
             if (n.name().equals(spec.name())) {
@@ -221,11 +221,4 @@ final class BridgeNetworks {
         }
     }
 
-    private static String defaultBridgeName(String network) {
-        String candidate = "gatun-" + network;
-        if (candidate.length() <= InterfaceNames.MAX_BYTES) {
-            return candidate;
-        }
-        return "gatun-" + Integer.toHexString(network.hashCode() & 0x7fffffff);
-    }
 }

@@ -1,0 +1,201 @@
+package dev.gatun.cli.netavark;
+
+import dev.gatun.cli.bed.DebianBed;
+import dev.gatun.cli.bed.UdpReply;
+import dev.gatun.cli.docker.GatunCli;
+import dev.gatun.cli.docker.GatunServe;
+import dev.gatun.netns.NetworkNamespace;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * Podman 5 with netavark (Debian 13's, from the test bed) confined to one test: rootful, in the
+ * test's host namespace, its storage, run and temporary directories and its network config
+ * directory in a directory of the lab's own, netavark's plugin directory holding the plugin file
+ * of {@code gatun netavark install}, runc and cgroupfs (cgroups v1 here), an image imported from
+ * a busybox-static rootfs with a small UDP responder (nothing pulled). Optionally a {@code gatun
+ * serve} inside the bed, which the plugin's calls then go through. {@link #close()} removes every
+ * container and network and leaves the bed.
+ */
+final class Podman5Lab implements AutoCloseable {
+
+    static final String IMAGE = "localhost/gatun-test/busybox:latest";
+
+    final NetworkNamespace host;
+    /** Short: conmon's socket paths under it must fit in 108 bytes. */
+    final Path dir;
+    final Path plugins;
+    final DebianBed bed;
+    private GatunServe serve;
+
+    private Podman5Lab(NetworkNamespace host, Path dir, DebianBed bed) {
+        this.host = host;
+        this.dir = dir;
+        this.plugins = dir.resolve("plugins");
+        this.bed = bed;
+    }
+
+    static Podman5Lab start(NetworkNamespace host, boolean served) {
+        Path dir;
+        try {
+            dir = Files.createTempDirectory(Path.of("/tmp"), "gp5");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        DebianBed bed;
+        try {
+            bed = DebianBed.enter(host, List.of(dir));
+        } catch (RuntimeException | Error e) {
+            delete(dir);
+            throw e;
+        }
+        Podman5Lab lab = new Podman5Lab(host, dir, bed);
+        try {
+            lab.prepare(served);
+            return lab;
+        } catch (RuntimeException | Error e) {
+            lab.close();
+            throw e;
+        }
+    }
+
+    private void prepare(boolean served) {
+        try {
+            Files.createDirectories(dir.resolve("networks"));
+            Files.writeString(dir.resolve("containers.conf"), """
+                    [network]
+                    network_backend = "netavark"
+                    netavark_plugin_dirs = ["%s"]
+                    network_config_dir = "%s"
+                    [engine]
+                    runtime = "runc"
+                    cgroup_manager = "cgroupfs"
+                    events_logger = "file"
+                    [containers]
+                    log_driver = "k8s-file"
+                    """.formatted(plugins, dir.resolve("networks")));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        GatunCli.ok("netavark", "install", "--plugin-dir", plugins.toString());
+        importImage();
+        if (served) {
+            serve = GatunServe.startWith(bed.command(Map.of(), List.of()), List.of("serve", "--log-requests"), null);
+        }
+    }
+
+    private void importImage() {
+        Path rootfs = dir.resolve("rootfs");
+        try {
+            for (String d : List.of("bin", "etc", "tmp", "root")) {
+                Files.createDirectories(rootfs.resolve(d));
+            }
+            // The host's busybox-static (Debian 12's): Debian 13's has no nc.
+            Files.copy(Path.of("/bin/busybox"), rootfs.resolve("bin/busybox"));
+            Files.writeString(dir.resolve("udpreply.c"), UdpReply.SOURCE);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        UdpReply.host(List.of("chroot", rootfs.toString(), "/bin/busybox", "--install", "-s", "/bin"));
+        UdpReply.host(List.of("gcc", "-static", "-O2", "-o", rootfs.resolve("bin/udpreply").toString(),
+                dir.resolve("udpreply.c").toString()));
+        UdpReply.host(List.of("tar", "-C", rootfs.toString(), "-cf", dir.resolve("rootfs.tar").toString(), "."));
+        podmanOk("import", "--change", "CMD [\"/bin/sh\"]", dir.resolve("rootfs.tar").toString(), IMAGE);
+    }
+
+    /** The serve the plugin's calls go through, or null. */
+    GatunServe serve() {
+        return serve;
+    }
+
+    DebianBed.Result podman(String... args) {
+        List<String> cmd = new ArrayList<>(List.of("/usr/bin/podman", "--root", dir.resolve("root").toString(),
+                "--runroot", dir.resolve("run").toString(), "--tmpdir", dir.resolve("tmp").toString(),
+                "--storage-driver", "vfs"));
+        cmd.addAll(List.of(args));
+        return bed.run(Map.of("CONTAINERS_CONF", dir.resolve("containers.conf").toString(),
+                "PODMAN_IGNORE_CGROUPSV1_WARNING", "1"), Duration.ofSeconds(300), cmd);
+    }
+
+    DebianBed.Result podmanOk(String... args) {
+        DebianBed.Result r = podman(args);
+        if (r.code() != 0) {
+            throw new AssertionError("podman " + String.join(" ", args) + " exited " + r.code() + "\nstdout: " + r.out()
+                    + "\nstderr: " + r.err());
+        }
+        return r;
+    }
+
+    /** {@code podman run -d} of the lab's image with {@code publish} as -p options. */
+    DebianBed.Result runDetached(String name, String network, List<String> publish, String... command) {
+        List<String> args = new ArrayList<>(List.of("run", "-d", "--name", name, "--network", network));
+        for (String p : publish) {
+            args.add("-p");
+            args.add(p);
+        }
+        args.add(IMAGE);
+        args.addAll(List.of(command));
+        return podman(args.toArray(String[]::new));
+    }
+
+    /** The plugin file, run in the bed as netavark runs it, with {@code stdin}. */
+    DebianBed.Result plugin(String stdin, String... args) {
+        Path in = dir.resolve("stdin.json");
+        try {
+            Files.writeString(in, stdin);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        List<String> cmd = new ArrayList<>(List.of("/bin/sh", "-c", "exec \"$0\" \"$@\" < " + in, plugins.resolve("gatun")
+                .toString()));
+        cmd.addAll(List.of(args));
+        return bed.run(Map.of(), Duration.ofSeconds(120), cmd);
+    }
+
+    @Override
+    public void close() {
+        AssertionError failure = null;
+        try {
+            if (Files.isDirectory(dir.resolve("root"))) {
+                DebianBed.Result rm = podman("rm", "-a", "-f", "-t", "0");
+                if (rm.code() != 0) {
+                    failure = new AssertionError("podman rm -af failed: " + rm.err());
+                }
+            }
+            if (serve != null) {
+                serve.close();
+            }
+        } catch (RuntimeException | Error e) {
+            failure = new AssertionError("cleaning the Podman 5 lab failed", e);
+        } finally {
+            try {
+                bed.close();
+            } catch (AssertionError e) {
+                failure = failure != null ? failure : e;
+            }
+            delete(dir);
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    private static void delete(Path dir) {
+        try (Stream<Path> all = Files.walk(dir)) {
+            for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,238 @@
+package dev.gatun.cli.netavark;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.gatun.cli.bed.DebianBed;
+import dev.gatun.cli.cni.PodmanCniIT;
+import dev.gatun.cli.docker.GatunCli;
+import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.testing.Bounded;
+import dev.gatun.testing.FreshNamespaces;
+import dev.gatun.testing.Oracle;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Real Podman 5.4 with netavark 1.14 (the test bed's) handing networks of driver gatun to
+ * gatun's netavark plugin, driven as a user drives Podman: {@code podman network create -d
+ * gatun}, {@code podman run -p}, {@code podman port}, {@code podman rm -f}, {@code podman network
+ * rm}. Traffic from an outside namespace (a veth into the host namespace, 192.0.2.1), from the
+ * host's 127.0.0.1 and hairpin from a sibling. Without a serve here: each plugin call is a JVM;
+ * {@link PodmanNetavarkServedIT} runs the same through a serve.
+ */
+@ExtendWith(FreshNamespaces.class)
+class PodmanNetavarkIT {
+
+    static final String HOST_IP = PodmanCniIT.HOST_IP;
+    static final String WEB = PodmanCniIT.WEB;
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    boolean served() {
+        return false;
+    }
+
+    /** Called after each test's Podman work, with the lab still open: a served run checks its serve ran the calls. */
+    void checkServed(Podman5Lab lab, String verb, int calls) throws InterruptedException {
+    }
+
+    @Test
+    void publishedPortsAnswerAndRemovalLeavesNothing(NetworkNamespace host, NetworkNamespace out) throws Exception {
+        PodmanCniIT.outside(host, out);
+        String linksBefore = links(host);
+        try (Podman5Lab lab = Podman5Lab.start(host, served())) {
+            lab.podmanOk("network", "create", "-d", "gatun", "--disable-dns", "web");
+            JsonNode net = JSON.readTree(lab.podmanOk("network", "inspect", "web").out()).get(0);
+            assertThat(net.path("driver").asText()).isEqualTo("gatun");
+            assertThat(net.path("network_interface").asText()).isEqualTo("gatun-web");
+            String subnet = net.path("subnets").get(0).path("subnet").asText();
+            String gateway = net.path("subnets").get(0).path("gateway").asText();
+            assertThat(subnet).isEqualTo("10.90.0.0/24");
+            assertThat(gateway).isEqualTo("10.90.0.1");
+
+            lab.podmanOk("run", "-d", "--name", "web", "--network", "web", "-p", "8080:80", "-p", "5353:53/udp",
+                    "-p", "80", Podman5Lab.IMAGE, "sh", "-c", WEB);
+            assertThat(PodmanCniIT.http(out, HOST_IP, 8080)).startsWith("hello-from-");
+            assertThat(PodmanCniIT.udp(out, HOST_IP, 5353)).startsWith("udp-from-");
+            assertThat(PodmanCniIT.http(host, "127.0.0.1", 8080)).startsWith("hello-from-");
+            String ports = lab.podmanOk("port", "web").out();
+            assertThat(ports).contains("80/tcp -> 0.0.0.0:8080").contains("53/udp -> 0.0.0.0:5353");
+            Matcher random = Pattern.compile("80/tcp -> 0\\.0\\.0\\.0:(?!8080\\b)(\\d+)").matcher(ports);
+            assertThat(random.find()).as("podman port lists the random host port of -p 80: " + ports).isTrue();
+            assertThat(PodmanCniIT.http(out, HOST_IP, Integer.parseInt(random.group(1)))).startsWith("hello-from-");
+
+            JsonNode inspect = JSON.readTree(lab.podmanOk("inspect", "web").out()).get(0);
+            JsonNode onWeb = inspect.path("NetworkSettings").path("Networks").path("web");
+            String ip = onWeb.path("IPAddress").asText();
+            assertThat(ip).startsWith("10.90.0.");
+            assertThat(onWeb.path("Gateway").asText()).isEqualTo(gateway);
+            assertThat(Oracle.in(host, "ip", "-o", "link", "show", "gatun-web")).contains("gatun-web");
+            assertThat(PodmanCniIT.elements(host)).contains("tcp . 8080").contains("udp . 5353").contains(ip);
+
+            // Hairpin: a container of the same bridge, through the host's published port.
+            lab.podmanOk("run", "-d", "--name", "sibling", "--network", "web", Podman5Lab.IMAGE, "sleep", "600");
+            DebianBed.Result hairpin = null;
+            for (int i = 0; i < 30; i++) {
+                hairpin = lab.podman("exec", "sibling", "sh", "-c", "printf 'GET / HTTP/1.0\\r\\n\\r\\n' | nc -w 3 "
+                        + HOST_IP + " 8080");
+                if (hairpin.code() == 0 && hairpin.out().contains("hello-from-")) {
+                    break;
+                }
+                Thread.sleep(100);
+            }
+            assertThat(hairpin.out()).as(hairpin.err()).startsWith("HTTP/1.1 200").contains("hello-from-");
+            checkServed(lab, "setup", 2);
+
+            lab.podmanOk("rm", "-f", "-t", "0", "web", "sibling");
+            assertThat(PodmanCniIT.elements(host)).doesNotContain("8080").doesNotContain("5353").doesNotContain(ip);
+            assertThat(links(host)).as("the bridge and every veth go with the last container").isEqualTo(linksBefore);
+            checkServed(lab, "teardown", 2);
+            lab.podmanOk("network", "rm", "web");
+            assertThat(lab.podmanOk("network", "ls", "--format", "{{.Name}}").out()).doesNotContain("web");
+            assertThat(Oracle.in(host, "nft", "list", "ruleset")).doesNotContain("10.90.0.");
+        }
+    }
+
+    @Test
+    void twentyContainersStartedAtOnceWithFourPortsEachAllAnswer(NetworkNamespace host, NetworkNamespace out)
+            throws Exception {
+        PodmanCniIT.outside(host, out);
+        try (Podman5Lab lab = Podman5Lab.start(host, served())) {
+            lab.podmanOk("network", "create", "-d", "gatun", "--disable-dns", "--subnet", "10.91.0.0/24", "many");
+            String serve = "echo hello-from-$HOSTNAME > /tmp/index.html; for p in 80 81 82; do httpd -p $p -h /tmp; done; "
+                    + "exec httpd -f -p 83 -h /tmp";
+            List<CompletableFuture<DebianBed.Result>> runs = new ArrayList<>();
+            try (ExecutorService pool = Executors.newFixedThreadPool(20)) {
+                for (int c = 0; c < 20; c++) {
+                    List<String> ports = new ArrayList<>();
+                    for (int k = 0; k < 4; k++) {
+                        ports.add((20000 + c * 4 + k) + ":" + (80 + k));
+                    }
+                    String name = "m" + c;
+                    runs.add(CompletableFuture.supplyAsync(() -> lab.runDetached(name, "many", ports, "sh", "-c", serve),
+                            pool));
+                }
+            }
+            for (CompletableFuture<DebianBed.Result> r : runs) {
+                DebianBed.Result done = Bounded.get(r, "podman run of a container with four ports");
+                assertThat(done.code()).as(done.err()).isZero();
+            }
+            for (int c = 0; c < 20; c++) {
+                for (int k = 0; k < 4; k++) {
+                    assertThat(PodmanCniIT.http(out, HOST_IP, 20000 + c * 4 + k)).as("container m" + c + " port " + (80 + k))
+                            .startsWith("hello-from-");
+                }
+            }
+            checkServed(lab, "setup", 20);
+            lab.podmanOk("rm", "-a", "-f", "-t", "0");
+            assertThat(PodmanCniIT.elements(host)).doesNotContain("comment");
+        }
+    }
+
+    @Test
+    void aHostPortHeldByAnotherProcessIsRefusedWithASentencePodmanPrints(NetworkNamespace host) throws Exception {
+        try (Podman5Lab lab = Podman5Lab.start(host, served())) {
+            lab.podmanOk("network", "create", "-d", "gatun", "--disable-dns", "held");
+            Oracle.in(host, "ip", "link", "set", "lo", "up");
+            String rulesBefore = Oracle.in(host, "nft", "list", "ruleset");
+            DebianBed.Result refused = host.call(() -> {
+                try (ServerSocket squatter = new ServerSocket()) {
+                    squatter.bind(new InetSocketAddress("0.0.0.0", 9090));
+                    return lab.runDetached("late", "held", List.of("9090:80"), "sleep", "600");
+                }
+            });
+            assertThat(refused.code()).isNotZero();
+            assertThat(refused.err()).contains("9090");
+            // The port held by a running container of this network: refused too, and the holder keeps it.
+            lab.podmanOk("run", "-d", "--name", "first", "--network", "held", "-p", "9191:80", Podman5Lab.IMAGE, "sh",
+                    "-c", WEB);
+            DebianBed.Result second = lab.runDetached("second", "held", List.of("9191:80"), "sleep", "600");
+            assertThat(second.code()).isNotZero();
+            assertThat(second.err()).contains("9191");
+            assertThat(PodmanCniIT.http(host, "127.0.0.1", 9191)).startsWith("hello-from-");
+            // A port no socket holds but gatun maps for another owner: gatun's plugin refuses, and Podman says why.
+            GatunCli.ok("--netns", host.name(), "publish", "held", "10.90.0.250", "-p", "9292:80", "--owner", "deploy-7");
+            DebianBed.Result mapped = lab.runDetached("third", "held", List.of("9292:80"), "sleep", "600");
+            assertThat(mapped.code()).isNotZero();
+            assertThat(mapped.err()).contains("gatun setup").contains("9292").contains("deploy-7");
+            GatunCli.ok("--netns", host.name(), "unpublish", "held", "10.90.0.250", "--owner", "deploy-7");
+            lab.podman("rm", "-f", "-t", "0", "late", "second", "third");
+            lab.podmanOk("rm", "-f", "-t", "0", "first");
+            assertThat(Oracle.in(host, "nft", "list", "ruleset")).as("nothing of the refused runs stayed")
+                    .isEqualTo(rulesBefore);
+        }
+    }
+
+    @Test
+    void badInputIsNetavarksErrorDocumentAndChangesNothing(NetworkNamespace host) throws Exception {
+        try (Podman5Lab lab = Podman5Lab.start(host, served())) {
+            String rulesBefore = Oracle.in(host, "nft", "list", "ruleset");
+            DebianBed.Result dns = lab.podman("network", "create", "-d", "gatun", "named");
+            assertThat(dns.code()).isNotZero();
+            assertThat(dns.err()).contains("cannot resolve container names").contains("--disable-dns");
+            DebianBed.Result subnet = lab.podman("network", "create", "-d", "gatun", "--disable-dns", "--subnet",
+                    "10.92.0.1/24", "bad");
+            assertThat(subnet.code()).isNotZero();
+            assertThat(subnet.err()).contains("10.92.0.1/24").contains("host bits");
+            DebianBed.Result option = lab.podman("network", "create", "-d", "gatun", "--disable-dns", "-o", "colour=blue",
+                    "bad");
+            assertThat(option.code()).isNotZero();
+            assertThat(option.err()).contains("unknown option colour").contains("gatun.icc");
+            assertThat(lab.podmanOk("network", "ls", "--format", "{{.Name}}").out()).doesNotContain("named")
+                    .doesNotContain("bad");
+
+            // netavark's own calls, with what Podman would never send.
+            String network = """
+                    {"name": "direct", "id": "1", "driver": "gatun", "network_interface": "gatun-direct",
+                     "subnets": [{"subnet": "10.93.0.0/24", "gateway": "10.93.0.1"}], "ipv6_enabled": false,
+                     "internal": false, "dns_enabled": false, "ipam_options": {"driver": "host-local"}}""";
+            String setup = """
+                    {"container_id": "c0ffee", "container_name": "direct", "network": %s,
+                     "network_options": {"interface_name": "eth0", "static_ips": ["10.93.0.5"]},
+                     "port_mappings": [{"container_port": 80, "host_ip": "", "host_port": 70000, "protocol": "tcp",
+                                        "range": 1}]}""".formatted(network);
+            Oracle.in(host, "ip", "netns", "add", "gp5-direct");
+            try {
+                assertError(lab.plugin(setup, "setup", "/run/netns/gp5-direct"), "70000");
+                assertError(lab.plugin("{\"name\": ", "setup", "/run/netns/gp5-direct"), "not JSON");
+                assertError(lab.plugin(setup, "frobnicate"), "unknown subcommand 'frobnicate'");
+                assertError(lab.plugin(setup.replace("10.93.0.5", "10.99.0.5").replace("70000", "8080"), "setup",
+                        "/run/netns/gp5-direct"), "10.99.0.5");
+                assertThat(Oracle.in(host, "nft", "list", "ruleset")).as("nothing changed").isEqualTo(rulesBefore);
+                assertThat(Oracle.in(host, "ip", "-o", "link", "show")).doesNotContain("gatun-direct");
+                // teardown of what is not there, and with the namespace gone: nothing to do, no error, twice.
+                String good = setup.replace("70000", "8080");
+                for (int i = 0; i < 2; i++) {
+                    DebianBed.Result t = lab.plugin(good, "teardown", "/run/netns/no-such-namespace");
+                    assertThat(t.code()).as(t.out() + t.err()).isZero();
+                    assertThat(t.out()).isEmpty();
+                }
+            } finally {
+                Oracle.in(host, "ip", "netns", "del", "gp5-direct");
+            }
+        }
+    }
+
+    private static void assertError(DebianBed.Result r, String says) throws Exception {
+        assertThat(r.code()).as(r.out() + r.err()).isEqualTo(1);
+        JsonNode doc = JSON.readTree(r.out());
+        assertThat(doc.path("error").asText()).contains(says);
+        assertThat(doc.size()).as("netavark's error document has one field: " + r.out()).isEqualTo(1);
+    }
+
+    static String links(NetworkNamespace host) {
+        return String.join("\n", Oracle.in(host, "ip", "-o", "link", "show").lines()
+                .map(l -> l.replaceAll("^\\d+: ", "").replaceAll("\\\\.*", "")).sorted().toList());
+    }
+}
