@@ -23,7 +23,7 @@ import java.util.Map;
                         + "'gatun info' with JSON on stdin; the plugin file runs 'gatun netavark VERB ...', which "
                         + "forwards to the gatun serve of its namespace when one runs and runs in a JVM otherwise."},
         subcommands = NetavarkCommand.Install.class,
-        footer = {"", "Examples:", "  gatun netavark install", "  gatun netavark install --plugin-dir /usr/local/lib/netavark",
+        footer = {"", "Examples:", "  gatun netavark install", "  gatun netavark install --plugin-dir /etc/containers/netavark-plugins",
                 "  gatun netavark info"})
 final class NetavarkCommand {
 
@@ -41,9 +41,9 @@ final class NetavarkCommand {
     static final class Install extends Base {
 
         @Option(names = "--plugin-dir", paramLabel = "DIR",
-                description = "Where netavark looks for plugins (default: /usr/local/lib/netavark, the first of "
+                description = "Where netavark looks for plugins (default: /usr/local/libexec/netavark, the first of "
                         + "Podman's default netavark_plugin_dirs).")
-        Path pluginDir = Path.of("/usr/local/lib/netavark");
+        Path pluginDir = Path.of("/usr/local/libexec/netavark");
 
         @Override
         public Integer call() {

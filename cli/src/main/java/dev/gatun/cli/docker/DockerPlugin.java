@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gatun.GatunException;
 import dev.gatun.InvalidInputException;
+import dev.gatun.cli.DriverOptions;
 import dev.gatun.cli.Failure;
 import dev.gatun.cli.http.ErrorStatus;
 import dev.gatun.driver.ConflictException;
@@ -154,13 +155,13 @@ public final class DockerPlugin {
             Map.Entry<String, JsonNode> o = it.next();
             String value = o.getValue().asText();
             switch (o.getKey()) {
-                case "gatun.bridge" -> bridge = value;
-                case "gatun.mtu" -> mtu = number("gatun.mtu", value);
-                case "gatun.icc" -> icc = flag("gatun.icc", value);
+                case DriverOptions.BRIDGE -> bridge = value;
+                case DriverOptions.MTU -> mtu = DriverOptions.number(DriverOptions.MTU, value);
+                case DriverOptions.ICC -> icc = DriverOptions.flag(DriverOptions.ICC, value);
                 default -> {
                     if (o.getKey().startsWith("gatun.")) {
                         throw new InvalidInputException("unknown option " + o.getKey()
-                                + " (gatun honours gatun.bridge, gatun.mtu and gatun.icc)");
+                                + " (gatun honours " + DriverOptions.ALL + ")");
                     }
                 }
             }
@@ -377,21 +378,5 @@ public final class DockerPlugin {
 
     private static JsonNode first(JsonNode list) {
         return list.isArray() && !list.isEmpty() ? list.get(0) : null;
-    }
-
-    private static int number(String option, String value) {
-        try {
-            return Integer.parseInt(value);
-        } catch (NumberFormatException e) {
-            throw new InvalidInputException("option " + option + "=" + value + " is not a number");
-        }
-    }
-
-    private static boolean flag(String option, String value) {
-        return switch (value) {
-            case "true" -> true;
-            case "false" -> false;
-            default -> throw new InvalidInputException("option " + option + "=" + value + " must be true or false");
-        };
     }
 }

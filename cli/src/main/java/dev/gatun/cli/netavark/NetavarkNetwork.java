@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gatun.InetText;
 import dev.gatun.InvalidInputException;
+import dev.gatun.cli.DriverOptions;
 import dev.gatun.driver.Network;
 import dev.gatun.driver.NetworkSpec;
 import dev.gatun.rtnl.InterfaceNames;
@@ -24,11 +25,6 @@ import java.util.Map;
  * at {@code setup} it is the spec gatun's network is made from, the first time.
  */
 record NetavarkNetwork(ObjectNode raw, NetworkSpec spec) {
-
-    /** The options {@code -o} may give, named as for the Docker plugin. */
-    static final String BRIDGE = "gatun.bridge";
-    static final String MTU = "gatun.mtu";
-    static final String ICC = "gatun.icc";
 
     /** Where a network without {@code --subnet} gets its /24 from: next to Podman's own 10.88 and 10.89. */
     static final Prefix POOL = Prefix.parse("10.90.0.0/16");
@@ -89,17 +85,17 @@ record NetavarkNetwork(ObjectNode raw, NetworkSpec spec) {
             Map.Entry<String, JsonNode> o = it.next();
             String value = o.getValue().asText();
             switch (o.getKey()) {
-                case BRIDGE -> {
+                case DriverOptions.BRIDGE -> {
                     if (bridge != null && !bridge.equals(value)) {
-                        throw new InvalidInputException("option " + BRIDGE + "=" + value + " and --interface-name "
+                        throw new InvalidInputException("option " + DriverOptions.BRIDGE + "=" + value + " and --interface-name "
                                 + bridge + " name different bridges");
                     }
                     bridge = value;
                 }
-                case MTU -> spec.mtu(number(MTU, value));
-                case ICC -> spec.icc(flag(ICC, value));
+                case DriverOptions.MTU -> spec.mtu(DriverOptions.number(DriverOptions.MTU, value));
+                case DriverOptions.ICC -> spec.icc(DriverOptions.flag(DriverOptions.ICC, value));
                 default -> throw new InvalidInputException("unknown option " + o.getKey() + " (a gatun network takes "
-                        + BRIDGE + ", " + MTU + " and " + ICC + ")");
+                        + DriverOptions.ALL + ")");
             }
         }
         if (bridge != null) {
@@ -198,21 +194,5 @@ record NetavarkNetwork(ObjectNode raw, NetworkSpec spec) {
 
     static boolean isIpv4(InetAddress a) {
         return a instanceof Inet4Address;
-    }
-
-    private static int number(String option, String value) {
-        try {
-            return Integer.parseInt(value);
-        } catch (NumberFormatException e) {
-            throw new InvalidInputException("option " + option + "=" + value + " is not a number");
-        }
-    }
-
-    private static boolean flag(String option, String value) {
-        return switch (value) {
-            case "true" -> true;
-            case "false" -> false;
-            default -> throw new InvalidInputException("option " + option + "=" + value + " must be true or false");
-        };
     }
 }

@@ -70,13 +70,18 @@ class DockerHostIT {
         void run(DockerLab lab, NetworkNamespace outside) throws Exception;
     }
 
-    private static void inLab(LabTest test) throws Exception {
+    /** Whether the lab's dockerd is Debian 13's dockerd 26 from the test bed ({@link DockerHost26IT}) rather than 20.10. */
+    boolean inBed() {
+        return false;
+    }
+
+    private void inLab(LabTest test) throws Exception {
         inLab(DockerLab.Networking.GATUN_FOLLOWS, test);
     }
 
-    private static void inLab(DockerLab.Networking networking, LabTest test) throws Exception {
+    private void inLab(DockerLab.Networking networking, LabTest test) throws Exception {
         String outsideName = FreshNamespaces.PREFIX + "out-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
-        DockerLab lab = DockerLab.start(networking);
+        DockerLab lab = DockerLab.start(networking, inBed());
         try {
             NetworkNamespace outside = NamedNamespaces.create(outsideName);
             Lab.connectOutside(NetworkNamespace.named(lab.namespace()), outside);

@@ -1,5 +1,7 @@
 package dev.gatun.cli.docker;
 
+import dev.gatun.cli.bed.DebianBed;
+import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.Daemons;
 import dev.gatun.testing.FreshNamespaces;
 import org.junit.jupiter.api.Assumptions;
@@ -145,16 +147,20 @@ public final class DockerLab implements AutoCloseable {
     private final Path dir;
     private final Path nsPath;
     private final Networking networking;
+    /** Debian 13's dockerd 26 and containerd 1.7 from the test bed, when the lab runs them there. */
+    private final boolean inBed;
+    private DebianBed bed;
     private Process containerd;
     private Process dockerd;
     private List<String> dockerdCommand;
     private long dockerdReadyNanos;
 
-    private DockerLab(String name, Path dir, Networking networking) {
+    private DockerLab(String name, Path dir, Networking networking, boolean inBed) {
         this.name = name;
         this.dir = dir;
         this.nsPath = Path.of("/run/netns", name);
         this.networking = networking;
+        this.inBed = inBed;
     }
 
     // ---- availability -------------------------------------------------------------------
@@ -215,8 +221,18 @@ public final class DockerLab implements AutoCloseable {
         return start(Networking.NONE);
     }
 
-    /** Starts a lab whose dockerd does {@code networking}. */
+    /** Starts a lab whose dockerd (Debian 12's, 20.10) does {@code networking}. */
     public static DockerLab start(Networking networking) {
+        return start(networking, false);
+    }
+
+    /**
+     * Starts a lab whose dockerd does {@code networking}: Debian 12's (20.10), or with {@code
+     * inBed} Debian 13's dockerd 26 and containerd 1.7 from the test bed ({@link DebianBed}),
+     * entered in the lab's namespace with the lab's directory at the same path; the docker CLI,
+     * the API socket and the data root are the same to the test either way.
+     */
+    public static DockerLab start(Networking networking, boolean inBed) {
         requireAvailable(networking);
         String name = "gatun-dk-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
         Path dir;
@@ -226,7 +242,7 @@ public final class DockerLab implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        DockerLab lab = new DockerLab(name, dir, networking);
+        DockerLab lab = new DockerLab(name, dir, networking, inBed);
         try {
             lab.startAll();
             return lab;
@@ -260,13 +276,17 @@ public final class DockerLab implements AutoCloseable {
                     [plugins."io.containerd.internal.v1.opt"]
                       path = "%1$s/ctd/opt"
                     """.formatted(dir, containerdSocket()));
-            // Not /etc/docker/daemon.json, and the trust key not in /etc/docker/key.json.
-            Files.writeString(dir.resolve("daemon.json"),
-                    "{\"deprecated-key-path\": \"%s\"}\n".formatted(dir.resolve("key.json")));
+            // Not /etc/docker/daemon.json, and the trust key not in /etc/docker/key.json (dockerd 26
+            // keeps no trust key, and refuses the option).
+            Files.writeString(dir.resolve("daemon.json"), inBed ? "{}\n"
+                    : "{\"deprecated-key-path\": \"%s\"}\n".formatted(dir.resolve("key.json")));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
 
+        if (inBed) {
+            bed = DebianBed.enter(NetworkNamespace.named(name), List.of(dir));
+        }
         // nsenter --net, not ip netns exec: that remounts /sys and hides the cgroup mounts. tini -s
         // is a subreaper, so the shims (which containerd double-forks) stay in the lab's tree and
         // are reaped even where pid 1 does not reap.
@@ -296,8 +316,13 @@ public final class DockerLab implements AutoCloseable {
     }
 
     private Process daemon(Path log, boolean append, String... command) {
-        List<String> cmd = new ArrayList<>(List.of(Daemons.toolPath("nsenter"), "--net=" + nsPath));
-        cmd.addAll(List.of(command));
+        List<String> cmd;
+        if (bed != null) {
+            cmd = bed.command(Map.of(), List.of(command));
+        } else {
+            cmd = new ArrayList<>(List.of(Daemons.toolPath("nsenter"), "--net=" + nsPath));
+            cmd.addAll(List.of(command));
+        }
         return Daemons.start(cmd, log, append, DockerLab::scrub);
     }
 
@@ -580,6 +605,11 @@ public final class DockerLab implements AutoCloseable {
         });
         step(failures, () -> Daemons.stop(dockerd, "dockerd", STOP_TIMEOUT));
         step(failures, () -> Daemons.stop(containerd, "containerd", STOP_TIMEOUT)); // tini passes SIGTERM on
+        step(failures, () -> {
+            if (bed != null) {
+                bed.close();
+            }
+        });
         step(failures, this::killLeftovers);
         step(failures, this::unmountAll);
         step(failures, this::removeCgroups);

@@ -71,18 +71,7 @@ final class Podman5Lab implements AutoCloseable {
     private void prepare(boolean served) {
         try {
             Files.createDirectories(dir.resolve("networks"));
-            Files.writeString(dir.resolve("containers.conf"), """
-                    [network]
-                    network_backend = "netavark"
-                    netavark_plugin_dirs = ["%s"]
-                    network_config_dir = "%s"
-                    [engine]
-                    runtime = "runc"
-                    cgroup_manager = "cgroupfs"
-                    events_logger = "file"
-                    [containers]
-                    log_driver = "k8s-file"
-                    """.formatted(plugins, dir.resolve("networks")));
+            Files.writeString(dir.resolve("containers.conf"), conf(""));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -91,6 +80,34 @@ final class Podman5Lab implements AutoCloseable {
         if (served) {
             serve = GatunServe.startWith(bed.command(Map.of(), List.of()), List.of("serve", "--log-requests"), null);
         }
+    }
+
+    /** The lab's containers.conf, with {@code network} lines added to its [network] section. */
+    private String conf(String network) {
+        return """
+                    [network]
+                    network_backend = "netavark"
+                    netavark_plugin_dirs = ["%s"]
+                    network_config_dir = "%s"
+                    %s
+                    [engine]
+                    runtime = "runc"
+                    cgroup_manager = "cgroupfs"
+                    events_logger = "file"
+                    [containers]
+                    log_driver = "k8s-file"
+                    """.formatted(plugins, dir.resolve("networks"), network);
+    }
+
+    /** A containers.conf of the lab with netavark's own firewall driver set to {@code driver} (nftables, iptables). */
+    Path confWithFirewall(String driver) {
+        Path file = dir.resolve("containers-" + driver + ".conf");
+        try {
+            Files.writeString(file, conf("firewall_driver = \"" + driver + "\""));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return file;
     }
 
     private void importImage() {
@@ -118,11 +135,16 @@ final class Podman5Lab implements AutoCloseable {
     }
 
     DebianBed.Result podman(String... args) {
+        return podmanWith(dir.resolve("containers.conf"), args);
+    }
+
+    /** Podman with another containers.conf of the lab's (same storage and networks). */
+    DebianBed.Result podmanWith(Path conf, String... args) {
         List<String> cmd = new ArrayList<>(List.of("/usr/bin/podman", "--root", dir.resolve("root").toString(),
                 "--runroot", dir.resolve("run").toString(), "--tmpdir", dir.resolve("tmp").toString(),
                 "--storage-driver", "vfs"));
         cmd.addAll(List.of(args));
-        return bed.run(Map.of("CONTAINERS_CONF", dir.resolve("containers.conf").toString(),
+        return bed.run(Map.of("CONTAINERS_CONF", conf.toString(),
                 "PODMAN_IGNORE_CGROUPSV1_WARNING", "1"), Duration.ofSeconds(300), cmd);
     }
 

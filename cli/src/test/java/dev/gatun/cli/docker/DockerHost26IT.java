@@ -1,0 +1,13 @@
+package dev.gatun.cli.docker;
+
+/**
+ * {@link DockerHostIT} against Debian 13's dockerd 26 and containerd 1.7, run from the test bed
+ * of today's engines: the same unchanged {@code docker run -p} commands, the same judges.
+ */
+class DockerHost26IT extends DockerHostIT {
+
+    @Override
+    boolean inBed() {
+        return true;
+    }
+}
