@@ -66,7 +66,7 @@ class DockerHostIT {
                 .isInstanceOf(IOException.class);
     }
 
-    private interface LabTest {
+    interface LabTest {
         void run(DockerLab lab, NetworkNamespace outside) throws Exception;
     }
 
@@ -75,7 +75,7 @@ class DockerHostIT {
         return false;
     }
 
-    private void inLab(LabTest test) throws Exception {
+    void inLab(LabTest test) throws Exception {
         inLab(DockerLab.Networking.GATUN_FOLLOWS, test);
     }
 
