@@ -26,7 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * others a process). The sides take turns sample by sample, after two unmeasured runs each; each
  * container is removed (unmeasured) before the next run. Then again with 100 containers of 8
  * published ports each running on every side's network (netavark lists its whole table at every
- * setup). Prints medians and ratios; asserts only that every run succeeded.
+ * setup). A fourth side, {@code --network none} (no plugin, no firewall, no port), is Podman's own
+ * floor. Prints medians and ratios; asserts only that every run succeeded.
  *
  * <pre>
  * mvn verify -pl cli -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false \
@@ -36,6 +37,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @ExtendWith(FreshNamespaces.class)
 @EnabledIfSystemProperty(named = "gatun.measure", matches = "true")
 class PodmanRun5MeasureIT {
+
+    private static final String FLOOR = "podman alone (--network none)";
 
     private record Side(String name, String network, String subnet, Path conf, String driver, int portBase) {}
 
@@ -50,13 +53,14 @@ class PodmanRun5MeasureIT {
             List<Side> sides = List.of(
                     new Side("gatun (served)", "gt", "10.94.0.0/16", plain, "gatun", 20000),
                     new Side("netavark nftables", "nvn", "10.95.0.0/16", lab.confWithFirewall("nftables"), "bridge", 30000),
-                    new Side("netavark iptables", "nvi", "10.96.0.0/16", lab.confWithFirewall("iptables"), "bridge", 40000));
-            for (Side s : sides) {
+                    new Side("netavark iptables", "nvi", "10.96.0.0/16", lab.confWithFirewall("iptables"), "bridge", 40000),
+                    new Side(FLOOR, "none", null, plain, null, 0));
+            for (Side s : sides.subList(0, 3)) {
                 lab.podmanOk("network", "create", "-d", s.driver(), "--disable-dns", "--subnet", s.subnet(), s.network());
             }
             rounds(lab, sides, 2, null, "warm-up");
             rounds(lab, sides, samples, times, "0 running");
-            for (Side s : sides) {
+            for (Side s : sides.subList(0, 3)) {
                 for (int c = 0; c < running; c++) {
                     List<String> publish = new ArrayList<>();
                     for (int k = 0; k < 8; k++) {
@@ -73,7 +77,7 @@ class PodmanRun5MeasureIT {
 
     private static DebianBed.Result run(Podman5Lab lab, Side s, String name, List<String> publish) {
         List<String> args = new ArrayList<>(List.of("run", "-d", "--name", name, "--network", s.network()));
-        for (String p : publish) {
+        for (String p : s.driver() == null ? List.<String>of() : publish) {
             args.add("-p");
             args.add(p);
         }
@@ -117,8 +121,12 @@ class PodmanRun5MeasureIT {
             for (int ports : new int[] {1, 32}) {
                 String key = phase + ", " + ports + " port(s), ";
                 double g = medians.get(key + "gatun (served)");
-                out.append(String.format("  %s, %d port(s): netavark nftables / gatun %.2fx, netavark iptables / gatun %.2fx%n",
-                        phase, ports, medians.get(key + "netavark nftables") / g, medians.get(key + "netavark iptables") / g));
+                double floor = medians.get(key + FLOOR);
+                out.append(String.format("  %s, %d port(s): netavark nftables / gatun %.2fx, netavark iptables / gatun %.2fx; "
+                                + "above Podman's floor: gatun %.0f ms, nftables %.0f ms, iptables %.0f ms%n",
+                        phase, ports, medians.get(key + "netavark nftables") / g, medians.get(key + "netavark iptables") / g,
+                        g - floor, medians.get(key + "netavark nftables") - floor,
+                        medians.get(key + "netavark iptables") - floor));
             }
         }
         System.out.print(out);
