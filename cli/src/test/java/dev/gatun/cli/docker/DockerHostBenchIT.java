@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <pre>
  * mvn -o verify -pl cli -am -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dit.test=DockerHostBenchIT \
  *     -Dgatun.measure=true [-Dgatun.measure.running=100] [-Dgatun.measure.ports=32] [-Dgatun.measure.samples=5] \
- *     [-Dgatun.measure.proxy=off,on]
+ *     [-Dgatun.measure.proxy=off,on] [-Dgatun.measure.bed=true (dockerd 26 from the Debian 13 test bed)]
  * </pre>
  */
 @EnabledIfSystemProperty(named = "gatun.measure", matches = "true")
@@ -107,17 +107,18 @@ class DockerHostBenchIT {
         int ports = Integer.getInteger("gatun.measure.ports", 32);
         int samples = Integer.getInteger("gatun.measure.samples", 5);
         List<String> proxies = List.of(System.getProperty("gatun.measure.proxy", "off,on").split(","));
+        boolean inBed = Boolean.getBoolean("gatun.measure.bed");
         StringBuilder report = new StringBuilder(String.format(Locale.ROOT,
-                "docker run -d with %d published ports, median of %d per side, ms; setup: %d containers of %d ports%n",
-                ports, samples, running, ports));
+                "docker run -d with %d published ports, median of %d per side, ms; setup: %d containers of %d ports;"
+                        + " dockerd %s%n", ports, samples, running, ports, inBed ? "26 (Debian 13 test bed)" : "20.10"));
         report.append(String.format(Locale.ROOT, "  %-12s %-9s %12s %12s %8s%n", "proxy", "running", "docker", "gatun",
                 "ratio"));
         StringBuilder setups = new StringBuilder();
         for (String proxy : proxies) {
             boolean on = proxy.strip().equals("on");
             try (Side docker = new Side("docker", DockerLab.start(on ? DockerLab.Networking.DOCKER_BRIDGE
-                    : DockerLab.Networking.DOCKER_BRIDGE_NO_PROXY), null);
-                 Side gatun = gatunSide(on)) {
+                    : DockerLab.Networking.DOCKER_BRIDGE_NO_PROXY, inBed), null);
+                 Side gatun = gatunSide(on, inBed)) {
                 List<Side> sides = List.of(docker, gatun);
                 Map<String, Double> idle = measure(sides, samples, ports);
                 row(report, proxy, 0, idle);
@@ -157,8 +158,9 @@ class DockerHostBenchIT {
         System.out.print(report.append(setups));
     }
 
-    private static Side gatunSide(boolean proxy) {
-        DockerLab lab = DockerLab.start(proxy ? DockerLab.Networking.GATUN_FOLLOWS_WITH_PROXY : DockerLab.Networking.GATUN_FOLLOWS);
+    private static Side gatunSide(boolean proxy, boolean inBed) {
+        DockerLab lab = DockerLab.start(proxy ? DockerLab.Networking.GATUN_FOLLOWS_WITH_PROXY
+                : DockerLab.Networking.GATUN_FOLLOWS, inBed);
         try {
             return new Side("gatun", lab, GatunServe.start(lab.namespace(), null, "--docker", "--docker-host",
                     "unix://" + lab.socket()));
