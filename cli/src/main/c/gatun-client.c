@@ -10,8 +10,10 @@
  * its exit code. Whenever it cannot (no serve, a stale socket, a command that runs where it is
  * typed, anything it does not understand) it falls back before anything ran: it execs the
  * launcher named by GATUN_LAUNCHER again with GATUN_NO_CLIENT=1, which runs the same in a JVM
- * with the same result; run on its own (no GATUN_LAUNCHER), it exits FALLBACK instead. libc
- * only: it must start in about a millisecond.
+ * with the same result. Installed by `gatun install` as PREFIX/bin/gatun, it is the gatun
+ * command itself: no GATUN_LAUNCHER, and the launcher is PREFIX/lib/gatun/gatun, found from
+ * its own path. Run on its own anywhere else, it exits FALLBACK instead. libc only: it must
+ * start in about a millisecond.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -131,10 +133,89 @@ static long header(const char *head, const char *name) {
     return -1;
 }
 
+/*
+ * The serve's answer, NUL-terminated (*len without the NUL), read up to the end its head's
+ * Content-Length gives and no further: the whole answer is there before the serve closes the
+ * connection, sometimes milliseconds before. Without that length, everything until the close.
+ * NULL when out of memory.
+ */
+static char *read_answer(int fd, size_t *len) {
+    size_t cap = 65536;
+    size_t got = 0;
+    size_t want = 0; /* the answer's whole length once its head is in, else 0 */
+    char *buf = malloc(cap + 1);
+    for (;;) {
+        if (buf == NULL) {
+            return NULL;
+        }
+        if (want == 0) {
+            buf[got] = '\0';
+            char *end = strstr(buf, "\r\n\r\n");
+            if (end != NULL) {
+                *end = '\0';
+                long body = header(buf, "Content-Length");
+                *end = '\r';
+                if (body >= 0) {
+                    want = (size_t) (end + 4 - buf) + (size_t) body;
+                }
+            }
+        }
+        if (want != 0 && got >= want) {
+            break;
+        }
+        if (got == cap) {
+            cap *= 2;
+            char *bigger = realloc(buf, cap + 1);
+            if (bigger == NULL) {
+                free(buf);
+                return NULL;
+            }
+            buf = bigger;
+        }
+        ssize_t n = read(fd, buf + got, cap - got);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            break;
+        }
+        got += (size_t) n;
+    }
+    buf[got] = '\0';
+    *len = got;
+    return buf;
+}
+
+/* The launcher of an installed runtime (BIN/../lib/gatun/gatun beside its list "installed"), or NULL. */
+static char *installed_launcher(void) {
+    static char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) {
+        return NULL;
+    }
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash == NULL) {
+        return NULL;
+    }
+    *slash = '\0';
+    static char launcher[PATH_MAX];
+    char list[PATH_MAX];
+    if (snprintf(launcher, sizeof launcher, "%s/../lib/gatun/gatun", exe) >= (int) sizeof launcher
+        || snprintf(list, sizeof list, "%s/../lib/gatun/installed", exe) >= (int) sizeof list
+        || access(list, F_OK) != 0) {
+        return NULL;
+    }
+    return launcher;
+}
+
 /* Hands the call to the JVM path: nothing ran and nothing was printed. */
 static int fall_back(char **argv) {
     const char *launcher = getenv("GATUN_LAUNCHER");
     if (launcher == NULL || launcher[0] == '\0') {
+        launcher = installed_launcher();
+    }
+    if (launcher == NULL) {
         return FALLBACK;
     }
     char *again = strdup(launcher);
@@ -183,7 +264,7 @@ enum outcome { RAN, REFUSED, BROKEN };
  */
 static enum outcome answer(int fd, int *code) {
     size_t len;
-    char *reply = read_all(fd, 0, &len);
+    char *reply = read_answer(fd, &len);
     close(fd);
     char *end = reply == NULL ? NULL : strstr(reply, "\r\n\r\n");
     int status = 0;

@@ -2,6 +2,8 @@ package dev.gatun.cli;
 
 import dev.gatun.EnvironmentException;
 import dev.gatun.InvalidInputException;
+import dev.gatun.cli.host.PluginFiles;
+import dev.gatun.cli.host.RuntimeLayout;
 import dev.gatun.driver.ConflictException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -21,7 +23,8 @@ import java.util.Map;
 final class CniCommand {
 
     @Command(name = "install", mixinStandardHelpOptions = true,
-            description = {"Make the link named gatun, to this gatun launcher, in a CNI bin directory: the plugin.",
+            description = {"Make the link named gatun, to this gatun (the launcher of a checkout, the installed gatun command), in a "
+                    + "CNI bin directory: the plugin.",
                     "A runtime executes it with CNI_COMMAND set; it forwards to the gatun serve of its namespace "
                             + "when one runs, and runs in a JVM of its own otherwise."},
             footer = {"", "Examples:", "  gatun cni install", "  gatun cni install --bin-dir /usr/lib/cni",
@@ -33,12 +36,7 @@ final class CniCommand {
 
         @Override
         public Integer call() {
-            String home = System.getenv("GATUN_HOME");
-            if (home == null || home.isEmpty() || !Files.isExecutable(Path.of(home, "gatun"))) {
-                throw new EnvironmentException("cannot tell where the gatun launcher is (GATUN_HOME "
-                        + (home == null ? "is unset" : "is " + home) + "); run this through the launcher, ./gatun cni install");
-            }
-            Path launcher = Path.of(home, "gatun").toAbsolutePath().normalize();
+            Path launcher = RuntimeLayout.ofThisProcess("cni install").entry();
             Path link = binDir.resolve("gatun").toAbsolutePath();
             String outcome;
             try {
@@ -50,7 +48,7 @@ final class CniCommand {
                     Path target = Files.readSymbolicLink(link);
                     if (target.equals(launcher)) {
                         outcome = "already installed";
-                    } else if (target.getFileName() != null && target.getFileName().toString().equals("gatun")) {
+                    } else if (PluginFiles.isGatunsCniLink(link)) {
                         Files.delete(link); // an earlier install, of gatun at another place
                         Files.createSymbolicLink(link, launcher);
                         outcome = "replaced the link to " + target;

@@ -47,6 +47,8 @@ public final class GatunCommand {
         m.put("serve", ServeCommand::new);
         m.put("cni", CniCommand::new);
         m.put("netavark", NetavarkCommand::new);
+        m.put("install", InstallCommand::new);
+        m.put("uninstall", UninstallCommand::new);
         return m;
     }
 

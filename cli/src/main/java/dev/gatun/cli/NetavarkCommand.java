@@ -2,6 +2,8 @@ package dev.gatun.cli;
 
 import dev.gatun.EnvironmentException;
 import dev.gatun.InvalidInputException;
+import dev.gatun.cli.host.PluginFiles;
+import dev.gatun.cli.host.RuntimeLayout;
 import dev.gatun.driver.ConflictException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -27,11 +29,9 @@ import java.util.Map;
                 "  gatun netavark info"})
 final class NetavarkCommand {
 
-    /** The first lines of the plugin file; a file without them is not gatun's. */
-    static final String MARK = "# gatun's netavark plugin, made by gatun netavark install";
-
     @Command(name = "install", mixinStandardHelpOptions = true,
-            description = {"Write the plugin, an executable named gatun that runs this gatun launcher, in a directory "
+            description = {"Write the plugin, an executable named gatun that runs this gatun (the launcher of a checkout, the "
+                    + "installed gatun command), in a directory "
                     + "that containers.conf's [network] netavark_plugin_dirs lists.",
                     "Podman then takes -d gatun: podman network create -d gatun --disable-dns web."},
             footer = {"", "Examples:", "  gatun netavark install",
@@ -47,20 +47,9 @@ final class NetavarkCommand {
 
         @Override
         public Integer call() {
-            String home = System.getenv("GATUN_HOME");
-            if (home == null || home.isEmpty() || !Files.isExecutable(Path.of(home, "gatun"))) {
-                throw new EnvironmentException("cannot tell where the gatun launcher is (GATUN_HOME "
-                        + (home == null ? "is unset" : "is " + home) + "); run this through the launcher, "
-                        + "./gatun netavark install");
-            }
-            Path launcher = Path.of(home, "gatun").toAbsolutePath().normalize();
-            if (launcher.toString().contains("'")) {
-                throw new InvalidInputException("the launcher's path " + launcher + " has a quote, which the plugin "
-                        + "file cannot hold");
-            }
+            Path launcher = RuntimeLayout.ofThisProcess("netavark install").entry();
             Path plugin = pluginDir.resolve("gatun").toAbsolutePath();
-            String text = "#!/bin/sh\n" + MARK + "; netavark runs it as: gatun VERB [NETNS]\nexec '" + launcher
-                    + "' netavark \"$@\"\n";
+            String text = PluginFiles.netavarkPlugin(launcher);
             String outcome;
             try {
                 if (Files.exists(pluginDir) && !Files.isDirectory(pluginDir)) {
@@ -74,7 +63,7 @@ final class NetavarkCommand {
                 }
                 if (Files.exists(plugin, LinkOption.NOFOLLOW_LINKS)) {
                     String old = Files.readString(plugin, StandardCharsets.UTF_8);
-                    if (!old.contains(MARK)) {
+                    if (!PluginFiles.isGatunsNetavarkPlugin(plugin)) {
                         throw new ConflictException(plugin + " exists and is not gatun's plugin; remove it first if "
                                 + "gatun should replace it");
                     }

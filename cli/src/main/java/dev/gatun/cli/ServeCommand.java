@@ -8,6 +8,7 @@ import dev.gatun.cli.docker.DockerPlugin;
 import dev.gatun.cli.http.UnixHttpServer;
 import dev.gatun.cli.docker.PluginServer;
 import dev.gatun.cli.dockerd.DockerFollower;
+import dev.gatun.cli.host.SystemdNotify;
 import dev.gatun.driver.GatunDriver;
 import dev.gatun.driver.SelfHealingDriver;
 import dev.gatun.netns.NetworkNamespace;
@@ -50,7 +51,8 @@ import java.util.function.Consumer;
                 "one-shot gatun commands for this namespace run through it, and so can any",
                 "HTTP client (see README).",
                 "", "Prints one line starting with 'ready' on stdout when serving; logs go to",
-                "stderr.",
+                "stderr. Under systemd (NOTIFY_SOCKET set, gatun.service of gatun install)",
+                "it sends READY=1 at the same moment.",
                 "", "Examples:", "  gatun serve", "  gatun serve --docker-plugin", "  gatun serve --docker", "  gatun --netns lab serve --docker-plugin gatun-test"})
 final class ServeCommand extends Base {
 
@@ -139,7 +141,11 @@ final class ServeCommand extends Base {
             PrintWriter out = spec.commandLine().getOut();
             out.println("ready: " + what + " (driver " + driverName + ")");
             out.flush();
+            // Under systemd (Type=notify): ready only now, when the kernel was read and the API answers.
+            SystemdNotify systemd = SystemdNotify.fromEnvironment();
+            notify(systemd, "READY=1\nSTATUS=serving " + what, log);
             stop.await();
+            notify(systemd, "STOPPING=1", log);
             // Stop taking requests (the sockets go; a request that still arrives gets 503 and
             // runs nothing, and the C client then runs its command itself), let those in flight
             // finish and answer, for at most DRAIN_MILLIS, then exit. A request still running
@@ -159,6 +165,17 @@ final class ServeCommand extends Base {
             log.accept("stopping; the kernel keeps every network, endpoint and port");
         }
         return ExitCode.OK;
+    }
+
+    private static void notify(SystemdNotify systemd, String state, Consumer<String> log) {
+        if (systemd == null) {
+            return;
+        }
+        try {
+            systemd.send(state);
+        } catch (RuntimeException e) {
+            log.accept("could not tell systemd " + state.lines().findFirst().orElse("") + ": " + e.getMessage());
+        }
     }
 
     /** A resource whose close throws nothing checked. */

@@ -65,6 +65,15 @@ public final class GatunCli {
         List<String> cmd = new ArrayList<>();
         cmd.add(launcher().toString());
         cmd.addAll(List.of(args));
+        return runProgram(cmd, env, args);
+    }
+
+    /** Runs {@code cmd} (another gatun command: an installed one, say), {@code env} added, stdin closed. */
+    public static Run runProgram(List<String> cmd, Map<String, String> env) {
+        return runProgram(cmd, env, cmd.subList(1, cmd.size()).toArray(String[]::new));
+    }
+
+    private static Run runProgram(List<String> cmd, Map<String, String> env, String... args) {
         try {
             ProcessBuilder builder = new ProcessBuilder(cmd).directory(ROOT.toFile());
             builder.environment().putAll(env);

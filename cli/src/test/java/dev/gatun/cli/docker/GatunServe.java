@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadLocalRandom;
@@ -76,11 +77,26 @@ public final class GatunServe implements AutoCloseable {
     public static GatunServe startWith(List<String> prefix, List<String> args, String plugin) {
         List<String> cmd = new ArrayList<>(prefix);
         cmd.add(GatunCli.launcher().toString());
+        return launch(cmd, Map.of(), args, plugin);
+    }
+
+    /**
+     * Starts {@code launcher} (another gatun's: an installed one, say) with {@code args}, with
+     * {@code env} added to this process's environment, and waits until it is ready.
+     */
+    public static GatunServe startLauncher(Path launcher, Map<String, String> env, String... args) {
+        return launch(List.of(launcher.toString()), env, List.of(args), null);
+    }
+
+    private static GatunServe launch(List<String> command, Map<String, String> env, List<String> args, String plugin) {
+        List<String> cmd = new ArrayList<>(command);
         cmd.addAll(args);
         Process p;
         try {
-            p = new ProcessBuilder(cmd).directory(GatunCli.ROOT.toFile())
-                    .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile())).start();
+            ProcessBuilder pb = new ProcessBuilder(cmd).directory(GatunCli.ROOT.toFile())
+                    .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
+            pb.environment().putAll(env);
+            p = pb.start();
         } catch (IOException e) {
             throw new AssertionError("cannot start " + cmd, e);
         }
