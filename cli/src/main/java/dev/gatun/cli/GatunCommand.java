@@ -45,6 +45,7 @@ public final class GatunCommand {
         m.put("ls", LsCommand::new);
         m.put("ruleset", RulesetCommand::new);
         m.put("serve", ServeCommand::new);
+        m.put("events", EventsCommand::new);
         m.put("cni", CniCommand::new);
         m.put("netavark", NetavarkCommand::new);
         m.put("install", InstallCommand::new);

@@ -8,6 +8,7 @@ import dev.gatun.cli.docker.DockerPlugin;
 import dev.gatun.cli.http.UnixHttpServer;
 import dev.gatun.cli.docker.PluginServer;
 import dev.gatun.cli.dockerd.DockerFollower;
+import dev.gatun.cli.events.EventLog;
 import dev.gatun.cli.host.SystemdNotify;
 import dev.gatun.driver.GatunDriver;
 import dev.gatun.driver.SelfHealingDriver;
@@ -107,10 +108,11 @@ final class ServeCommand extends Base {
         // running in a JVM of its own finishes first, and later ones come here (see StartLock).
         StartLock starting = StartLock.forServe();
         GatunDriver driver;
+        EventLog events = new EventLog();
         try {
             GatunDriver plain = Gatun.open(host, driverName);
             if (driverName.equals("nftables")) {
-                driver = SelfHealingDriver.start(plain, log);
+                driver = SelfHealingDriver.start(plain, log, events);
             } else {
                 driver = plain;
                 log.accept("driver " + driverName + ": running without self-healing, which needs the nftables driver");
@@ -119,6 +121,7 @@ final class ServeCommand extends Base {
             starting.close();
             throw e;
         }
+        driver.listen(events);
         // The driver is closed unless a request may still run in it (see below).
         boolean[] stillRunning = {false};
         Release closeDriver = () -> {
@@ -126,7 +129,8 @@ final class ServeCommand extends Base {
                 driver.close();
             }
         };
-        try (closeDriver; starting; UnixHttpServer api = LocalApi.start(new Served(host, driverName, driver), logRequests ? log : null);
+        try (closeDriver; starting; UnixHttpServer api = LocalApi.start(new Served(host, driverName, driver), logRequests ? log : null,
+                events);
              PluginServer server = socket == null ? null : PluginServer.start(new DockerPlugin(driver, log), socket);
              HeapKeeper heap = HeapKeeper.start();
              DockerFollower dockerd = dockerSocket == null ? null : DockerFollower.start(dockerSocket, driver, log)) {
@@ -152,6 +156,7 @@ final class ServeCommand extends Base {
             // after that loses its connection: its one transaction is in the kernel or not, never
             // half, and the driver is left open under it rather than closed in its hands.
             log.accept("stopping: taking no new requests, finishing those in flight");
+            events.close(); // event streams end now rather than hold the drain up
             CompletableFuture<Void> inFlight = CompletableFuture.allOf(api.shutdown(),
                     server == null ? CompletableFuture.completedFuture(null) : server.shutdown());
             try {

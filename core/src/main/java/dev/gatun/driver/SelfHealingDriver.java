@@ -51,6 +51,11 @@ public final class SelfHealingDriver implements GatunDriver {
     /** Guarded by itself: written by whichever thread commits, read by the repair and {@link #wanted()}. */
     private final WantedMappings wanted = new WantedMappings();
     private volatile PortListener listener;
+    private volatile HealListener healListener;
+    /** The changes of one transaction by another process to gatun's table, until its generation ends it (monitor thread only). */
+    private final List<RulesetEvent> outsideChanges = new ArrayList<>();
+    /** Why the next repair runs: the first change seen since the last one; guarded by {@link #wakeLock}. */
+    private String repairCause;
     private final ReentrantLock wakeLock = new ReentrantLock();
     private final Condition woken = wakeLock.newCondition();
     /** When to repair and how much; guarded by {@link #wakeLock}. */
@@ -79,6 +84,14 @@ public final class SelfHealingDriver implements GatunDriver {
         return start(inner, log, 0);
     }
 
+    /** {@link #start(GatunDriver, Consumer)}, telling {@code heal} of the first repair too. */
+    public static SelfHealingDriver start(GatunDriver inner, Consumer<String> log, HealListener heal) {
+        SelfHealingDriver d = new SelfHealingDriver(inner, log, 0, HealSchedule.BACKSTOP_MILLIS);
+        d.healListener = heal;
+        d.repairNow();
+        return d;
+    }
+
     /** {@link #start(GatunDriver, Consumer)} with the monitor's kernel queue this small (0: the default), for tests that overrun it. */
     static SelfHealingDriver start(GatunDriver inner, Consumer<String> log, int eventQueueBytes) {
         return start(inner, log, eventQueueBytes, HealSchedule.BACKSTOP_MILLIS);
@@ -104,6 +117,9 @@ public final class SelfHealingDriver implements GatunDriver {
      * second, wake nothing.
      */
     private void onEvent(RulesetEvent e) {
+        if (e.kind() == RulesetEvent.Kind.NEW_GENERATION || e.kind() == RulesetEvent.Kind.OVERRUN) {
+            reportOutsideChanges(e.kind() == RulesetEvent.Kind.NEW_GENERATION ? e.committerName() : "not known");
+        }
         boolean overrun = e.kind() == RulesetEvent.Kind.OVERRUN;
         boolean own = OWN_TABLE.equals(e.table());
         boolean foreign = overrun || e.table() != null && !own && switch (e.kind()) {
@@ -122,8 +138,15 @@ public final class SelfHealingDriver implements GatunDriver {
             // and a repair per unpublish would hold every publish up (a repair takes milliseconds).
             return;
         }
+        if (own) {
+            outsideChanges.add(e);
+        }
         wakeLock.lock();
         try {
+            if (repairCause == null) {
+                repairCause = overrun ? "nftables notifications were lost"
+                        : (own ? "gatun's table" : "table " + e.family() + " " + e.table()) + " changed by another process";
+            }
             if (overrun) {
                 // Lost notifications, of any table: what is gone cannot be told, so all is read again.
                 schedule.overran();
@@ -160,9 +183,12 @@ public final class SelfHealingDriver implements GatunDriver {
             // Legacy iptables sends no notifications: while it has a table, the backstop looks at every firewall.
             boolean poll = backstop && mustPollOtherFirewalls();
             HealSchedule.Repair repair;
+            String cause;
             wakeLock.lock();
             try {
                 repair = schedule.take(poll);
+                cause = repairCause != null ? repairCause : backstop ? "the periodic check" : "a retry";
+                repairCause = null;
             } finally {
                 wakeLock.unlock();
             }
@@ -176,12 +202,25 @@ public final class SelfHealingDriver implements GatunDriver {
                 log.accept("nftables notifications were lost (the event socket overran, ENOBUFS): reading the whole "
                         + "ruleset again");
             }
-            repairNow(repair);
+            repairNow(repair, cause);
         }
     }
 
     private void repairNow() {
-        repairNow(new HealSchedule.Repair(true, true, Set.of(), false));
+        repairNow(new HealSchedule.Repair(true, true, Set.of(), false), "the start");
+    }
+
+    /** Tells the heal listener of the transaction of another process that just ended, if it touched gatun's table. */
+    private void reportOutsideChanges(String by) {
+        if (outsideChanges.isEmpty()) {
+            return;
+        }
+        String what = OutsideChanges.describe(outsideChanges);
+        outsideChanges.clear();
+        HealListener l = healListener;
+        if (l != null) {
+            l.changedOutside(what, by);
+        }
     }
 
     /** Whether the backstop must read the other firewalls; when that cannot be told, it reads them. */
@@ -199,8 +238,9 @@ public final class SelfHealingDriver implements GatunDriver {
      * are read only when the repair says so: that can cost a few processes. Of gatun's own table
      * it reads everything, or only the sets someone removed elements of, or nothing.
      */
-    private void repairNow(HealSchedule.Repair r) {
+    private void repairNow(HealSchedule.Repair r, String cause) {
         alone(() -> {
+            long t0 = System.nanoTime();
             try {
                 List<String> repaired = new ArrayList<>();
                 if (r.wholeTable()) {
@@ -219,6 +259,10 @@ public final class SelfHealingDriver implements GatunDriver {
                 for (String line : repaired) {
                     log.accept("repaired " + line);
                 }
+                HealListener l = healListener;
+                if (l != null && !repaired.isEmpty()) {
+                    l.repaired(List.copyOf(repaired), cause, java.time.Duration.ofNanos(System.nanoTime() - t0));
+                }
                 wakeLock.lock();
                 try {
                     schedule.succeeded();
@@ -227,6 +271,10 @@ public final class SelfHealingDriver implements GatunDriver {
                 }
             } catch (RuntimeException e) {
                 log.accept("repair failed: " + e.getMessage());
+                HealListener l = healListener;
+                if (l != null) {
+                    l.repairFailed(e.getMessage(), cause);
+                }
                 wakeLock.lock();
                 try {
                     schedule.failed(r, e instanceof RetryableException);
@@ -388,6 +436,11 @@ public final class SelfHealingDriver implements GatunDriver {
     @Override
     public void listen(PortListener listener) {
         this.listener = listener;
+    }
+
+    /** Tells {@code listener} of each outside change of gatun's table this driver sees and of each repair. */
+    public void listenToHealing(HealListener listener) {
+        this.healListener = listener;
     }
 
     @Override

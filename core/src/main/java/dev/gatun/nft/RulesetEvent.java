@@ -29,6 +29,30 @@ public record RulesetEvent(Kind kind, Family family, String table, String name, 
         return committer > 0 && Files.exists(Path.of("/proc/self/task/" + committer));
     }
 
+    /**
+     * The process that committed it, as "pid PID (COMM)" from /proc while it lives, "a process
+     * that has exited (thread TID)" once it is gone (an nft command exits before its notification
+     * is read), or "not known".
+     */
+    public String committerName() {
+        if (committer <= 0) {
+            return "not known";
+        }
+        try {
+            String tgid = null;
+            String comm = Files.readString(Path.of("/proc/" + committer + "/comm")).strip();
+            for (String line : Files.readAllLines(Path.of("/proc/" + committer + "/status"))) {
+                if (line.startsWith("Tgid:")) {
+                    tgid = line.substring(5).strip();
+                    break;
+                }
+            }
+            return "pid " + (tgid == null ? committer : tgid) + " (" + comm + ")";
+        } catch (java.io.IOException | RuntimeException e) {
+            return "a process that has exited (thread " + committer + ")";
+        }
+    }
+
     public enum Kind {
         NEW_TABLE, DELETE_TABLE, NEW_CHAIN, DELETE_CHAIN, NEW_RULE, DELETE_RULE, NEW_SET, DELETE_SET,
         NEW_ELEMENTS, DELETE_ELEMENTS, NEW_GENERATION, OVERRUN

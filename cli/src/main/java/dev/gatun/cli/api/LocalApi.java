@@ -10,6 +10,8 @@ import dev.gatun.cli.Json;
 import dev.gatun.cli.Main;
 import dev.gatun.cli.Served;
 import dev.gatun.cli.cni.CniPlugin;
+import dev.gatun.cli.events.EventCause;
+import dev.gatun.cli.events.EventLog;
 import dev.gatun.cli.netavark.NetavarkPlugin;
 import dev.gatun.cli.http.ErrorStatus;
 import dev.gatun.cli.http.UnixHttpServer;
@@ -57,16 +59,24 @@ public final class LocalApi extends Handler.Abstract {
     private final Served served;
     private final GatunService service;
     private final Consumer<String> requestLog;
+    private final EventLog events;
 
-    private LocalApi(Served served, Consumer<String> requestLog) {
+    private LocalApi(Served served, Consumer<String> requestLog, EventLog events) {
         this.served = served;
         this.service = new GatunService(served::host, Drivers.of(served.driver()));
         this.requestLog = requestLog;
+        this.events = events;
     }
 
     /** Serves the API for {@code served} on its namespace's socket; {@code requestLog} (or null) gets a line per request. */
     public static UnixHttpServer start(Served served, Consumer<String> requestLog) {
-        return UnixHttpServer.start(ServeSockets.of(served.host()), "gatun-api", new LocalApi(served, requestLog), "rwx------");
+        return start(served, requestLog, new EventLog());
+    }
+
+    /** {@link #start(Served, Consumer)}, serving {@code events} on {@code GET /v1/events}. */
+    public static UnixHttpServer start(Served served, Consumer<String> requestLog, EventLog events) {
+        return UnixHttpServer.start(ServeSockets.of(served.host()), "gatun-api", new LocalApi(served, requestLog, events),
+                "rwx------");
     }
 
     @Override
@@ -92,6 +102,13 @@ public final class LocalApi extends Handler.Abstract {
                     throw new ApiRoutes.Refused(405, request.getMethod() + " is not allowed on /v1/netavark (allowed: POST)");
                 }
                 netavark(body, response, callback);
+            } else if (path.equals(EventStream.PATH)) {
+                if (!request.getMethod().equals("GET")) {
+                    throw new ApiRoutes.Refused(405, request.getMethod() + " is not allowed on " + EventStream.PATH
+                            + " (allowed: GET)");
+                }
+                EventStream.start(events, query(request), request, response, callback);
+                log(request, path, "200 (a stream)");
             } else {
                 rest(request, path, body, response, callback);
             }
@@ -116,7 +133,8 @@ public final class LocalApi extends Handler.Abstract {
         JsonNode json = body.length == 0 ? null : parse(body, what);
         ApiRoutes.Answer answer;
         try {
-            answer = ApiRoutes.route(request.getMethod(), path, query(request), json).run(service);
+            ApiRoutes.Route route = ApiRoutes.route(request.getMethod(), path, query(request), json);
+            answer = EventCause.as(what + " (local API)", () -> route.run(service));
         } catch (ApiRoutes.Refused | Served.Misdirected e) {
             throw e;
         } catch (RuntimeException e) {
@@ -134,13 +152,15 @@ public final class LocalApi extends Handler.Abstract {
         if (name == null || !Served.COMMANDS.contains(name)) {
             throw new Served.Misdirected("'" + name + "' runs where it is typed, not in a serve");
         }
-        ranHere(run(args), response, callback);
+        ranHere(EventCause.as("gatun " + String.join(" ", args) + " (local API)", () -> run(args)), response, callback);
     }
 
     /** Runs a forwarded CNI call ({@link ServeWire#cniCall}), answered as /v1/cli is. */
     private void cni(byte[] body, Response response, Callback callback) {
         ServeWire.CniCall call = ServeWire.cniCall(body);
-        CniPlugin.Outcome o = CniPlugin.run(call.env(), call.config(), Drivers.of(served.driver()));
+        CniPlugin.Outcome o = EventCause.as("CNI " + call.env().get("CNI_COMMAND") + " "
+                        + call.env().getOrDefault("CNI_CONTAINERID", ""),
+                () -> CniPlugin.run(call.env(), call.config(), Drivers.of(served.driver())));
         if (requestLog != null) {
             requestLog.accept("ran CNI " + call.env().get("CNI_COMMAND") + " " + call.env().getOrDefault("CNI_CONTAINERID", "")
                     + ": exit " + o.exitCode());
@@ -151,7 +171,8 @@ public final class LocalApi extends Handler.Abstract {
     /** Runs a forwarded netavark plugin call ({@link ServeWire#netavarkCall}), answered as /v1/cli is. */
     private void netavark(byte[] body, Response response, Callback callback) {
         ServeWire.NetavarkCall call = ServeWire.netavarkCall(body);
-        NetavarkPlugin.Outcome o = NetavarkPlugin.run(call.args(), call.stdin(), Drivers.of(served.driver()));
+        NetavarkPlugin.Outcome o = EventCause.as("netavark " + String.join(" ", call.args()),
+                () -> NetavarkPlugin.run(call.args(), call.stdin(), Drivers.of(served.driver())));
         if (requestLog != null) {
             requestLog.accept("ran netavark " + String.join(" ", call.args()) + ": exit " + o.exitCode());
         }

@@ -1,5 +1,6 @@
 package dev.gatun.cli.docker;
 
+import dev.gatun.cli.events.EventCause;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -74,7 +75,7 @@ public final class DockerPlugin {
             return error(400, method + ": the request must be a JSON object");
         }
         try {
-            Object reply = switch (method) {
+            Object reply = EventCause.as("docker plugin " + method, () -> switch (method) {
                 case "Plugin.Activate" -> Map.of("Implements", List.of("NetworkDriver"));
                 case "NetworkDriver.GetCapabilities" -> Map.of("Scope", "local", "ConnectivityScope", "local");
                 case "NetworkDriver.CreateNetwork" -> createNetwork(request);
@@ -90,7 +91,7 @@ public final class DockerPlugin {
                 case "NetworkDriver.DiscoverNew", "NetworkDriver.DiscoverDelete", "NetworkDriver.AllocateNetwork",
                      "NetworkDriver.FreeNetwork" -> Map.of();
                 default -> throw new UnknownMethod(method);
-            };
+            });
             return new Reply(200, JSON.writeValueAsString(reply));
         } catch (UnknownMethod e) {
             return error(404, "gatun does not implement " + method);

@@ -1,5 +1,6 @@
 package dev.gatun.cli.dockerd;
 
+import dev.gatun.cli.events.EventCause;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gatun.driver.AdoptedBridge;
 import dev.gatun.driver.GatunDriver;
@@ -179,7 +180,7 @@ public final class DockerFollower implements AutoCloseable {
     /** One container's change; a failure of it (a port another owner holds) is said, and the others go on. */
     private int alone(String owner, String what, IntSupplier change) {
         try {
-            return change.getAsInt();
+            return EventCause.as("dockerd: " + what + " container " + PortsReconciler.shortId(owner), change::getAsInt);
         } catch (DockerEngineException e) {
             throw e;
         } catch (RuntimeException e) {

@@ -200,12 +200,12 @@ public final class GatunServe implements AutoCloseable {
     }
 
     /** How much stderr there is now, to look only at what comes after. */
-    int stderrMark() {
+    public int stderrMark() {
         return stderr.length();
     }
 
     /** Whether stderr after {@code mark} contains {@code text} within {@code within}. */
-    boolean awaitStderr(int mark, String text, Duration within) throws InterruptedException {
+    public boolean awaitStderr(int mark, String text, Duration within) throws InterruptedException {
         long deadline = System.nanoTime() + within.toNanos();
         do {
             if (stderr.substring(Math.min(mark, stderr.length())).contains(text)) {
