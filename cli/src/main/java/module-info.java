@@ -10,6 +10,10 @@ module dev.gatun.cli {
     requires org.eclipse.jetty.server;
     requires org.eclipse.jetty.unixdomain.server;
     requires org.eclipse.jetty.client;
+    requires io.prometheus.metrics.core;
+    requires io.prometheus.metrics.model;
+    requires io.prometheus.metrics.exporter.httpserver;
+    requires io.prometheus.metrics.instrumentation.jvm;
     requires jdk.net; // the peer credentials of a unix socket
     requires jdk.unsupported; // sun.misc.Signal, for SIGTERM and SIGHUP
 

@@ -10,6 +10,10 @@ import dev.gatun.cli.docker.PluginServer;
 import dev.gatun.cli.dockerd.DockerFollower;
 import dev.gatun.cli.events.EventLog;
 import dev.gatun.cli.host.SystemdNotify;
+import dev.gatun.cli.metrics.MetricsAddress;
+import dev.gatun.cli.metrics.ServeMetrics;
+import dev.gatun.driver.HealListener;
+import dev.gatun.EnvironmentException;
 import dev.gatun.driver.GatunDriver;
 import dev.gatun.driver.SelfHealingDriver;
 import dev.gatun.netns.NetworkNamespace;
@@ -17,7 +21,9 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import sun.misc.Signal;
 
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalTime;
@@ -28,6 +34,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.function.ObjIntConsumer;
 
 /** The long-running driver: desired state in memory, repaired when others remove it, optionally Docker's plugin. */
 @Command(name = "serve", mixinStandardHelpOptions = true,
@@ -78,6 +85,11 @@ final class ServeCommand extends Base {
             description = "dockerd's socket for --docker (default: $DOCKER_HOST, else unix:///var/run/docker.sock).")
     String dockerHost;
 
+    @Option(names = "--metrics", paramLabel = "[ADDRESS:]PORT",
+            description = {"Serve Prometheus metrics on http://ADDRESS:PORT/metrics (ADDRESS: an IP address, default",
+                    "127.0.0.1; another than loopback only when named). Off by default."})
+    String metrics;
+
     @Option(names = "--log-requests", description = "Log every request of the local API (and each command it ran) on stderr.")
     boolean logRequests;
 
@@ -98,6 +110,7 @@ final class ServeCommand extends Base {
         } else if (dockerHost != null) {
             throw new InvalidInputException("--docker-host " + dockerHost + " goes with --docker");
         }
+        InetSocketAddress metricsAddress = metrics == null ? null : MetricsAddress.parse(metrics);
         CountDownLatch stop = new CountDownLatch(1);
         Signal.handle(new Signal("TERM"), s -> stop.countDown());
         Signal.handle(new Signal("INT"), s -> stop.countDown());
@@ -109,19 +122,32 @@ final class ServeCommand extends Base {
         StartLock starting = StartLock.forServe();
         GatunDriver driver;
         EventLog events = new EventLog();
+        ServeMetrics meter;
+        try {
+            meter = metricsAddress == null ? null : startMetrics(metricsAddress);
+        } catch (RuntimeException e) {
+            starting.close();
+            throw e;
+        }
         try {
             GatunDriver plain = Gatun.open(host, driverName);
             if (driverName.equals("nftables")) {
-                driver = SelfHealingDriver.start(plain, log, events);
+                driver = SelfHealingDriver.start(plain, log, HealListener.both(events, meter));
             } else {
                 driver = plain;
                 log.accept("driver " + driverName + ": running without self-healing, which needs the nftables driver");
             }
         } catch (RuntimeException e) {
             starting.close();
+            if (meter != null) {
+                meter.close();
+            }
             throw e;
         }
         driver.listen(events);
+        if (meter != null) {
+            meter.follow(driver);
+        }
         // The driver is closed unless a request may still run in it (see below).
         boolean[] stillRunning = {false};
         Release closeDriver = () -> {
@@ -129,9 +155,11 @@ final class ServeCommand extends Base {
                 driver.close();
             }
         };
-        try (closeDriver; starting; UnixHttpServer api = LocalApi.start(new Served(host, driverName, driver), logRequests ? log : null,
-                events);
-             PluginServer server = socket == null ? null : PluginServer.start(new DockerPlugin(driver, log), socket);
+        ObjIntConsumer<String> answered = meter == null ? null : meter::request;
+        try (closeDriver; starting; ServeMetrics closeMetrics = meter;
+             UnixHttpServer api = LocalApi.start(new Served(host, driverName, driver), logRequests ? log : null,
+                events, answered);
+             PluginServer server = socket == null ? null : PluginServer.start(new DockerPlugin(driver, log), socket, answered);
              HeapKeeper heap = HeapKeeper.start();
              DockerFollower dockerd = dockerSocket == null ? null : DockerFollower.start(dockerSocket, driver, log)) {
             starting.close();
@@ -141,6 +169,7 @@ final class ServeCommand extends Base {
             }
             String what = "API on " + api.socket() + (server == null ? "" : ", docker plugin " + pluginName + " on "
                     + server.socket()) + (dockerd == null ? "" : ", following dockerd on " + dockerSocket)
+                    + (meter == null ? "" : ", metrics on http://" + hostText(metricsAddress) + ":" + meter.port() + "/metrics")
                     + ", watching " + host.describe();
             PrintWriter out = spec.commandLine().getOut();
             out.println("ready: " + what + " (driver " + driverName + ")");
@@ -170,6 +199,20 @@ final class ServeCommand extends Base {
             log.accept("stopping; the kernel keeps every network, endpoint and port");
         }
         return ExitCode.OK;
+    }
+
+    private static ServeMetrics startMetrics(InetSocketAddress address) {
+        try {
+            return ServeMetrics.start(address);
+        } catch (IOException e) {
+            throw new EnvironmentException("serve --metrics: cannot listen on " + hostText(address) + ":" + address.getPort()
+                    + ": " + e.getMessage());
+        }
+    }
+
+    private static String hostText(InetSocketAddress a) {
+        String h = a.getAddress().getHostAddress();
+        return h.contains(":") ? "[" + h + "]" : h;
     }
 
     private static void notify(SystemdNotify systemd, String state, Consumer<String> log) {

@@ -56,6 +56,7 @@ public final class SelfHealingDriver implements GatunDriver {
     private final List<RulesetEvent> outsideChanges = new ArrayList<>();
     /** Why the next repair runs: the first change seen since the last one; guarded by {@link #wakeLock}. */
     private String repairCause;
+    private HealListener.Cause repairKind;
     private final ReentrantLock wakeLock = new ReentrantLock();
     private final Condition woken = wakeLock.newCondition();
     /** When to repair and how much; guarded by {@link #wakeLock}. */
@@ -144,6 +145,8 @@ public final class SelfHealingDriver implements GatunDriver {
         wakeLock.lock();
         try {
             if (repairCause == null) {
+                repairKind = overrun ? HealListener.Cause.EVENTS_LOST
+                        : own ? HealListener.Cause.OWN_TABLE : HealListener.Cause.OTHER_TABLE;
                 repairCause = overrun ? "nftables notifications were lost"
                         : (own ? "gatun's table" : "table " + e.family() + " " + e.table()) + " changed by another process";
             }
@@ -184,9 +187,12 @@ public final class SelfHealingDriver implements GatunDriver {
             boolean poll = backstop && mustPollOtherFirewalls();
             HealSchedule.Repair repair;
             String cause;
+            HealListener.Cause kind;
             wakeLock.lock();
             try {
                 repair = schedule.take(poll);
+                kind = repairCause != null ? repairKind
+                        : backstop ? HealListener.Cause.PERIODIC_CHECK : HealListener.Cause.RETRY;
                 cause = repairCause != null ? repairCause : backstop ? "the periodic check" : "a retry";
                 repairCause = null;
             } finally {
@@ -202,12 +208,12 @@ public final class SelfHealingDriver implements GatunDriver {
                 log.accept("nftables notifications were lost (the event socket overran, ENOBUFS): reading the whole "
                         + "ruleset again");
             }
-            repairNow(repair, cause);
+            repairNow(repair, kind, cause);
         }
     }
 
     private void repairNow() {
-        repairNow(new HealSchedule.Repair(true, true, Set.of(), false), "the start");
+        repairNow(new HealSchedule.Repair(true, true, Set.of(), false), HealListener.Cause.START, "the start");
     }
 
     /** Tells the heal listener of the transaction of another process that just ended, if it touched gatun's table. */
@@ -238,7 +244,7 @@ public final class SelfHealingDriver implements GatunDriver {
      * are read only when the repair says so: that can cost a few processes. Of gatun's own table
      * it reads everything, or only the sets someone removed elements of, or nothing.
      */
-    private void repairNow(HealSchedule.Repair r, String cause) {
+    private void repairNow(HealSchedule.Repair r, HealListener.Cause kind, String cause) {
         alone(() -> {
             long t0 = System.nanoTime();
             try {
@@ -261,7 +267,7 @@ public final class SelfHealingDriver implements GatunDriver {
                 }
                 HealListener l = healListener;
                 if (l != null && !repaired.isEmpty()) {
-                    l.repaired(List.copyOf(repaired), cause, java.time.Duration.ofNanos(System.nanoTime() - t0));
+                    l.repaired(List.copyOf(repaired), kind, cause, java.time.Duration.ofNanos(System.nanoTime() - t0));
                 }
                 wakeLock.lock();
                 try {
@@ -273,7 +279,7 @@ public final class SelfHealingDriver implements GatunDriver {
                 log.accept("repair failed: " + e.getMessage());
                 HealListener l = healListener;
                 if (l != null) {
-                    l.repairFailed(e.getMessage(), cause);
+                    l.repairFailed(e.getMessage(), kind, cause);
                 }
                 wakeLock.lock();
                 try {
@@ -403,12 +409,29 @@ public final class SelfHealingDriver implements GatunDriver {
     @Override
     public List<PortMapping> publish(String network, InetAddress containerIp, List<PortSpec> ports, String owner,
                                      HostPortCheck check) {
-        return together(() -> inner.publish(network, containerIp, ports, owner, check));
+        return timed("publish", () -> together(() -> inner.publish(network, containerIp, ports, owner, check)));
     }
 
     @Override
     public List<PortMapping> unpublish(String network, InetAddress containerIp, List<PortSpec> ports, String owner) {
-        return together(() -> inner.unpublish(network, containerIp, ports, owner));
+        return timed("unpublish", () -> together(() -> inner.unpublish(network, containerIp, ports, owner)));
+    }
+
+    /** Runs a publish or unpublish, telling {@link DriverStats} how long it took when something observes. */
+    private static List<PortMapping> timed(String operation, Supplier<List<PortMapping>> work) {
+        DriverStats.Observer o = DriverStats.observer();
+        if (o == null) {
+            return work.get();
+        }
+        long t0 = System.nanoTime();
+        try {
+            List<PortMapping> done = work.get();
+            o.portsChanged(operation, done.size(), java.time.Duration.ofNanos(System.nanoTime() - t0), null);
+            return done;
+        } catch (RuntimeException e) {
+            o.portsChanged(operation, 0, java.time.Duration.ofNanos(System.nanoTime() - t0), e);
+            throw e;
+        }
     }
 
     @Override
@@ -419,12 +442,12 @@ public final class SelfHealingDriver implements GatunDriver {
     @Override
     public List<PortMapping> publishOutside(String label, InetAddress containerIp, List<PortSpec> ports, String owner,
                                             HostPortCheck check) {
-        return together(() -> inner.publishOutside(label, containerIp, ports, owner, check));
+        return timed("publish", () -> together(() -> inner.publishOutside(label, containerIp, ports, owner, check)));
     }
 
     @Override
     public List<PortMapping> unpublishOutside(String label, InetAddress containerIp, List<PortSpec> ports, String owner) {
-        return together(() -> inner.unpublishOutside(label, containerIp, ports, owner));
+        return timed("unpublish", () -> together(() -> inner.unpublishOutside(label, containerIp, ports, owner)));
     }
 
     @Override

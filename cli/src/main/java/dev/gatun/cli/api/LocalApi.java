@@ -35,6 +35,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.function.ObjIntConsumer;
 
 /**
  * The local API of {@code gatun serve}: HTTP/1.1 + JSON on {@code /run/gatun/netns-INODE.sock},
@@ -60,23 +61,29 @@ public final class LocalApi extends Handler.Abstract {
     private final GatunService service;
     private final Consumer<String> requestLog;
     private final EventLog events;
+    private final ObjIntConsumer<String> answered;
 
-    private LocalApi(Served served, Consumer<String> requestLog, EventLog events) {
+    private LocalApi(Served served, Consumer<String> requestLog, EventLog events, ObjIntConsumer<String> answered) {
         this.served = served;
         this.service = new GatunService(served::host, Drivers.of(served.driver()));
         this.requestLog = requestLog;
         this.events = events;
+        this.answered = answered;
     }
 
     /** Serves the API for {@code served} on its namespace's socket; {@code requestLog} (or null) gets a line per request. */
     public static UnixHttpServer start(Served served, Consumer<String> requestLog) {
-        return start(served, requestLog, new EventLog());
+        return start(served, requestLog, new EventLog(), null);
     }
 
-    /** {@link #start(Served, Consumer)}, serving {@code events} on {@code GET /v1/events}. */
-    public static UnixHttpServer start(Served served, Consumer<String> requestLog, EventLog events) {
-        return UnixHttpServer.start(ServeSockets.of(served.host()), "gatun-api", new LocalApi(served, requestLog, events),
-                "rwx------");
+    /**
+     * {@link #start(Served, Consumer)}, serving {@code events} on {@code GET /v1/events} and
+     * telling {@code answered} (or null) each request's path and status.
+     */
+    public static UnixHttpServer start(Served served, Consumer<String> requestLog, EventLog events,
+                                       ObjIntConsumer<String> answered) {
+        return UnixHttpServer.start(ServeSockets.of(served.host()), "gatun-api",
+                new LocalApi(served, requestLog, events, answered), "rwx------");
     }
 
     @Override
@@ -119,6 +126,9 @@ public final class LocalApi extends Handler.Abstract {
             // 421: the client sent this to a serve that cannot run it; it runs it itself.
             log(request, path, "421 " + e.getMessage());
             refuse(response, callback, 421, e.getMessage());
+        }
+        if (answered != null) {
+            answered.accept(path, response.getStatus());
         }
         return true;
     }

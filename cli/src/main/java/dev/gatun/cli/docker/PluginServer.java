@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.function.ObjIntConsumer;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -46,6 +47,11 @@ public final class PluginServer implements AutoCloseable {
 
     /** Starts serving on {@code socket}; refuses when another server answers there. */
     public static PluginServer start(DockerPlugin plugin, Path socket) {
+        return start(plugin, socket, null);
+    }
+
+    /** {@link #start(DockerPlugin, Path)}, telling {@code answered} (or null) each request's path and status. */
+    public static PluginServer start(DockerPlugin plugin, Path socket, ObjIntConsumer<String> answered) {
         return new PluginServer(UnixHttpServer.start(socket, "gatun-plugin", new Handler.Abstract() {
             @Override
             public boolean handle(Request request, Response response, Callback callback) {
@@ -60,6 +66,9 @@ public final class PluginServer implements AutoCloseable {
                             : plugin.handle(path.startsWith("/") ? path.substring(1) : path, body);
                 }
                 response.setStatus(reply.status());
+                if (answered != null) {
+                    answered.accept(reply.status() == 404 ? "/other" : path, reply.status());
+                }
                 response.getHeaders().put(HttpHeader.CONTENT_TYPE, CONTENT_TYPE);
                 Content.Sink.write(response, true, reply.json(), callback);
                 return true;

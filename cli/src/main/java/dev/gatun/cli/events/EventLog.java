@@ -55,7 +55,7 @@ public final class EventLog implements PortListener, HealListener {
     }
 
     @Override
-    public void repaired(List<String> lines, String cause, Duration took) {
+    public void repaired(List<String> lines, Cause kind, String cause, Duration took) {
         Map<String, Object> d = new LinkedHashMap<>();
         d.put("repaired", lines);
         d.put("seconds", took.toNanos() / 1e9);
@@ -63,7 +63,7 @@ public final class EventLog implements PortListener, HealListener {
     }
 
     @Override
-    public void repairFailed(String message, String cause) {
+    public void repairFailed(String message, Cause kind, String cause) {
         add("repair-failed", cause, Map.of("message", message));
     }
 

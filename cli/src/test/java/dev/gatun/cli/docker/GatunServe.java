@@ -179,7 +179,7 @@ public final class GatunServe implements AutoCloseable {
     }
 
     /** The ready line. */
-    String readyLine() {
+    public String readyLine() {
         return ready;
     }
 

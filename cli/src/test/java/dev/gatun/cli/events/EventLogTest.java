@@ -25,7 +25,8 @@ class EventLogTest {
         EventCause.as("gatun publish n1 (local API)", () -> log.published(two));
         log.unpublished(List.of(mapping(8080)));
         log.changedOutside("deleted the table inet gatun", "pid 7 (nft)");
-        log.repaired(List.of("port *:8081/tcp"), "gatun's table changed by another process", Duration.ofMillis(3));
+        log.repaired(List.of("port *:8081/tcp"), dev.gatun.driver.HealListener.Cause.OWN_TABLE,
+                "gatun's table changed by another process", Duration.ofMillis(3));
 
         EventLog.Batch b = log.after(0, null, Duration.ZERO);
         assertThat(b.events()).extracting(ServeEvent::seq).containsExactly(1L, 2L, 3L, 4L, 5L);

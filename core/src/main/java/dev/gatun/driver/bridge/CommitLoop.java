@@ -2,6 +2,7 @@ package dev.gatun.driver.bridge;
 
 import dev.gatun.GatunException;
 import dev.gatun.RetryableException;
+import dev.gatun.driver.DriverStats;
 import dev.gatun.driver.NotFoundException;
 import dev.gatun.driver.PortListener;
 import dev.gatun.driver.PortMapping;
@@ -91,6 +92,7 @@ final class CommitLoop {
                         ? GenerationConflictException.gaveUp(describe(batch), MAX_ATTEMPTS, c)
                         : new GatunException("gave up after " + MAX_ATTEMPTS + " attempts: other processes kept "
                                 + "changing the ruleset between reading and committing", e.getCause());
+                DriverStats.committed(batch.size(), attempt - 1 + lostReplies, false);
                 return refusedAll(batch, gaveUp);
             } catch (RuntimeException e) {
                 if (e instanceof RetryableException r && r.mayHaveApplied() && lostReplies < MAX_LOST_REPLIES) {
@@ -109,7 +111,11 @@ final class CommitLoop {
                     }
                     return one;
                 }
+                DriverStats.committed(batch.size(), attempt - 1, false);
                 return refusedAll(batch, e);
+            }
+            if (plan.changes()) {
+                DriverStats.committed(batch.size(), attempt - 1, true);
             }
             List<PortPlanner.Answer> named = nameAndTell(batch, answers, listener);
             afterCommit.accept(flushes);
