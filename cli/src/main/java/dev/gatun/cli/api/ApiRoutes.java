@@ -73,29 +73,22 @@ final class ApiRoutes {
      * address) fails as the CLI's option would, with its exception.
      */
     static Route route(String method, String path, Map<String, String> query, JsonNode body) {
-        String[] p = path.replaceAll("/+$", "").split("/");
-        if (p.length < 3 || !p[0].isEmpty() || !p[1].equals("v1")) {
-            throw new Refused(404, "no such path: " + path + " (paths start with /v1/)");
-        }
+        String template = ApiPaths.check(method, path);
+        String[] p = path.replaceAll("/+$", "").split("/", -1);
         String what = method + " " + path;
-        switch (p.length == 3 ? p[2] : p.length == 4 ? p[2] + "/*" : p.length == 5 ? p[2] + "/*/" + p[4]
-                : p.length == 6 ? p[2] + "/*/" + p[4] + "/*" : "") {
-            case "networks" -> {
-                if (method.equals("GET")) {
-                    noBody(body, what);
-                    return s -> Answer.ok(s.networks().stream().map(Json::network).toList());
-                }
-                if (!method.equals("POST")) {
-                    throw notAllowed(method, path, "GET, POST");
-                }
+        switch (method + " " + template) {
+            case "GET /v1/networks" -> {
+                noBody(body, what);
+                return s -> Answer.ok(s.networks().stream().map(Json::network).toList());
+            }
+            case "POST /v1/networks" -> {
                 Fields f = new Fields(body, what, "name", "subnets", "bridge", "gateway", "mac", "mtu", "icc", "internal");
                 CreateNetwork r = CreateNetwork.of(named(f.required("name"), what), f.strings("subnets"), f.string("bridge"),
                         f.string("gateway"), f.string("mac"), f.integer("mtu"), !Boolean.FALSE.equals(f.bool("icc")),
                         Boolean.TRUE.equals(f.bool("internal")));
                 return s -> Answer.ok(Json.network(s.createNetwork(r)));
             }
-            case "networks/*" -> {
-                allow(method, path, "DELETE");
+            case "DELETE /v1/networks/{network}" -> {
                 noBody(body, what);
                 DeleteNetwork r = new DeleteNetwork(named(p[3], what), bool(query, "force", what));
                 return s -> {
@@ -103,15 +96,13 @@ final class ApiRoutes {
                     return Answer.ok(Json.deleted(r.name()));
                 };
             }
-            case "networks/*/endpoints" -> {
-                allow(method, path, "POST");
+            case "POST /v1/networks/{network}/endpoints" -> {
                 Fields f = new Fields(body, what, "containerNetns", "ip", "ip6", "ifname", "mac", "owner");
                 Attach r = Attach.of(named(p[3], what), named(f.required("containerNetns"), what), f.string("ip"),
                         f.string("ip6"), f.string("ifname"), f.string("mac"), f.string("owner"));
                 return s -> Answer.ok(Json.endpoint(s.attach(r)));
             }
-            case "networks/*/endpoints/*" -> {
-                allow(method, path, "DELETE");
+            case "DELETE /v1/networks/{network}/endpoints/{netns}" -> {
                 noBody(body, what);
                 Detach r = Detach.of(named(p[3], what), named(p[5], what), query.get("ifname"));
                 return s -> {
@@ -119,11 +110,8 @@ final class ApiRoutes {
                     return Answer.ok(Json.detached(r.containerName(), r.network()));
                 };
             }
-            case "networks/*/ports" -> {
+            case "POST /v1/networks/{network}/ports", "DELETE /v1/networks/{network}/ports" -> {
                 boolean publish = method.equals("POST");
-                if (!publish && !method.equals("DELETE")) {
-                    throw notAllowed(method, path, "POST, DELETE");
-                }
                 Fields f = publish ? new Fields(body, what, "containerIp", "ports", "owner", "checkHostPorts")
                         : new Fields(body, what, "containerIp", "ports", "owner");
                 List<String> ports = f.strings("ports");
@@ -140,20 +128,17 @@ final class ApiRoutes {
                 Unpublish r = Unpublish.of(network, containerIp, ports, f.string("owner"));
                 return s -> Answer.ok(Json.mappings(s.unpublish(r)));
             }
-            case "ports" -> {
-                allow(method, path, "GET");
+            case "GET /v1/ports" -> {
                 noBody(body, what);
                 String network = query.get("network");
                 ListPorts r = network == null ? ListPorts.ALL : new ListPorts(named(network, what));
                 return s -> Answer.ok(Json.mappings(s.ports(r)));
             }
-            case "ruleset" -> {
-                allow(method, path, "GET");
+            case "GET /v1/ruleset" -> {
                 noBody(body, what);
                 return s -> Answer.ok(Json.ruleset(s.ruleset()));
             }
-            case "doctor" -> {
-                allow(method, path, "GET");
+            case "GET /v1/doctor" -> {
                 noBody(body, what);
                 return s -> {
                     DoctorReport report = s.doctor();
@@ -161,6 +146,7 @@ final class ApiRoutes {
                     return new Answer(ErrorStatus.of(report.usable() ? ExitCode.OK : ExitCode.ENVIRONMENT), Json.doctor(report));
                 };
             }
+            // The local API's own paths (the C client's, events, the document) never come here.
             default -> throw new Refused(404, "no such path: " + path);
         }
     }
@@ -171,16 +157,6 @@ final class ApiRoutes {
             throw new Refused(400, what + ": an empty name");
         }
         return value;
-    }
-
-    private static void allow(String method, String path, String allowed) {
-        if (!method.equals(allowed)) {
-            throw notAllowed(method, path, allowed);
-        }
-    }
-
-    private static Refused notAllowed(String method, String path, String allowed) {
-        return new Refused(405, method + " is not allowed on " + path + " (allowed: " + allowed + ")");
     }
 
     private static void noBody(JsonNode body, String what) {

@@ -93,31 +93,18 @@ public final class LocalApi extends Handler.Abstract {
             if (!"root".equals(UnixHttpServer.peerUser(request))) {
                 throw new ApiRoutes.Refused(403, "the gatun API serves root only");
             }
+            String template = ApiPaths.check(request.getMethod(), path);
             byte[] body = body(request);
-            if (path.equals(ServeWire.CLI_PATH)) {
-                if (!request.getMethod().equals("POST")) {
-                    throw new ApiRoutes.Refused(405, request.getMethod() + " is not allowed on /v1/cli (allowed: POST)");
+            switch (template) {
+                case ServeWire.CLI_PATH -> commandLine(ServeWire.commandLine(body), response, callback);
+                case ServeWire.CNI_PATH -> cni(body, response, callback);
+                case ServeWire.NETAVARK_PATH -> netavark(body, response, callback);
+                case EventStream.PATH -> {
+                    EventStream.start(events, query(request), request, response, callback);
+                    log(request, path, "200 (a stream)");
                 }
-                commandLine(ServeWire.commandLine(body), response, callback);
-            } else if (path.equals(ServeWire.CNI_PATH)) {
-                if (!request.getMethod().equals("POST")) {
-                    throw new ApiRoutes.Refused(405, request.getMethod() + " is not allowed on /v1/cni (allowed: POST)");
-                }
-                cni(body, response, callback);
-            } else if (path.equals(ServeWire.NETAVARK_PATH)) {
-                if (!request.getMethod().equals("POST")) {
-                    throw new ApiRoutes.Refused(405, request.getMethod() + " is not allowed on /v1/netavark (allowed: POST)");
-                }
-                netavark(body, response, callback);
-            } else if (path.equals(EventStream.PATH)) {
-                if (!request.getMethod().equals("GET")) {
-                    throw new ApiRoutes.Refused(405, request.getMethod() + " is not allowed on " + EventStream.PATH
-                            + " (allowed: GET)");
-                }
-                EventStream.start(events, query(request), request, response, callback);
-                log(request, path, "200 (a stream)");
-            } else {
-                rest(request, path, body, response, callback);
+                case OpenApiDocument.PATH -> reply(response, callback, 200, "application/json", OpenApiDocument.bytes());
+                default -> rest(request, path, body, response, callback);
             }
         } catch (ApiRoutes.Refused e) {
             log(request, path, e.status + " " + e.getMessage());

@@ -85,6 +85,16 @@ final class BridgeEndpoints {
                             + " already exists in the host namespace");
                 }
             }
+            if (!handOver) {
+                // Asked first, so that the answer is a conflict that names it, not the kernel's EEXIST.
+                try (Rtnetlink inside = Rtnetlink.open(spec.container())) {
+                    if (inside.find(ifname).isPresent()) {
+                        throw new ConflictException("attach to network " + n.name() + ": interface " + ifname
+                                + " already exists in " + spec.container().describe()
+                                + "; give the endpoint another interface name");
+                    }
+                }
+            }
             String namespace = handOver ? null : spec.container().name() != null ? spec.container().name()
                     : spec.container().path().toString();
             EndpointAlias alias = new EndpointAlias(n.name(), handOver ? null : spec.container().inode(), ifname, ip, ip6,
