@@ -11,8 +11,10 @@ public final class DriverOptions {
     public static final String BRIDGE = "gatun.bridge";
     public static final String MTU = "gatun.mtu";
     public static final String ICC = "gatun.icc";
+    /** true: each published port counts the packets and bytes sent to it (gatun ls --stats). */
+    public static final String COUNTERS = "gatun.counters";
     /** For error messages: the options there are. */
-    public static final String ALL = BRIDGE + ", " + MTU + " and " + ICC;
+    public static final String ALL = BRIDGE + ", " + MTU + ", " + ICC + " and " + COUNTERS;
 
     private DriverOptions() {}
 

@@ -7,6 +7,7 @@ import dev.gatun.cli.service.DoctorReport;
 import dev.gatun.driver.Endpoint;
 import dev.gatun.driver.Network;
 import dev.gatun.driver.PortMapping;
+import dev.gatun.driver.PortTraffic;
 import dev.gatun.InetText;
 import dev.gatun.rtnl.Prefix;
 
@@ -48,6 +49,7 @@ public final class Json {
         m.put("icc", n.icc());
         m.put("internal", n.internal());
         m.put("mtu", n.mtu());
+        m.put("counters", n.counters());
         return m;
     }
 
@@ -78,6 +80,16 @@ public final class Json {
 
     public static List<Map<String, Object>> mappings(List<PortMapping> list) {
         return list.stream().map(Json::mapping).toList();
+    }
+
+    /** Mappings with their counts: packets and bytes, null where the mapping's network has no counters. */
+    public static List<Map<String, Object>> traffic(List<PortTraffic> list) {
+        return list.stream().map(t -> {
+            Map<String, Object> m = mapping(t.mapping());
+            m.put("packets", t.traffic() == null ? null : t.traffic().packets());
+            m.put("bytes", t.traffic() == null ? null : t.traffic().bytes());
+            return m;
+        }).toList();
     }
 
     public static String ip(InetAddress a) {

@@ -2,33 +2,59 @@ package dev.gatun.cli;
 
 import dev.gatun.cli.service.ListPorts;
 import dev.gatun.driver.PortMapping;
+import dev.gatun.driver.PortTraffic;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 import java.net.Inet4Address;
+import java.util.ArrayList;
 import java.util.List;
 
 /** List published ports. */
 @Command(name = "ls", mixinStandardHelpOptions = true, description = "List published ports, read from the kernel.",
         footer = {"", "Without NET also the ports published to addresses outside gatun's networks",
                 "(a CNI chain after another plugin's bridge), with network '-' (null in JSON).",
-                "", "Examples:", "  gatun ls", "  gatun --json ls n1"})
+                "", "--stats adds the packets and bytes sent to each port since it was published",
+                "(replies not counted), for networks made with net create --counters; '-' (null",
+                "in JSON) for the others.",
+                "", "Examples:", "  gatun ls", "  gatun --json ls n1", "  gatun ls --stats n1"})
 final class LsCommand extends Base {
     @Parameters(index = "0", arity = "0..1", paramLabel = "NET")
     String network;
 
+    @Option(names = "--stats", description = "Show each port's packet and byte counts.")
+    boolean stats;
+
     @Override
     public Integer call() {
-        List<PortMapping> all = service().ports(new ListPorts(network));
+        ListPorts request = new ListPorts(network);
         Output o = out();
+        if (stats) {
+            List<PortTraffic> all = service().traffic(request);
+            if (o.json()) {
+                o.json(Json.traffic(all));
+            } else {
+                o.table(List.of("NETWORK", "PROTO", "HOST", "CONTAINER", "OWNER", "PACKETS", "BYTES"), all.stream().map(t -> {
+                    List<String> row = new ArrayList<>(columns(t.mapping()));
+                    row.add(t.traffic() == null ? "-" : Long.toString(t.traffic().packets()));
+                    row.add(t.traffic() == null ? "-" : Long.toString(t.traffic().bytes()));
+                    return (List<String>) row;
+                }).toList());
+            }
+            return ExitCode.OK;
+        }
+        List<PortMapping> all = service().ports(request);
         if (o.json()) {
             o.json(Json.mappings(all));
         } else {
-            o.table(List.of("NETWORK", "PROTO", "HOST", "CONTAINER", "OWNER"), all.stream().map(m -> List.of(
-                    m.network() == null ? "-" : m.network(),
-                    m.protocol().keyword(), host(m), container(m), m.owner())).toList());
+            o.table(List.of("NETWORK", "PROTO", "HOST", "CONTAINER", "OWNER"), all.stream().map(LsCommand::columns).toList());
         }
         return ExitCode.OK;
+    }
+
+    private static List<String> columns(PortMapping m) {
+        return List.of(m.network() == null ? "-" : m.network(), m.protocol().keyword(), host(m), container(m), m.owner());
     }
 
     private static String container(PortMapping m) {

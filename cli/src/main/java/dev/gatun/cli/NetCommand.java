@@ -19,7 +19,7 @@ final class NetCommand {
             description = "Create a network: a bridge with a fixed MAC, gateway addresses, forwarding and firewall entries.",
             footer = {"", "Examples:", "  gatun net create n1 --subnet 10.88.0.0/16",
                     "  gatun net create n2 --subnet 10.89.0.0/16 --subnet fd00:89::/64 \\",
-                    "      --no-icc --mtu 1400"})
+                    "      --no-icc --mtu 1400", "  gatun net create n3 --subnet 10.90.0.0/16 --counters"})
     static final class Create extends Base {
         @Parameters(paramLabel = "NAME")
         String name;
@@ -47,9 +47,14 @@ final class NetCommand {
         @Option(names = "--internal", description = "No traffic in or out of the network.")
         boolean internal;
 
+        @Option(names = "--counters",
+                description = "Count the packets and bytes sent to each published port (shown by gatun ls --stats).")
+        boolean counters;
+
         @Override
         public Integer call() {
-            Network n = service().createNetwork(CreateNetwork.of(name, subnets, bridge, gateway, mac, mtu, !noIcc, internal));
+            Network n = service().createNetwork(CreateNetwork.of(name, subnets, bridge, gateway, mac, mtu, !noIcc, internal,
+                    counters));
             Output o = out();
             if (o.json()) {
                 o.json(Json.network(n));

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.gatun.cli.docker.GatunCli;
 import dev.gatun.netns.NamedNamespaces;
 import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.netns.ReplyServers;
 import dev.gatun.testing.Bounded;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.NftJson;
@@ -13,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.IOException;
+import java.nio.channels.DatagramChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -82,6 +84,37 @@ class CliIT {
         assertThat(Oracle.in(c1, "ip", "-o", "link", "show")).doesNotContain("eth0");
         GatunCli.ok("--netns", ns, "net", "rm", "n1");
         assertThat(GatunCli.ok("--netns", ns, "--json", "net", "ls").json()).isEmpty();
+    }
+
+    /** Datagrams from the host (to its gateway address, which the output dnat takes), counted per port. */
+    @Test
+    void portCountersOfANetworkMadeWithThem(NetworkNamespace host, NetworkNamespace c1) throws IOException {
+        useHost(host);
+        String ns = host.name();
+        assertThat(GatunCli.ok("--netns", ns, "--json", "net", "create", "n1", "--subnet", "10.88.0.0/16", "--counters")
+                .json().get("counters").asBoolean()).isTrue();
+        GatunCli.ok("--netns", ns, "attach", "n1", c1.name());
+        GatunCli.ok("--netns", ns, "publish", "n1", "10.88.0.2", "-p", "8080:80/udp", "-p", "8081:81/udp");
+        try (ReplyServers servers = new ReplyServers().udp(c1, "10.88.0.2", 80, "a");
+             DatagramChannel client = ReplyServers.udpClient(host)) {
+            for (int i = 0; i < 50; i++) {
+                assertThat(ReplyServers.udpAsk(client, "10.88.0.1", 8080)).as("answer %d", i).isEqualTo("a");
+            }
+        }
+        JsonNode stats = GatunCli.ok("--netns", ns, "--json", "ls", "--stats", "n1").json();
+        assertThat(stats).hasSize(2);
+        // 50 datagrams of 20 bytes of IPv4 header, 8 of UDP and 4 of payload.
+        assertThat(stats.get(0).get("hostPort").asInt()).isEqualTo(8080);
+        assertThat(stats.get(0).get("packets").asLong()).isEqualTo(50);
+        assertThat(stats.get(0).get("bytes").asLong()).isEqualTo(50 * 32);
+        assertThat(stats.get(1).get("packets").asLong()).isZero();
+        assertThat(GatunCli.ok("--netns", ns, "ls", "--stats").out().lines())
+                .anyMatch(l -> l.contains("*:8080") && l.matches(".*\\s50\\s+1600\\s*"));
+        assertThat(GatunCli.ok("--netns", ns, "--json", "ls", "n1").json().get(0).has("packets"))
+                .as("counts only when asked").isFalse();
+        expectError(2, "nftables", GatunCli.run("--netns", ns, "--driver", "iptables-nft", "net", "create", "n2",
+                "--subnet", "10.89.0.0/16", "--counters"));
+        assertThat(Oracle.in(host, "ip", "-o", "link", "show")).doesNotContain("gatun-n2");
     }
 
     @Test

@@ -81,6 +81,12 @@ public interface NetworkDriver extends AutoCloseable {
     /** The published ports of one network, or of all when {@code network} is null. */
     List<PortMapping> published(String network);
 
+    /**
+     * {@link #published} with the packets and bytes each mapping was sent, for networks made
+     * with counters (a driver that keeps none gives every mapping null traffic).
+     */
+    List<PortTraffic> traffic(String network);
+
     @Override
     void close();
 }

@@ -15,7 +15,7 @@ import java.net.InetAddress;
  */
 public record NetworkSpec(String name, String bridge, Prefix subnet4, InetAddress gateway4, Prefix subnet6,
                           InetAddress gateway6, MacAddress mac, Integer mtu, boolean icc, boolean internal,
-                          boolean masquerade) {
+                          boolean masquerade, boolean counters) {
 
     /** A network with every default: containers talk to each other, reach out, and are masqueraded. */
     public static NetworkSpec of(String name, Prefix subnet4) {
@@ -49,6 +49,7 @@ public record NetworkSpec(String name, String bridge, Prefix subnet4, InetAddres
         private boolean icc = true;
         private boolean internal;
         private boolean masquerade = true;
+        private boolean counters;
 
         private Builder(String name) {
             this.name = name;
@@ -107,8 +108,18 @@ public record NetworkSpec(String name, String bridge, Prefix subnet4, InetAddres
             return this;
         }
 
+        /**
+         * Whether each published port counts the packets and bytes sent to it (default false; a
+         * counter on each of its map elements, nftables only).
+         */
+        public Builder counters(boolean counters) {
+            this.counters = counters;
+            return this;
+        }
+
         public NetworkSpec build() {
-            return new NetworkSpec(name, bridge, subnet4, gateway4, subnet6, gateway6, mac, mtu, icc, internal, masquerade);
+            return new NetworkSpec(name, bridge, subnet4, gateway4, subnet6, gateway6, mac, mtu, icc, internal, masquerade,
+                    counters);
         }
     }
 }

@@ -472,6 +472,11 @@ public final class SelfHealingDriver implements GatunDriver {
     }
 
     @Override
+    public List<PortTraffic> traffic(String network) {
+        return inner.traffic(network);
+    }
+
+    @Override
     public List<String> hostPortsInUse() {
         return inner.hostPortsInUse();
     }

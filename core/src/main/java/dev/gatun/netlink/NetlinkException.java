@@ -52,6 +52,11 @@ public class NetlinkException extends ErrnoException {
         return errno() == libc_h.EEXIST;
     }
 
+    /** The kernel refused a value or a combination of the request as invalid (EINVAL). */
+    public boolean isInvalidArgument() {
+        return errno() == libc_h.EINVAL;
+    }
+
     /** The kernel does not support what was asked, for this object or at all (EOPNOTSUPP). */
     public boolean isNotSupported() {
         return errno() == libc_h.EOPNOTSUPP;

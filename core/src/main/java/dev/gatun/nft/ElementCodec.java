@@ -4,6 +4,7 @@ import dev.gatun.bindings.internal.kernel_h;
 import dev.gatun.bindings.internal.nlmsghdr;
 import dev.gatun.netlink.MalformedReplyException;
 import dev.gatun.netlink.NetlinkMessages;
+import dev.gatun.nft.expr.Counter;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -18,6 +19,7 @@ import java.util.Set;
 import static dev.gatun.bindings.internal.libmnl_h.*;
 import static dev.gatun.bindings.internal.libnftnl_h.*;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 /**
  * Set elements as the kernel keeps them, into NEWSETELEM and DELSETELEM messages through
@@ -29,11 +31,19 @@ final class ElementCodec {
     /** Element list bytes per message: the list is one nested attribute with a 16-bit length. */
     static final int MAX_LIST_BYTES = 48 * 1024;
 
+    /** The expression name libnftnl allocates a counter by, made once. */
+    private static final MemorySegment COUNTER = Arena.global().allocateFrom("counter");
+
     /**
      * An element as the kernel stores it. {@code flags} holds NFT_SET_ELEM_INTERVAL_END;
      * {@code keyText} is the key in nft's words when it was given so (null when given as bytes).
      */
-    record Encoded(byte[] key, int flags, byte[] data, Verdict verdict, Duration timeout, String comment, String keyText) {
+    record Encoded(byte[] key, int flags, byte[] data, Verdict verdict, Duration timeout, String comment, String keyText,
+                   Counter counter) {
+
+        Encoded(byte[] key, int flags, byte[] data, Verdict verdict, Duration timeout, String comment, String keyText) {
+            this(key, flags, data, verdict, timeout, comment, keyText, null);
+        }
 
         int estimatedBytes() {
             int n = 4 + attr(attr(key.length)) + attr(4);
@@ -49,6 +59,10 @@ final class ElementCodec {
             if (comment != null) {
                 n += attr(comment.length() * 4 + 3);
             }
+            if (counter != null) {
+                // NFTA_SET_ELEM_EXPR: the name "counter" and two 64-bit counts.
+                n += attr(attr(8) + attr(2 * attr(8)));
+            }
             return n;
         }
 
@@ -62,7 +76,7 @@ final class ElementCodec {
         }
 
         StoredElement stored() {
-            return new StoredElement(key, data, comment);
+            return new StoredElement(key, data, comment, counter);
         }
     }
 
@@ -180,6 +194,28 @@ final class ElementCodec {
         if (userData != null) {
             nftnl_set_elem_set(el, (short) NFTNL_SET_ELEM_USERDATA, staged(staging, userData), userData.length);
         }
+        if (e.counter() != null) {
+            MemorySegment counter = nftnl_expr_alloc(COUNTER);
+            if (e.counter().packets() != 0 || e.counter().bytes() != 0) {
+                nftnl_expr_set_u64(counter, (short) NFTNL_EXPR_CTR_PACKETS, e.counter().packets());
+                nftnl_expr_set_u64(counter, (short) NFTNL_EXPR_CTR_BYTES, e.counter().bytes());
+            }
+            // The element owns it from here: nftnl_set_elem_free frees it.
+            nftnl_set_elem_add_expr(el, counter);
+        }
+    }
+
+    /** The counter an element read from the kernel carries, or null when it has none. */
+    private static Counter counter(MemorySegment e, Arena arena) {
+        if (nftnl_set_elem_is_set(e, (short) NFTNL_SET_ELEM_EXPR) == 0) {
+            return null;
+        }
+        MemorySegment x = nftnl_set_elem_get(e, (short) NFTNL_SET_ELEM_EXPR, arena.allocate(JAVA_INT));
+        if (x.equals(MemorySegment.NULL) || !"counter".equals(Native.string(nftnl_expr_get_str(x, (short) NFTNL_EXPR_NAME)))) {
+            return null;
+        }
+        return new Counter(nftnl_expr_get_u64(x, (short) NFTNL_EXPR_CTR_PACKETS),
+                nftnl_expr_get_u64(x, (short) NFTNL_EXPR_CTR_BYTES));
     }
 
     private static MemorySegment staged(MemorySegment staging, byte[] value) {
@@ -227,7 +263,7 @@ final class ElementCodec {
                             comment = Udata.string(u.get(NFTNL_UDATA_SET_ELEM_COMMENT));
                         }
                     }
-                    out.add(new Encoded(key, flags, data, verdict, timeout, comment, null));
+                    out.add(new Encoded(key, flags, data, verdict, timeout, comment, null, counter(e, arena)));
                 }
             } finally {
                 nftnl_set_elems_iter_destroy(it);

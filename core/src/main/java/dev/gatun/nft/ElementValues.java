@@ -94,7 +94,7 @@ final class ElementValues {
                 continue;
             }
             checkStoredKey(set, e.key());
-            Encoded encoded = new Encoded(e.key(), 0, e.data(), null, null, e.comment(), null);
+            Encoded encoded = new Encoded(e.key(), 0, e.data(), null, null, e.comment(), null, e.counter());
             if (wantsData != (e.data() != null) || (wantsData && e.data().length != dataLength)) {
                 throw new InvalidInputException("element " + encoded.label(set) + " in " + set.describe() + " needs "
                         + (wantsData ? dataLength + " bytes of data" : "no data"));

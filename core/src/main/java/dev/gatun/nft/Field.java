@@ -34,7 +34,11 @@ public enum Field {
     META_OIF("oif", Meta.Key.OIF, null),
     META_MARK("meta mark", Meta.Key.MARK, DataType.MARK),
     CT_MARK("ct mark", Ct.Key.MARK, DataType.MARK),
-    CT_DIRECTION("ct direction", Ct.Key.DIRECTION, null);
+    CT_DIRECTION("ct direction", Ct.Key.DIRECTION, null),
+    /** Where a connection was first sent (direction 0, original), before any DNAT: a published port's host side. */
+    CT_ORIGINAL_IP_DADDR("ct original ip daddr", Ct.Key.DST_IP, 0, DataType.IPV4_ADDR),
+    CT_ORIGINAL_IP6_DADDR("ct original ip6 daddr", Ct.Key.DST_IP6, 0, DataType.IPV6_ADDR),
+    CT_ORIGINAL_PROTO_DST("ct original proto-dst", Ct.Key.PROTO_DST, 0, DataType.INET_SERVICE);
 
     /** A protocol match that must precede a field, unless the rule already established it. */
     enum Dependency { NONE, IPV4, IPV6, TCP, UDP, SCTP, ETHER }
@@ -44,6 +48,8 @@ public enum Field {
     final int offset;
     final Meta.Key meta;
     final Ct.Key ct;
+    /** The conntrack direction a ct field is read in (0 original), or null for the packet's own. */
+    final Integer ctDirection;
     final DataType type;
     final Dependency dependency;
 
@@ -53,6 +59,7 @@ public enum Field {
         this.offset = offset;
         this.meta = null;
         this.ct = null;
+        this.ctDirection = null;
         this.type = type;
         this.dependency = dependency;
     }
@@ -63,16 +70,22 @@ public enum Field {
         this.offset = 0;
         this.meta = meta;
         this.ct = null;
+        this.ctDirection = null;
         this.type = type;
         this.dependency = Dependency.NONE;
     }
 
     Field(String words, Ct.Key ct, DataType type) {
+        this(words, ct, null, type);
+    }
+
+    Field(String words, Ct.Key ct, Integer direction, DataType type) {
         this.words = words;
         this.base = null;
         this.offset = 0;
         this.meta = null;
         this.ct = ct;
+        this.ctDirection = direction;
         this.type = type;
         this.dependency = Dependency.NONE;
     }

@@ -132,7 +132,7 @@ final class MatchLowering {
         } else if (field.meta != null) {
             exprs.add(new Meta(field.meta, dreg));
         } else {
-            exprs.add(new Ct(field.ct, null, dreg));
+            exprs.add(new Ct(field.ct, field.ctDirection, dreg));
         }
     }
 

@@ -96,6 +96,16 @@ public final class RuleBuilder {
         return this;
     }
 
+    /**
+     * {@code FIELD . FIELD ... map @map}, its data loaded and left unread: only for what the
+     * lookup does by itself, updating the counter an element of the map carries.
+     */
+    public RuleBuilder touchMap(String map, Field... key) {
+        matches.loadConcatenation(key);
+        exprs.add(new Lookup(Registers.REG1, NftNames.check("map", map), Registers.REG1, false));
+        return this;
+    }
+
     /** {@code ct state established,related}. */
     public RuleBuilder ctState(String... states) {
         return ctBits(Ct.Key.STATE, NftKeywords.CT_STATES.bits(states));

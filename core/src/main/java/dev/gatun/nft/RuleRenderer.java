@@ -34,6 +34,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 
 import static dev.gatun.nft.RegisterValue.name;
@@ -165,7 +166,7 @@ final class RuleRenderer {
     private static RegisterValue ct(Ct c) {
         String words = "ct " + (c.direction() == null ? "" : c.direction() == 0 ? "original " : "reply ") + c.key().keyword;
         for (Field f : Field.values()) {
-            if (f.ct == c.key() && c.direction() == null) {
+            if (f.ct == c.key() && Objects.equals(f.ctDirection, c.direction())) {
                 return new Load(f, f.words);
             }
         }
@@ -253,6 +254,10 @@ final class RuleRenderer {
             words.add(key + " vmap @" + l.set());
         } else {
             registers.put(l.dreg(), new MapResult(key, l.set()));
+            if (exprs.getLast() == l) {
+                // A lookup whose data nothing reads: there for the element's counter, so it is shown.
+                words.add(key + " map @" + l.set());
+            }
         }
     }
 

@@ -22,9 +22,14 @@ final class Lab implements AutoCloseable {
     final GatunDriver driver;
 
     Lab() {
+        this(false);
+    }
+
+    /** {@code counters}: network n1 is made with per-port counters. */
+    Lab(boolean counters) {
         ns = NamedNamespaces.create("gatun-jmh-" + ProcessHandle.current().pid() + "-" + COUNT.incrementAndGet());
         driver = Gatun.open(ns, "nftables");
-        driver.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
+        driver.createNetwork(NetworkSpec.named("n1").subnet4(Prefix.parse("10.88.0.0/16")).counters(counters).build());
     }
 
     /** {@code n} mappings published before measuring: tcp and udp ports from 1, to 10.88.0.9. */

@@ -22,7 +22,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Publishing through the nftables driver, in a private namespace: one mapping published and
- * unpublished, a 32-port container, and single mappings from 16 threads through group commit.
+ * unpublished, a 32-port container, and single mappings from 16 threads through group commit;
+ * each on a network without and with per-port counters.
  */
 @State(Scope.Benchmark)
 @Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
@@ -34,6 +35,10 @@ public class PublishBenchmark {
     @Param({"0"})
     int existing;
 
+    /** Whether the network's mappings carry counters: what one costs per publish. */
+    @Param({"false", "true"})
+    boolean counters;
+
     private Lab lab;
     private final InetAddress container = InetAddress.ofLiteral("10.88.0.2");
     private final List<PortSpec> one = List.of(PortSpec.parse("60000:80"));
@@ -42,7 +47,7 @@ public class PublishBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-        lab = new Lab();
+        lab = new Lab(counters);
         lab.populate(existing);
         for (int i = 0; i < 32; i++) {
             thirtyTwo.add(PortSpec.parse((61000 + i) + ":" + (8000 + i)));

@@ -9,6 +9,7 @@ import dev.gatun.driver.GatunDriver;
 import dev.gatun.driver.NetworkSpec;
 import dev.gatun.driver.PortListener;
 import dev.gatun.driver.PortMapping;
+import dev.gatun.driver.PortTraffic;
 import dev.gatun.driver.PortSpec;
 import dev.gatun.driver.foreign.ForeignDrop;
 import dev.gatun.netns.NetworkNamespace;
@@ -158,6 +159,11 @@ record WithoutRepairs(GatunDriver inner) implements GatunDriver {
     @Override
     public List<PortMapping> published(String network) {
         return inner.published(network);
+    }
+
+    @Override
+    public List<PortTraffic> traffic(String network) {
+        return inner.traffic(network);
     }
 
     @Override

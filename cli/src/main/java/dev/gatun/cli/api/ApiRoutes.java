@@ -82,10 +82,11 @@ final class ApiRoutes {
                 return s -> Answer.ok(s.networks().stream().map(Json::network).toList());
             }
             case "POST /v1/networks" -> {
-                Fields f = new Fields(body, what, "name", "subnets", "bridge", "gateway", "mac", "mtu", "icc", "internal");
+                Fields f = new Fields(body, what, "name", "subnets", "bridge", "gateway", "mac", "mtu", "icc", "internal",
+                        "counters");
                 CreateNetwork r = CreateNetwork.of(named(f.required("name"), what), f.strings("subnets"), f.string("bridge"),
                         f.string("gateway"), f.string("mac"), f.integer("mtu"), !Boolean.FALSE.equals(f.bool("icc")),
-                        Boolean.TRUE.equals(f.bool("internal")));
+                        Boolean.TRUE.equals(f.bool("internal")), Boolean.TRUE.equals(f.bool("counters")));
                 return s -> Answer.ok(Json.network(s.createNetwork(r)));
             }
             case "DELETE /v1/networks/{network}" -> {
@@ -132,6 +133,9 @@ final class ApiRoutes {
                 noBody(body, what);
                 String network = query.get("network");
                 ListPorts r = network == null ? ListPorts.ALL : new ListPorts(named(network, what));
+                if (bool(query, "stats", what)) {
+                    return s -> Answer.ok(Json.traffic(s.traffic(r)));
+                }
                 return s -> Answer.ok(Json.mappings(s.ports(r)));
             }
             case "GET /v1/ruleset" -> {

@@ -20,8 +20,8 @@ import java.util.Set;
 
 /**
  * The network configuration a runtime sends on stdin, as far as gatun reads it: the keys of the
- * reference {@code bridge} plugin that users rely on, gatun's own {@code icc} and
- * {@code internal}, {@code ipam}, {@code prevResult} (which makes gatun a chained plugin),
+ * reference {@code bridge} plugin that users rely on, gatun's own {@code icc}, {@code internal}
+ * and {@code counters}, {@code ipam}, {@code prevResult} (which makes gatun a chained plugin),
  * {@code runtimeConfig.portMappings} and GC's valid attachments. Unknown keys are ignored, as
  * libcni expects; a known key with a wrong value is {@link CniError#INVALID_CONFIG}, naming it.
  *
@@ -29,7 +29,7 @@ import java.util.Set;
  */
 public record CniConfig(String cniVersion, String name, String type, String bridge, boolean isGateway,
                         boolean isDefaultGateway, boolean ipMasq, boolean hairpinMode, Integer mtu, boolean icc,
-                        boolean internal, String ipamType, ObjectNode prevResult, List<PortMapping> portMappings,
+                        boolean internal, boolean counters, String ipamType, ObjectNode prevResult, List<PortMapping> portMappings,
                         Set<String> validAttachments, byte[] raw) {
 
     static final ObjectMapper JSON = new ObjectMapper();
@@ -84,7 +84,8 @@ public record CniConfig(String cniVersion, String name, String type, String brid
         }
         return new CniConfig(version, name, text(o, "type"), bridge == null || bridge.isEmpty() ? null : bridge,
                 bool(o, "isGateway", false) || isDefaultGateway, isDefaultGateway, bool(o, "ipMasq", false),
-                bool(o, "hairpinMode", false), mtu, bool(o, "icc", true), bool(o, "internal", false), ipamType,
+                bool(o, "hairpinMode", false), mtu, bool(o, "icc", true), bool(o, "internal", false),
+                bool(o, "counters", false), ipamType,
                 prev == null || prev.isNull() ? null : (ObjectNode) prev, portMappings(o), attachments(o), stdin);
     }
 

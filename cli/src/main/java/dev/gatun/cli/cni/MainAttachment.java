@@ -115,7 +115,7 @@ final class MainAttachment {
                             .subnet4(v4.prefix().network()).gateway4(v4.gateway())
                             .subnet6(v6 == null ? null : v6.prefix().network()).gateway6(v6 == null ? null : v6.gateway())
                             .mtu(config.mtu()).icc(config.icc()).internal(config.internal()).masquerade(config.ipMasq())
-                            .build());
+                            .counters(config.counters()).build());
                     call.log("created network " + n.name() + " (bridge " + n.bridge() + ", " + n.subnets() + ")");
                 } catch (ConflictException | ErrnoException e) {
                     // Another ADD (another process) may be making it right now: read again.

@@ -150,6 +150,7 @@ public final class DockerPlugin {
         String bridge = null;
         Integer mtu = null;
         boolean icc = true;
+        boolean counters = false;
         boolean internal = options.path("com.docker.network.internal").asBoolean(false)
                 || generic.path("com.docker.network.internal").asBoolean(false);
         for (Iterator<Map.Entry<String, JsonNode>> it = generic.fields(); it.hasNext(); ) {
@@ -159,6 +160,7 @@ public final class DockerPlugin {
                 case DriverOptions.BRIDGE -> bridge = value;
                 case DriverOptions.MTU -> mtu = DriverOptions.number(DriverOptions.MTU, value);
                 case DriverOptions.ICC -> icc = DriverOptions.flag(DriverOptions.ICC, value);
+                case DriverOptions.COUNTERS -> counters = DriverOptions.flag(DriverOptions.COUNTERS, value);
                 default -> {
                     if (o.getKey().startsWith("gatun.")) {
                         throw new InvalidInputException("unknown option " + o.getKey()
@@ -170,7 +172,7 @@ public final class DockerPlugin {
         NetworkSpec spec = NetworkSpec.named(networkName(id)).bridge(bridge == null ? "gt-" + networkName(id) : bridge)
                 .subnet4(Prefix.parse(v4.path("Pool").asText())).gateway4(gateway(v4))
                 .subnet6(v6 == null ? null : Prefix.parse(v6.path("Pool").asText())).gateway6(v6 == null ? null : gateway(v6))
-                .mtu(mtu).icc(icc).internal(internal).build();
+                .mtu(mtu).icc(icc).internal(internal).counters(counters).build();
         Network n = driver.createNetwork(spec);
         log.accept("created network " + n.name() + " (bridge " + n.bridge() + ", " + n.subnets() + ") for Docker network " + id);
         return Map.of();

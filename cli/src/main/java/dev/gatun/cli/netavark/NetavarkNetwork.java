@@ -94,6 +94,7 @@ record NetavarkNetwork(ObjectNode raw, NetworkSpec spec) {
                 }
                 case DriverOptions.MTU -> spec.mtu(DriverOptions.number(DriverOptions.MTU, value));
                 case DriverOptions.ICC -> spec.icc(DriverOptions.flag(DriverOptions.ICC, value));
+                case DriverOptions.COUNTERS -> spec.counters(DriverOptions.flag(DriverOptions.COUNTERS, value));
                 default -> throw new InvalidInputException("unknown option " + o.getKey() + " (a gatun network takes "
                         + DriverOptions.ALL + ")");
             }

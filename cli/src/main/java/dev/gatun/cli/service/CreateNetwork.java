@@ -15,7 +15,7 @@ public record CreateNetwork(NetworkSpec spec) {
      * (null: the default). Every value is checked here, before anything is sent.
      */
     public static CreateNetwork of(String name, List<String> subnets, String bridge, String gateway, String mac,
-                                   Integer mtu, boolean icc, boolean internal) {
+                                   Integer mtu, boolean icc, boolean internal, boolean counters) {
         if (subnets.isEmpty()) {
             throw new InvalidInputException("network " + name + " needs a subnet: an IPv4 one, and an IPv6 one if wanted");
         }
@@ -41,6 +41,6 @@ public record CreateNetwork(NetworkSpec spec) {
         }
         return new CreateNetwork(NetworkSpec.named(name).bridge(bridge).subnet4(v4)
                 .gateway4(gateway == null ? null : Prefix.address(gateway)).subnet6(v6)
-                .mac(mac == null ? null : MacAddress.parse(mac)).mtu(mtu).icc(icc).internal(internal).build());
+                .mac(mac == null ? null : MacAddress.parse(mac)).mtu(mtu).icc(icc).internal(internal).counters(counters).build());
     }
 }

@@ -3,6 +3,7 @@ package dev.gatun.cli.service;
 import dev.gatun.driver.Endpoint;
 import dev.gatun.driver.Network;
 import dev.gatun.driver.PortMapping;
+import dev.gatun.driver.PortTraffic;
 import dev.gatun.nft.Family;
 import dev.gatun.nft.NftRenderer;
 import dev.gatun.nft.Nftables;
@@ -69,6 +70,17 @@ public final class GatunService {
             List<PortMapping> listed = new ArrayList<>(d.published(r.network()));
             if (r.network() == null) {
                 listed.addAll(d.publishedOutside());
+            }
+            return listed;
+        });
+    }
+
+    /** {@link #ports} with each mapping's counts (null where its network has no counters). */
+    public List<PortTraffic> traffic(ListPorts r) {
+        return drivers.with(d -> {
+            List<PortTraffic> listed = new ArrayList<>(d.traffic(r.network()));
+            if (r.network() == null) {
+                d.publishedOutside().forEach(m -> listed.add(new PortTraffic(m, null)));
             }
             return listed;
         });

@@ -1,6 +1,7 @@
 package dev.gatun.driver.bridge;
 
 import dev.gatun.InvalidInputException;
+import dev.gatun.conntrack.Conntrack;
 import dev.gatun.driver.ConflictException;
 import dev.gatun.driver.Endpoint;
 import dev.gatun.driver.EndpointSpec;
@@ -12,6 +13,7 @@ import dev.gatun.driver.NetworkSpec;
 import dev.gatun.driver.NotFoundException;
 import dev.gatun.driver.PortListener;
 import dev.gatun.driver.PortMapping;
+import dev.gatun.driver.PortTraffic;
 import dev.gatun.driver.PortSpec;
 import dev.gatun.driver.foreign.AcceptMark;
 import dev.gatun.driver.foreign.ForeignDrop;
@@ -52,7 +54,7 @@ public final class BridgeDriver implements GatunDriver {
         this.networks = new BridgeNetworks(host, firewall);
         this.endpoints = new BridgeEndpoints(host);
         this.cache = new HostCache(host, networks::list);
-        this.publisher = new Publisher(host, firewall, cache::localAddresses);
+        this.publisher = new Publisher(host, firewall, cache::localAddresses, m -> cache.counted().test(m), Conntrack::open);
         this.ports = new PublishedPorts(host, firewall, publisher, networks::list, () -> {
             synchronized (topology) {
                 // No network of gatun's may exist yet: the table must.
@@ -257,6 +259,11 @@ public final class BridgeDriver implements GatunDriver {
     @Override
     public List<PortMapping> published(String network) {
         return ports.published(network == null ? networks() : List.of(network(network)));
+    }
+
+    @Override
+    public List<PortTraffic> traffic(String network) {
+        return ports.traffic(network == null ? networks() : List.of(network(network)));
     }
 
     @Override

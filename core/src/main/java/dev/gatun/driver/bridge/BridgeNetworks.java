@@ -62,8 +62,12 @@ final class BridgeNetworks {
                 }
             }
         }
+        if (spec.counters() && !firewall.countsPorts()) {
+            throw new InvalidInputException("network " + spec.name() + ": per-port counters need the nftables driver, not "
+                    + firewall.name());
+        }
         String alias = new NetworkAlias(spec.name(), subnet4, gw4, subnet6, gw6, spec.icc(), spec.internal(),
-                spec.masquerade()).encode();
+                spec.masquerade(), spec.counters()).encode();
         try (Rtnetlink rt = Rtnetlink.open(host)) {
             if (rt.find(bridge).isPresent()) {
                 throw new ConflictException("a link named " + bridge + " already exists; choose another bridge name");
@@ -88,7 +92,7 @@ final class BridgeNetworks {
                     sysctls.setIpv6Forwarding(true);
                 }
                 // icc true: a network of gatun's keeps its containers apart by port isolation.
-                firewall.network(bridge, subnet4, subnet6, true, spec.internal(), spec.masquerade(), true);
+                firewall.network(bridge, subnet4, subnet6, true, spec.internal(), spec.masquerade(), spec.counters(), true);
             } catch (RuntimeException e) {
                 throw rollback.undo(e);
             }
@@ -99,7 +103,7 @@ final class BridgeNetworks {
     void remove(Network n) {
         Prefix v4 = n.subnets().stream().filter(p -> !p.isIpv6()).findFirst().orElse(null);
         Prefix v6 = n.subnets().stream().filter(Prefix::isIpv6).findFirst().orElse(null);
-        firewall.network(n.bridge(), v4, v6, true, n.internal(), n.masquerade(), false);
+        firewall.network(n.bridge(), v4, v6, true, n.internal(), n.masquerade(), n.counters(), false);
         try (Rtnetlink rt = Rtnetlink.open(host)) {
             rt.delete(n.bridge());
         }
@@ -187,7 +191,7 @@ final class BridgeNetworks {
     }
 
     private void entries(AdoptedBridge b, boolean add) {
-        firewall.network(b.bridge(), b.subnet4(), b.subnet6(), b.icc(), b.internal(), b.masquerade(), add);
+        firewall.network(b.bridge(), b.subnet4(), b.subnet6(), b.icc(), b.internal(), b.masquerade(), false, add);
     }
 
     /** Every adopted bridge, read from the bridges' aliases. */
@@ -208,7 +212,7 @@ final class BridgeNetworks {
         // As create entered them: icc, whatever the network's own (its ports are isolated instead).
         for (Network n : list()) {
             out.add(new Network(n.name(), n.bridge(), n.mac(), n.subnets(), n.gateways(), true, n.internal(), n.masquerade(),
-                    n.mtu()));
+                    n.mtu(), n.counters()));
         }
         adopted().forEach(b -> out.add(AdoptedAlias.asNetwork(b)));
         return out;

@@ -2,11 +2,13 @@ package dev.gatun.driver.bridge;
 
 import dev.gatun.driver.Network;
 import dev.gatun.driver.PortMapping;
+import dev.gatun.driver.PortTraffic;
 import dev.gatun.driver.foreign.ForeignFirewalls;
 import dev.gatun.rtnl.Prefix;
 
 import java.util.Collection;
 import java.util.List;
+import java.util.function.Predicate;
 
 /**
  * What a driver needs from a packet filter: the static ruleset, the entries of each network,
@@ -26,9 +28,16 @@ interface Firewall {
 
     /**
      * Adds (or with {@code add} false removes) a network's bridge and subnets to the ruleset;
-     * without {@code icc}, traffic between two ports of the bridge is dropped here too.
+     * without {@code icc}, traffic between two ports of the bridge is dropped here too; with
+     * {@code counters} its mappings' traffic is counted (only where {@link #countsPorts}).
      */
-    void network(String bridge, Prefix v4, Prefix v6, boolean icc, boolean internal, boolean masquerade, boolean add);
+    void network(String bridge, Prefix v4, Prefix v6, boolean icc, boolean internal, boolean masquerade, boolean counters,
+                 boolean add);
+
+    /** Whether this firewall keeps per-mapping counters (nftables' map elements can carry them). */
+    default boolean countsPorts() {
+        return false;
+    }
 
     /**
      * Adds (or with {@code add} false removes) a container outside gatun's networks whose
@@ -60,9 +69,17 @@ interface Firewall {
     /** The other firewalls of the host, as this packet filter must open them for gatun's bridges. */
     ForeignFirewalls foreignFirewalls();
 
-    /** Opens the mapping store; called on the committer thread, which then owns it. */
-    MappingStore openStore();
+    /**
+     * Opens the mapping store; called on the committer thread, which then owns it. Mappings it
+     * adds for which {@code counted} holds count their traffic, where {@link #countsPorts}.
+     */
+    MappingStore openStore(Predicate<PortMapping> counted);
 
     /** The mappings as they are now, from any thread. */
     List<PortMapping> mappings();
+
+    /** {@link #mappings} with their counts, where they have a counter. */
+    default List<PortTraffic> traffic() {
+        return mappings().stream().map(m -> new PortTraffic(m, null)).toList();
+    }
 }

@@ -13,6 +13,7 @@ import dev.gatun.nft.NftRenderer;
 import dev.gatun.nft.Nftables;
 import dev.gatun.nft.Priority;
 import dev.gatun.nft.Rule;
+import dev.gatun.nft.RuleBuilder;
 import dev.gatun.nft.Ruleset;
 import dev.gatun.nft.SetFlag;
 import dev.gatun.nft.Table;
@@ -20,11 +21,13 @@ import dev.gatun.nft.Transaction;
 import dev.gatun.nft.Verdict;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 import static dev.gatun.nft.DataType.INET_PROTO;
 import static dev.gatun.nft.DataType.INET_SERVICE;
@@ -46,7 +49,13 @@ import static dev.gatun.nft.DataType.IPV6_ADDR;
  * outside4/6 host ifname . container addr of every container outside gatun's networks that
  *            mappings go to (a CNI chain's, after bridge or ptp): its localhost and hairpin
  *            connections are masqueraded as those into gatun's bridges are
+ * counted    bridges of networks made with counters: their mappings' elements carry one
  * </pre>
+ * A mapping's counter counts the packets sent to it: the dnat lookup finds its element for a
+ * connection's first packet (nat chains see no other), and chain count looks it up again, by
+ * the connection's original destination, for each later packet in that direction as it leaves
+ * for the container (chain postrouting-filter: forwarded or sent by a host process, whose
+ * output hook still names the interface of the address before dnat). Replies are not counted.
  * The forward chain runs before other tables' and marks what it accepts (see {@link AcceptMark}).
  */
 final class GatunRuleset {
@@ -69,9 +78,10 @@ final class GatunRuleset {
 
     static final NftSet OUTSIDE4 = NftSet.of(TABLE, "outside4", DataType.IFNAME, IPV4_ADDR);
     static final NftSet OUTSIDE6 = NftSet.of(TABLE, "outside6", DataType.IFNAME, IPV6_ADDR);
+    static final NftSet COUNTED = NftSet.of(TABLE, "counted", DataType.IFNAME);
 
     static final List<NftSet> SETS = List.of(PORTS4, HOSTIP4, PORTS6, HOSTIP6, BRIDGES, INTERNAL, SAMEBRIDGE, SUBNETS4,
-            SUBNETS6, MASQ4, MASQ6, OUTSIDE4, OUTSIDE6);
+            SUBNETS6, MASQ4, MASQ6, OUTSIDE4, OUTSIDE6, COUNTED);
 
     private static final Chain PREROUTING = Chain.base(TABLE, "prerouting", ChainType.NAT, Hook.PREROUTING, Priority.DSTNAT,
             Verdict.Code.ACCEPT);
@@ -89,14 +99,47 @@ final class GatunRuleset {
     // "fwd" is an nft keyword; the chain is called forward.
     private static final Chain FORWARD = Chain.base(TABLE, "forward", ChainType.FILTER, Hook.FORWARD, FORWARD_PRIORITY,
             Verdict.Code.ACCEPT);
-    static final List<Chain> CHAINS = List.of(PREROUTING, OUTPUT, POSTROUTING, FORWARD);
-    static final List<Rule> RULES = rules();
-    /** Each rule of {@link #RULES} in nft's words, to compare the rules read back with. */
+    /** Where packets to published ports after the first are counted, with the interface they leave by. */
+    private static final Chain POSTROUTING_FILTER = Chain.base(TABLE, "postrouting-filter", ChainType.FILTER,
+            Hook.POSTROUTING, Priority.FILTER, Verdict.Code.ACCEPT);
+    private static final Chain COUNT = Chain.regular(TABLE, "count");
+    static final List<Chain> CHAINS = List.of(PREROUTING, OUTPUT, POSTROUTING, FORWARD, POSTROUTING_FILTER, COUNT);
+    /** The rules where chain count looks elements up by key alone (Linux 6.6 on; 6.1 refuses a map so looked up). */
+    private static final List<Rule> KEY_ONLY_RULES = rules(true);
+    /** The same where it loads their data too, which nft cannot write: for kernels that refuse the others. */
+    private static final List<Rule> DATA_LOADING_RULES = rules(false);
+    /** Each rule of both shapes in nft's words, to compare the rules read back with. */
     private static final Map<Rule, String> RENDERED = rendered();
+    /** The shape this kernel takes; learned when it refuses the key-only lookups or a table of the other shape is read. */
+    private static volatile boolean keyOnlyLookups = true;
 
     private GatunRuleset() {}
 
-    private static List<Rule> rules() {
+    /** The table's rules, in the shape this kernel takes. */
+    static List<Rule> rules() {
+        return keyOnlyLookups ? KEY_ONLY_RULES : DATA_LOADING_RULES;
+    }
+
+    /**
+     * Whether {@code e}, from a commit that made the table's rules, is this kernel refusing
+     * chain count's key-only lookups (EINVAL); then the rules load the data instead from now on,
+     * and the caller builds the table again.
+     */
+    static boolean fellBackFrom(NetlinkException e) {
+        if (keyOnlyLookups && e.isInvalidArgument() && e.operation().equals("add " + KEY_ONLY_RULES.stream()
+                .filter(r -> r.chain().equals(COUNT.name())).findFirst().orElseThrow().describe())) {
+            keyOnlyLookups = false;
+            return true;
+        }
+        return false;
+    }
+
+    /** For tests: the shape used from now on ({@code true}: key-only lookups, the default). */
+    static void useKeyOnlyLookups(boolean keyOnly) {
+        keyOnlyLookups = keyOnly;
+    }
+
+    private static List<Rule> rules(boolean keyOnly) {
         List<Rule> rules = new ArrayList<>();
         for (Chain dnat : List.of(PREROUTING, OUTPUT)) {
             rules.add(Rule.in(dnat).fibDaddrTypeLocal()
@@ -137,6 +180,21 @@ final class GatunRuleset {
                 .masquerade(false).comment("outbound").build());
         rules.add(Rule.in(POSTROUTING).inSet(MASQ6.name(), Field.IP6_SADDR).notInSet(BRIDGES.name(), Field.META_OIFNAME)
                 .masquerade(false).comment("outbound").build());
+        // Later packets of connections to a counted network's published ports (the first was
+        // counted by its dnat lookup, before its connection was confirmed).
+        rules.add(Rule.in(POSTROUTING_FILTER).match(Field.CT_DIRECTION, "original").ctStatus("dnat").ctStatus("confirmed")
+                .inSet(COUNTED.name(), Field.META_OIFNAME).jump(COUNT.name()).build());
+        // One rule per protocol: nft reads "ct original proto-dst" in a key only after a protocol match.
+        for (String family : List.of("ipv4", "ipv6")) {
+            boolean v4 = family.equals("ipv4");
+            for (String protocol : List.of("tcp", "udp", "sctp")) {
+                rules.add(count(keyOnly, Rule.in(COUNT).match(Field.META_NFPROTO, family).match(Field.META_L4PROTO, protocol),
+                        v4 ? HOSTIP4 : HOSTIP6, v4 ? Field.CT_ORIGINAL_IP_DADDR : Field.CT_ORIGINAL_IP6_DADDR,
+                        Field.META_L4PROTO, Field.CT_ORIGINAL_PROTO_DST));
+                rules.add(count(keyOnly, Rule.in(COUNT).match(Field.META_NFPROTO, family).match(Field.META_L4PROTO, protocol),
+                        v4 ? PORTS4 : PORTS6, Field.META_L4PROTO, Field.CT_ORIGINAL_PROTO_DST));
+            }
+        }
         rules.add(Rule.in(FORWARD).inSet(INTERNAL.name(), Field.META_IIFNAME).notInSet(INTERNAL.name(), Field.META_OIFNAME)
                 .drop().comment("internal networks have no way out").build());
         rules.add(Rule.in(FORWARD).notInSet(INTERNAL.name(), Field.META_IIFNAME).inSet(INTERNAL.name(), Field.META_OIFNAME)
@@ -159,9 +217,20 @@ final class GatunRuleset {
         return List.copyOf(rules);
     }
 
+    /** A lookup of {@code map} for the counter its element carries, by key only or loading the data nothing reads. */
+    private static Rule count(boolean keyOnly, RuleBuilder rule, NftSet map, Field... key) {
+        if (keyOnly) {
+            return rule.inSet(map.name(), key).build();
+        }
+        // nft prints a lookup whose data nothing reads as nothing: the comment says what is there.
+        return rule.touchMap(map.name(), key).comment("looks up " + Arrays.stream(key).map(Field::words)
+                .collect(Collectors.joining(" . ")) + " in @" + map.name() + " for its counter").build();
+    }
+
     private static Map<Rule, String> rendered() {
         Map<Rule, String> out = new IdentityHashMap<>();
-        RULES.forEach(r -> out.put(r, NftRenderer.render(r)));
+        KEY_ONLY_RULES.forEach(r -> out.put(r, NftRenderer.render(r)));
+        DATA_LOADING_RULES.forEach(r -> out.put(r, NftRenderer.render(r)));
         return out;
     }
 
@@ -169,7 +238,7 @@ final class GatunRuleset {
     static Transaction build(Transaction tx) {
         SETS.forEach(tx::add);
         CHAINS.forEach(tx::add);
-        RULES.forEach(tx::add);
+        rules().forEach(tx::add);
         return tx;
     }
 
@@ -179,6 +248,19 @@ final class GatunRuleset {
      * than {@link #MARK} has other rules).
      */
     static boolean intact(Ruleset now) {
+        if (intact(now, rules())) {
+            return true;
+        }
+        // Made by a process that learned this kernel's shape first: this one takes it from the table.
+        List<Rule> other = keyOnlyLookups ? DATA_LOADING_RULES : KEY_ONLY_RULES;
+        if (intact(now, other)) {
+            keyOnlyLookups = other == KEY_ONLY_RULES;
+            return true;
+        }
+        return false;
+    }
+
+    private static boolean intact(Ruleset now, List<Rule> rules) {
         if (now.tables().isEmpty()) {
             return false;
         }
@@ -190,9 +272,9 @@ final class GatunRuleset {
         for (Chain c : CHAINS) {
             // An older gatun's forward chain ran at another priority, with other rules.
             boolean there = now.chainsOf(TABLE).stream().anyMatch(x -> x.name().equals(c.name())
-                    && x.isBase() && x.base().priority() == c.base().priority());
+                    && x.isBase() == c.isBase() && (!c.isBase() || x.base().priority() == c.base().priority()));
             // Rule by rule, in order: a rule deleted, changed or added by someone else is damage.
-            List<Rule> want = RULES.stream().filter(r -> r.chain().equals(c.name())).toList();
+            List<Rule> want = rules.stream().filter(r -> r.chain().equals(c.name())).toList();
             List<Rule> have = now.rulesOf(c);
             if (!there || have.size() != want.size()) {
                 return false;
@@ -217,7 +299,9 @@ final class GatunRuleset {
         try {
             tx.commit();
         } catch (NetlinkException e) {
-            if (!e.isAlreadyExists()) {
+            if (fellBackFrom(e)) {
+                create(nft);
+            } else if (!e.isAlreadyExists()) {
                 throw e;
             }
         }

@@ -25,6 +25,7 @@ final class HostCache implements AutoCloseable {
     private final Supplier<List<Network>> readNetworks;
     private LinkChanges changes;
     private Map<String, Network> networks = Map.of();
+    private CountedSubnets counted = CountedSubnets.NONE;
     private long networksVersion = EMPTY;
     private List<InetAddress> addresses = List.of();
     private long addressesVersion = EMPTY;
@@ -38,14 +39,25 @@ final class HostCache implements AutoCloseable {
 
     /** The network of this name, or null if there is none. */
     synchronized Network network(String name) {
+        refreshNetworks();
+        return networks.get(name);
+    }
+
+    /** Which mappings count their traffic, by the networks as they are now. */
+    synchronized CountedSubnets counted() {
+        refreshNetworks();
+        return counted;
+    }
+
+    private void refreshNetworks() {
         long now = version();
         if (networksVersion != now) {
             Map<String, Network> read = new HashMap<>();
             readNetworks.get().forEach(n -> read.put(n.name(), n));
             networks = read;
+            counted = CountedSubnets.of(read.values());
             networksVersion = now;
         }
-        return networks.get(name);
     }
 
     /**

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.function.Predicate;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
@@ -198,7 +199,8 @@ final class IptablesFirewall implements Firewall {
     // ------------------------------------------------------------------ networks
 
     @Override
-    public void network(String bridge, Prefix v4, Prefix v6, boolean icc, boolean internal, boolean masquerade, boolean add) {
+    public void network(String bridge, Prefix v4, Prefix v6, boolean icc, boolean internal, boolean masquerade,
+                        boolean counters, boolean add) {
         InterfaceNames.check(bridge);
         for (Prefix subnet : v6 == null ? List.of(v4) : List.of(v4, v6)) {
             boolean ipv6 = subnet.isIpv6();
@@ -310,7 +312,7 @@ final class IptablesFirewall implements Firewall {
     // ------------------------------------------------------------------ mappings
 
     @Override
-    public MappingStore openStore() {
+    public MappingStore openStore(Predicate<PortMapping> counted) {
         return new MappingStore() {
             @Override
             public View begin() {

@@ -1,11 +1,13 @@
 package dev.gatun.driver.bridge;
 
 import dev.gatun.driver.PortMapping;
+import dev.gatun.driver.PortTraffic;
 import dev.gatun.driver.Protocol;
 import dev.gatun.nft.Concatenation;
 import dev.gatun.nft.NftSet;
 import dev.gatun.nft.Nftables;
 import dev.gatun.nft.StoredElement;
+import dev.gatun.nft.expr.Counter;
 
 import java.net.Inet4Address;
 import java.net.InetAddress;
@@ -40,6 +42,18 @@ final class MappingElements {
         return out;
     }
 
+    /** Every mapping in the four maps, with the counts of those whose element carries a counter. */
+    static List<PortTraffic> traffic(Nftables nft) {
+        List<PortTraffic> out = new ArrayList<>();
+        for (NftSet map : MAPS) {
+            for (StoredElement e : nft.storedElements(map)) {
+                Counter c = e.counter();
+                out.add(new PortTraffic(mapping(map, e), c == null ? null : new PortTraffic.Traffic(c.packets(), c.bytes())));
+            }
+        }
+        return out;
+    }
+
     /** Per map, one element list: the transaction splits it into messages by size. */
     static Map<NftSet, List<StoredElement>> group(Collection<PortMapping> mappings,
                                                   Function<PortMapping, StoredElement> element) {
@@ -67,9 +81,11 @@ final class MappingElements {
                 : Concatenation.of(map.keyType(), m.hostIp().getAddress(), protocol, port(m.hostPort()));
     }
 
-    static StoredElement element(PortMapping m) {
-        return new StoredElement(key(m), Concatenation.of(map(m).dataType(), m.containerIp().getAddress(),
+    /** The element of {@code m}; with {@code counted}, carrying a counter of its own. */
+    static StoredElement element(PortMapping m, boolean counted) {
+        StoredElement e = new StoredElement(key(m), Concatenation.of(map(m).dataType(), m.containerIp().getAddress(),
                 port(m.containerPort())), m.owner());
+        return counted ? e.counted() : e;
     }
 
     /** The mapping an element of {@code map} holds, with no network named. */

@@ -15,10 +15,11 @@ import java.util.Optional;
 /**
  * What gatun keeps about a network in its bridge's alias, so that the kernel remembers it:
  * "gatun-network name=n1 v4=10.88.0.0%2F16 gw4=10.88.0.1 icc=1 internal=0 masq=1", with v6 and
- * gw6 when the network has an IPv6 subnet. The bridge itself gives the name, MAC and MTU.
+ * gw6 when the network has an IPv6 subnet, and counters=1 when its ports count their traffic
+ * (left out otherwise, as older aliases have it). The bridge itself gives the name, MAC and MTU.
  */
 record NetworkAlias(String name, Prefix subnet4, InetAddress gateway4, Prefix subnet6, InetAddress gateway6,
-                    boolean icc, boolean internal, boolean masquerade) {
+                    boolean icc, boolean internal, boolean masquerade, boolean counters) {
 
     static final String KIND = "gatun-network";
 
@@ -33,6 +34,7 @@ record NetworkAlias(String name, Prefix subnet4, InetAddress gateway4, Prefix su
         fields.put("icc", icc ? "1" : "0");
         fields.put("internal", internal ? "1" : "0");
         fields.put("masq", masquerade ? "1" : "0");
+        fields.put("counters", counters ? "1" : null);
         return AliasFields.encode(KIND, fields, "network " + name);
     }
 
@@ -45,7 +47,7 @@ record NetworkAlias(String name, Prefix subnet4, InetAddress gateway4, Prefix su
             Prefix subnet6 = f.prefix("v6", true, false);
             return new NetworkAlias(f.text("name"), f.prefix("v4", false, true), f.address("gw4", false, true),
                     subnet6, subnet6 == null ? null : f.address("gw6", true, true),
-                    f.flag("icc"), f.flag("internal"), f.flag("masq"));
+                    f.flag("icc"), f.flag("internal"), f.flag("masq"), f.flag("counters"));
         });
     }
 
@@ -57,6 +59,7 @@ record NetworkAlias(String name, Prefix subnet4, InetAddress gateway4, Prefix su
             subnets.add(subnet6);
             gateways.add(gateway6);
         }
-        return new Network(name, bridge.name(), bridge.mac(), subnets, gateways, icc, internal, masquerade, bridge.mtu());
+        return new Network(name, bridge.name(), bridge.mac(), subnets, gateways, icc, internal, masquerade, bridge.mtu(),
+                counters);
     }
 }

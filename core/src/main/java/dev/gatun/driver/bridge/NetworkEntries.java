@@ -10,7 +10,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** A network's elements in the sets of gatun's table (see {@link GatunRuleset}): its bridge and its subnets. */
+/**
+ * A network's elements in the sets of gatun's table (see {@link GatunRuleset}): its bridge and
+ * its subnets, by the options that put them there.
+ */
 final class NetworkEntries {
 
     private NetworkEntries() {}
@@ -21,7 +24,8 @@ final class NetworkEntries {
      * bridge's; gatun's own networks keep their containers apart by port isolation and are
      * passed here as icc ones).
      */
-    static Map<NftSet, Element> of(String bridge, Prefix v4, Prefix v6, boolean icc, boolean internal, boolean masquerade) {
+    static Map<NftSet, Element> of(String bridge, Prefix v4, Prefix v6, boolean icc, boolean internal, boolean masquerade,
+                                   boolean counters) {
         Map<NftSet, Element> elements = new LinkedHashMap<>();
         elements.put(GatunRuleset.BRIDGES, Element.of(bridge));
         if (icc) {
@@ -29,6 +33,9 @@ final class NetworkEntries {
         }
         if (internal) {
             elements.put(GatunRuleset.INTERNAL, Element.of(bridge));
+        }
+        if (counters) {
+            elements.put(GatunRuleset.COUNTED, Element.of(bridge));
         }
         elements.put(GatunRuleset.SUBNETS4, Element.of(v4.toString()));
         if (masquerade && !internal) {
@@ -45,7 +52,7 @@ final class NetworkEntries {
 
     static Map<NftSet, Element> of(Network n) {
         Prefix v6 = n.subnets().size() > 1 ? n.subnets().get(1) : null;
-        return of(n.bridge(), n.subnets().getFirst(), v6, n.icc(), n.internal(), n.masquerade());
+        return of(n.bridge(), n.subnets().getFirst(), v6, n.icc(), n.internal(), n.masquerade(), n.counters());
     }
 
     /** The elements {@code networks} want in {@code set}. */

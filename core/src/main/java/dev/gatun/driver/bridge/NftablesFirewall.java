@@ -2,6 +2,7 @@ package dev.gatun.driver.bridge;
 
 import dev.gatun.driver.Network;
 import dev.gatun.driver.PortMapping;
+import dev.gatun.driver.PortTraffic;
 import dev.gatun.driver.foreign.ForeignFirewalls;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.nft.NftSet;
@@ -12,6 +13,7 @@ import dev.gatun.rtnl.Prefix;
 
 import java.util.Collection;
 import java.util.List;
+import java.util.function.Predicate;
 
 /**
  * gatun's own nftables table (see {@link GatunRuleset}): networks are set elements
@@ -67,10 +69,11 @@ final class NftablesFirewall implements Firewall {
     }
 
     @Override
-    public void network(String bridge, Prefix v4, Prefix v6, boolean icc, boolean internal, boolean masquerade, boolean add) {
+    public void network(String bridge, Prefix v4, Prefix v6, boolean icc, boolean internal, boolean masquerade,
+                        boolean counters, boolean add) {
         try (Nftables nft = Nftables.open(host)) {
             Transaction tx = nft.transaction();
-            NetworkEntries.of(bridge, v4, v6, icc, internal, masquerade).forEach((set, e) -> {
+            NetworkEntries.of(bridge, v4, v6, icc, internal, masquerade, counters).forEach((set, e) -> {
                 if (add) {
                     tx.addElements(set, List.of(e));
                 } else {
@@ -79,6 +82,11 @@ final class NftablesFirewall implements Firewall {
             });
             tx.commit();
         }
+    }
+
+    @Override
+    public boolean countsPorts() {
+        return true;
     }
 
     @Override
@@ -113,8 +121,8 @@ final class NftablesFirewall implements Firewall {
     }
 
     @Override
-    public MappingStore openStore() {
-        return new NftablesMappingStore(Nftables.open(host));
+    public MappingStore openStore(Predicate<PortMapping> counted) {
+        return new NftablesMappingStore(Nftables.open(host), counted);
     }
 
     @Override
@@ -124,6 +132,16 @@ final class NftablesFirewall implements Firewall {
                 return List.of();
             }
             return MappingElements.all(nft);
+        }
+    }
+
+    @Override
+    public List<PortTraffic> traffic() {
+        try (Nftables nft = Nftables.open(host)) {
+            if (nft.listWithoutElements(GatunRuleset.TABLE).tables().isEmpty()) {
+                return List.of();
+            }
+            return MappingElements.traffic(nft);
         }
     }
 }

@@ -15,6 +15,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 import static dev.gatun.driver.bridge.MappingElements.key;
 import static dev.gatun.driver.bridge.MappingElements.map;
@@ -32,9 +33,12 @@ final class NftablesMappingStore implements MappingStore {
     private static final int LOOKUPS_BEFORE_DUMP = 1024;
 
     private final Nftables nft;
+    private final Predicate<PortMapping> counted;
 
-    NftablesMappingStore(Nftables nft) {
+    /** {@code counted}: which mappings added get a counter on their element. */
+    NftablesMappingStore(Nftables nft, Predicate<PortMapping> counted) {
         this.nft = nft;
+        this.counted = counted;
     }
 
     /**
@@ -115,7 +119,7 @@ final class NftablesMappingStore implements MappingStore {
             public void commit(Collection<PortMapping> deletes, Collection<PortMapping> adds) {
                 Transaction tx = nft.transaction().guardGeneration(generation());
                 MappingElements.group(deletes, m -> StoredElement.key(key(m))).forEach(tx::deleteStored);
-                MappingElements.group(adds, MappingElements::element).forEach(tx::addStored);
+                MappingElements.group(adds, m -> MappingElements.element(m, counted.test(m))).forEach(tx::addStored);
                 try {
                     tx.commit();
                 } catch (GenerationConflictException e) {

@@ -66,6 +66,7 @@ final class NftablesRepair {
         if (networks.isEmpty() && wanted.isEmpty()) {
             return List.of();
         }
+        CountedSubnets counted = CountedSubnets.of(networks);
         try (Nftables nft = Nftables.open(host)) {
             for (int attempt = 1; ; attempt++) {
                 int generation = nft.generation();
@@ -86,8 +87,9 @@ final class NftablesRepair {
                     }
                     GatunRuleset.build(tx.add(GatunRuleset.TABLE));
                     repaired.add(GatunRuleset.TABLE.describe() + " with its sets, chains and rules");
+                    // Their counts are lost with the table: they start again from zero.
                     for (PortMapping m : present(nft, now)) {
-                        mappingAdds.computeIfAbsent(map(m), k -> new ArrayList<>()).add(element(m));
+                        mappingAdds.computeIfAbsent(map(m), k -> new ArrayList<>()).add(element(m, counted.test(m)));
                     }
                     // Containers outside gatun's networks have no network to rebuild their entries from.
                     for (OutsideTarget t : OutsideTargets.read(nft, now)) {
@@ -95,7 +97,7 @@ final class NftablesRepair {
                     }
                 }
                 missingEntries(networks, intact ? nft::elements : set -> List.of(), adds, repaired);
-                missingMappings(wanted, held, mappingAdds, repaired);
+                missingMappings(wanted, held, counted, mappingAdds, repaired);
                 if (intact && adds.isEmpty() && mappingAdds.isEmpty()) {
                     return List.of();
                 }
@@ -147,7 +149,7 @@ final class NftablesRepair {
                 missingEntries(networks, s -> read.containsKey(s) ? read.get(s)
                         : NetworkEntries.in(s, networks), adds, repaired);
                 Map<NftSet, List<StoredElement>> mappingAdds = new LinkedHashMap<>();
-                missingMappings(wanted, held, mappingAdds, repaired);
+                missingMappings(wanted, held, CountedSubnets.of(networks), mappingAdds, repaired);
                 if (adds.isEmpty() && mappingAdds.isEmpty()) {
                     return List.of();
                 }
@@ -189,13 +191,13 @@ final class NftablesRepair {
      * alone), into {@code mappingAdds}; the first ten named in {@code repaired}, the rest counted.
      * A mapping's key in its map stands for its host key: one wanted twice is added once.
      */
-    private static void missingMappings(List<PortMapping> wanted, Map<NftSet, KeySet> held,
+    private static void missingMappings(List<PortMapping> wanted, Map<NftSet, KeySet> held, CountedSubnets counted,
                                         Map<NftSet, List<StoredElement>> mappingAdds, List<String> repaired) {
         int ports = 0;
         for (PortMapping m : wanted) {
             KeySet keys = held.get(map(m));
             if (keys != null && keys.add(key(m))) {
-                mappingAdds.computeIfAbsent(map(m), k -> new ArrayList<>()).add(element(m));
+                mappingAdds.computeIfAbsent(map(m), k -> new ArrayList<>()).add(element(m, counted.test(m)));
                 if (++ports <= PORTS_NAMED) {
                     repaired.add(describeRepaired(m));
                 }
@@ -224,6 +226,12 @@ final class NftablesRepair {
                 throw GenerationConflictException.gaveUp("repair " + GatunRuleset.TABLE.describe(), attempt, e);
             }
             return false;
+        } catch (NetlinkException e) {
+            // A table rebuilt in the shape this kernel refuses: read again and build the other.
+            if (GatunRuleset.fellBackFrom(e)) {
+                return false;
+            }
+            throw e;
         }
     }
 

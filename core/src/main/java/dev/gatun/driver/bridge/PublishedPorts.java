@@ -4,6 +4,7 @@ import dev.gatun.InvalidInputException;
 import dev.gatun.driver.HostPortCheck;
 import dev.gatun.driver.Network;
 import dev.gatun.driver.PortMapping;
+import dev.gatun.driver.PortTraffic;
 import dev.gatun.driver.PortSpec;
 import dev.gatun.driver.Protocol;
 import dev.gatun.InetText;
@@ -23,6 +24,8 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -129,16 +132,30 @@ final class PublishedPorts {
 
     /** The mappings into {@code of}, each named by its network, by network, protocol and host port. */
     List<PortMapping> published(List<Network> of) {
-        List<PortMapping> out = new ArrayList<>();
-        for (PortMapping m : firewall.mappings()) {
+        return inNetworks(firewall.mappings(), m -> m, (m, n) -> Publisher.named(n, m), of);
+    }
+
+    /** {@link #published} with each mapping's counts, where its network has counters. */
+    List<PortTraffic> traffic(List<Network> of) {
+        return inNetworks(firewall.traffic(), PortTraffic::mapping,
+                (t, n) -> new PortTraffic(Publisher.named(n, t.mapping()), t.traffic()), of);
+    }
+
+    /** The items whose mapping goes to one of {@code of}, named by it, by network, protocol and host port. */
+    private static <T> List<T> inNetworks(List<T> items, Function<T, PortMapping> mapping, BiFunction<T, String, T> named,
+                                          List<Network> of) {
+        List<T> out = new ArrayList<>();
+        for (T item : items) {
+            PortMapping m = mapping.apply(item);
             for (Network n : of) {
                 if (n.subnets().stream().anyMatch(p -> p.contains(m.containerIp()))) {
-                    out.add(Publisher.named(n.name(), m));
+                    out.add(named.apply(item, n.name()));
                 }
             }
         }
-        out.sort(Comparator.comparing(PortMapping::network).thenComparing(m -> m.protocol().ordinal())
-                .thenComparingInt(PortMapping::hostPort));
+        out.sort(Comparator.comparing((T t) -> mapping.apply(t).network())
+                .thenComparing(t -> mapping.apply(t).protocol().ordinal())
+                .thenComparingInt(t -> mapping.apply(t).hostPort()));
         return out;
     }
 

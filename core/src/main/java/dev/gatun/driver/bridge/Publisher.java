@@ -97,16 +97,24 @@ final class Publisher implements AutoCloseable {
 
     /** Opens the conntrack socket of the namespace (replaceable so a test can hand in one that fails). */
     private final Function<NetworkNamespace, Conntrack> openConntrack;
+    private final Predicate<PortMapping> counted;
 
     Publisher(NetworkNamespace host, Firewall firewall, Supplier<List<InetAddress>> hostAddresses) {
-        this(host, firewall, hostAddresses, Conntrack::open);
+        this(host, firewall, hostAddresses, CountedSubnets.NONE, Conntrack::open);
     }
 
     Publisher(NetworkNamespace host, Firewall firewall, Supplier<List<InetAddress>> hostAddresses,
               Function<NetworkNamespace, Conntrack> openConntrack) {
+        this(host, firewall, hostAddresses, CountedSubnets.NONE, openConntrack);
+    }
+
+    /** {@code counted}: which mappings get a counter, asked as each is committed. */
+    Publisher(NetworkNamespace host, Firewall firewall, Supplier<List<InetAddress>> hostAddresses,
+              Predicate<PortMapping> counted, Function<NetworkNamespace, Conntrack> openConntrack) {
         this.host = host;
         this.firewall = firewall;
         this.hostAddresses = hostAddresses;
+        this.counted = counted;
         this.openConntrack = openConntrack;
         this.sockets = new HostSocketQuestion(host);
     }
@@ -266,7 +274,7 @@ final class Publisher implements AutoCloseable {
             throw new IllegalStateException("the driver is closed");
         }
         if (store == null) {
-            store = firewall.openStore();
+            store = firewall.openStore(counted);
         }
         if (conntrack == null) {
             conntrack = openConntrack.apply(host);

@@ -10,7 +10,12 @@ public record Ct(Key key, Integer direction, int dreg) implements Expr {
         STATE(kernel_h.NFT_CT_STATE, "state"),
         DIRECTION(kernel_h.NFT_CT_DIRECTION, "direction"),
         STATUS(kernel_h.NFT_CT_STATUS, "status"),
-        MARK(kernel_h.NFT_CT_MARK, "mark");
+        MARK(kernel_h.NFT_CT_MARK, "mark"),
+        /** With a direction: that direction's destination address (the original one is the address before DNAT). */
+        DST_IP(kernel_h.NFT_CT_DST_IP, "ip daddr"),
+        DST_IP6(kernel_h.NFT_CT_DST_IP6, "ip6 daddr"),
+        /** With a direction: that direction's destination port. */
+        PROTO_DST(kernel_h.NFT_CT_PROTO_DST, "proto-dst");
 
         public final int value;
         public final String keyword;

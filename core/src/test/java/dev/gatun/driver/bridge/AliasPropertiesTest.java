@@ -85,7 +85,7 @@ class AliasPropertiesTest {
         assertThat(NetworkAlias.decode("gatun-network name=n1 v4=10.88.0.0%2F16 gw4=10.88.0.1 v6=fd00%3A%3A%2F64"
                 + " gw6=fd00%3A%3A1 icc=1 internal=0 masq=1")).contains(new NetworkAlias("n1", Prefix.parse("10.88.0.0/16"),
                 InetAddress.getByName("10.88.0.1"), Prefix.parse("fd00::/64"), InetAddress.getByName("fd00::1"),
-                true, false, true));
+                true, false, true, false));
         assertThat(EndpointAlias.decode("gatun-endpoint network=n1 nsino=4026532001 ifname=eth0 ip=10.88.0.2"
                 + " mac=02%3A42%3A0a%3A58%3A00%3A02 owner=web+1%2F%22x%22 ns=%2Fproc%2F42%2Fns%2Fnet"))
                 .contains(new EndpointAlias("n1", 4026532001L, "eth0", InetAddress.getByName("10.88.0.2"), null,
@@ -136,7 +136,9 @@ class AliasPropertiesTest {
         Arbitrary<Boolean> flag = Arbitraries.of(true, false);
         return Combinators.combine(texts(1, 80), subnet4, v4(), subnet6, v6(), flag, flag, flag)
                 .as((name, s4, g4, s6, g6, icc, internal, masq) ->
-                        new NetworkAlias(name, s4, g4, s6, s6 == null ? null : g6, icc, internal, masq));
+                        new NetworkAlias(name, s4, g4, s6, s6 == null ? null : g6, icc, internal, masq, false))
+                .flatMap(a -> flag.map(counters -> new NetworkAlias(a.name(), a.subnet4(), a.gateway4(), a.subnet6(),
+                        a.gateway6(), a.icc(), a.internal(), a.masquerade(), counters)));
     }
 
     @Provide

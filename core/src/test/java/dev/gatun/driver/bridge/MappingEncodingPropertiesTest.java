@@ -23,8 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class MappingEncodingPropertiesTest {
 
     @Property
-    void aMapElementReadsBackAsTheMapping(@ForAll("mappings") PortMapping m) {
-        assertThat(MappingElements.mapping(MappingElements.map(m), MappingElements.element(m))).isEqualTo(m);
+    void aMapElementReadsBackAsTheMapping(@ForAll("mappings") PortMapping m, @ForAll boolean counted) {
+        assertThat(MappingElements.mapping(MappingElements.map(m), MappingElements.element(m, counted))).isEqualTo(m);
     }
 
     @Property

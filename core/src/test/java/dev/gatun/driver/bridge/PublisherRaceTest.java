@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.function.Predicate;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntConsumer;
@@ -221,8 +222,8 @@ class PublisherRaceTest {
         }
 
         @Override
-        public MappingStore openStore() {
-            MappingStore store = real.openStore();
+        public MappingStore openStore(Predicate<PortMapping> counted) {
+            MappingStore store = real.openStore(counted);
             return new MappingStore() {
                 @Override
                 public View begin() {
@@ -279,8 +280,8 @@ class PublisherRaceTest {
 
         @Override
         public void network(String bridge, Prefix v4, Prefix v6, boolean icc, boolean internal, boolean masquerade,
-                            boolean add) {
-            real.network(bridge, v4, v6, icc, internal, masquerade, add);
+                            boolean counters, boolean add) {
+            real.network(bridge, v4, v6, icc, internal, masquerade, counters, add);
         }
 
         @Override
