@@ -90,38 +90,6 @@ static int write_all(int fd, const char *buf, size_t len) {
     return 0;
 }
 
-/* Everything fd gives until it ends, NUL-terminated (*len without the NUL); NULL when out of memory. */
-static char *read_all(int fd, size_t start, size_t *len) {
-    size_t cap = start + 65536;
-    size_t got = start;
-    char *buf = malloc(cap + 1);
-    for (;;) {
-        if (buf == NULL) {
-            return NULL;
-        }
-        if (got == cap) {
-            cap *= 2;
-            char *bigger = realloc(buf, cap + 1);
-            if (bigger == NULL) {
-                free(buf);
-                return NULL;
-            }
-            buf = bigger;
-        }
-        ssize_t n = read(fd, buf + got, cap - got);
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n <= 0) {
-            break;
-        }
-        got += (size_t) n;
-    }
-    buf[got] = '\0';
-    *len = got;
-    return buf;
-}
-
 /* The value of a response header, case-insensitively, or -1. */
 static long header(const char *head, const char *name) {
     size_t len = strlen(name);
@@ -134,21 +102,21 @@ static long header(const char *head, const char *name) {
 }
 
 /*
- * The serve's answer, NUL-terminated (*len without the NUL), read up to the end its head's
- * Content-Length gives and no further: the whole answer is there before the serve closes the
- * connection, sometimes milliseconds before. Without that length, everything until the close.
- * NULL when out of memory.
+ * What fd gives, NUL-terminated (*len without the NUL), after start bytes left free for the
+ * caller: everything until it ends, or with http only up to the end the answer's head's
+ * Content-Length gives (the whole answer is there before the serve closes the connection,
+ * sometimes milliseconds before; without that length, until the close). NULL when out of memory.
  */
-static char *read_answer(int fd, size_t *len) {
-    size_t cap = 65536;
-    size_t got = 0;
-    size_t want = 0; /* the answer's whole length once its head is in, else 0 */
+static char *read_input(int fd, size_t start, int http, size_t *len) {
+    size_t cap = start + 65536;
+    size_t got = start;
+    size_t want = 0; /* with http, the answer's whole length once its head is in, else 0 */
     char *buf = malloc(cap + 1);
     for (;;) {
         if (buf == NULL) {
             return NULL;
         }
-        if (want == 0) {
+        if (http && want == 0) {
             buf[got] = '\0';
             char *end = strstr(buf, "\r\n\r\n");
             if (end != NULL) {
@@ -264,7 +232,7 @@ enum outcome { RAN, REFUSED, BROKEN };
  */
 static enum outcome answer(int fd, int *code) {
     size_t len;
-    char *reply = read_answer(fd, &len);
+    char *reply = read_input(fd, 0, 1, &len);
     close(fd);
     char *end = reply == NULL ? NULL : strstr(reply, "\r\n\r\n");
     int status = 0;
@@ -394,7 +362,7 @@ static int cni(char **argv) {
         }
     }
     size_t len;
-    char *body = read_all(0, vars, &len);
+    char *body = read_input(0, vars, 0, &len);
     if (body == NULL) {
         close(fd);
         printf("{\"cniVersion\": \"1.1.0\", \"code\": 11, \"msg\": \"gatun: out of memory reading the config\"}\n");
@@ -448,7 +416,7 @@ static int netavark(int argc, char **argv, int first) {
     }
     int info = strcmp(argv[first + 1], "info") == 0;
     size_t len = args;
-    char *body = info ? malloc(args + 1) : read_all(0, args, &len);
+    char *body = info ? malloc(args + 1) : read_input(0, args, 0, &len);
     if (body == NULL) {
         close(fd);
         printf("{\"error\": \"gatun: out of memory reading stdin\"}\n");

@@ -13,6 +13,7 @@ import dev.gatun.rtnl.Prefix;
 
 import java.util.Collection;
 import java.util.List;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
@@ -127,21 +128,21 @@ final class NftablesFirewall implements Firewall {
 
     @Override
     public List<PortMapping> mappings() {
-        try (Nftables nft = Nftables.open(host)) {
-            if (nft.listWithoutElements(GatunRuleset.TABLE).tables().isEmpty()) {
-                return List.of();
-            }
-            return MappingElements.all(nft);
-        }
+        return fromMaps(MappingElements::all);
     }
 
     @Override
     public List<PortTraffic> traffic() {
+        return fromMaps(MappingElements::traffic);
+    }
+
+    /** What {@code read} makes of the four maps; nothing when there is no table yet. */
+    private <T> List<T> fromMaps(Function<Nftables, List<T>> read) {
         try (Nftables nft = Nftables.open(host)) {
             if (nft.listWithoutElements(GatunRuleset.TABLE).tables().isEmpty()) {
                 return List.of();
             }
-            return MappingElements.traffic(nft);
+            return read.apply(nft);
         }
     }
 }
