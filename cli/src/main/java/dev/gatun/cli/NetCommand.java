@@ -60,7 +60,8 @@ final class NetCommand {
                 o.json(Json.network(n));
             } else {
                 o.line("created network " + n.name() + ": bridge " + n.bridge() + " (MAC " + n.mac() + ", fixed), subnets "
-                        + n.subnets() + ", gateways " + n.gateways().stream().map(Json::ip).toList());
+                        + n.subnets() + ", gateways " + n.gateways().stream().map(Json::ip).toList()
+                        + (n.counters() ? "; its published ports count their traffic (gatun ls --stats)" : ""));
             }
             return ExitCode.OK;
         }
@@ -97,11 +98,12 @@ final class NetCommand {
             if (o.json()) {
                 o.json(networks.stream().map(Json::network).toList());
             } else {
-                o.table(List.of("NAME", "BRIDGE", "MAC", "SUBNETS", "GATEWAYS", "ICC", "INTERNAL", "MTU"),
+                o.table(List.of("NAME", "BRIDGE", "MAC", "SUBNETS", "GATEWAYS", "ICC", "INTERNAL", "MTU", "COUNTERS"),
                         networks.stream().map(n -> List.of(n.name(), n.bridge(), String.valueOf(n.mac()),
                                 String.join(",", n.subnets().stream().map(Prefix::toString).toList()),
                                 String.join(",", n.gateways().stream().map(Json::ip).toList()),
-                                n.icc() ? "yes" : "no", n.internal() ? "yes" : "no", Integer.toString(n.mtu()))).toList());
+                                n.icc() ? "yes" : "no", n.internal() ? "yes" : "no", Integer.toString(n.mtu()),
+                                n.counters() ? "yes" : "no")).toList());
             }
             return ExitCode.OK;
         }

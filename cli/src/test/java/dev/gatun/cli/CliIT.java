@@ -93,6 +93,8 @@ class CliIT {
         String ns = host.name();
         assertThat(GatunCli.ok("--netns", ns, "--json", "net", "create", "n1", "--subnet", "10.88.0.0/16", "--counters")
                 .json().get("counters").asBoolean()).isTrue();
+        assertThat(GatunCli.ok("--netns", ns, "net", "ls").out().lines())
+                .anyMatch(l -> l.startsWith("n1 ") && l.matches(".*\\syes\\s*"));
         GatunCli.ok("--netns", ns, "attach", "n1", c1.name());
         GatunCli.ok("--netns", ns, "publish", "n1", "10.88.0.2", "-p", "8080:80/udp", "-p", "8081:81/udp");
         try (ReplyServers servers = new ReplyServers().udp(c1, "10.88.0.2", 80, "a");
