@@ -39,7 +39,7 @@ final class LsCommand extends Base {
                     List<String> row = new ArrayList<>(columns(t.mapping()));
                     row.add(t.traffic() == null ? "-" : Long.toString(t.traffic().packets()));
                     row.add(t.traffic() == null ? "-" : Long.toString(t.traffic().bytes()));
-                    return (List<String>) row;
+                    return row;
                 }).toList());
             }
             return ExitCode.OK;

@@ -2,10 +2,12 @@ package dev.gatun.driver;
 
 import dev.gatun.driver.foreign.ForeignDrop;
 import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.nft.RulesetEvent;
 
 import java.net.InetAddress;
 import java.util.Collection;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * gatun's own driver past the engine contract ({@link NetworkDriver}): checking an endpoint in
@@ -98,4 +100,14 @@ public interface GatunDriver extends NetworkDriver {
 
     /** The bridges adopted, read from the kernel. */
     List<AdoptedBridge> adoptedBridges();
+
+    /**
+     * For a process that hears every nftables notification of the driver's namespace (as
+     * {@link SelfHealingDriver} does): the driver plans publishes from memory kept in step with
+     * them, and commits each in one round trip instead of reading first. The returned consumer
+     * must be handed every notification, in order, from before the next publish on (memory is
+     * read at it). Null if the driver cannot
+     * (legacy iptables sends none); it then reads, as it does until this is called.
+     */
+    Consumer<RulesetEvent> followRuleset();
 }

@@ -63,6 +63,8 @@ public final class SelfHealingDriver implements GatunDriver {
     private final HealSchedule schedule;
     private volatile boolean running = true;
     private final RulesetMonitor monitor;
+    /** Hears every notification, so that the inner driver plans from memory (null: it reads). */
+    private final Consumer<RulesetEvent> follower;
     private final Thread healer;
 
     private SelfHealingDriver(GatunDriver inner, Consumer<String> log, int eventQueueBytes, long backstopMillis) {
@@ -70,6 +72,8 @@ public final class SelfHealingDriver implements GatunDriver {
         this.log = log;
         this.schedule = new HealSchedule(backstopMillis);
         inner.listen(new Recorder());
+        // Before the monitor starts: it then hears every notification from before the first publish.
+        this.follower = inner.followRuleset();
         inner.published(null).forEach(wanted::put);
         inner.publishedOutside().forEach(wanted::put);
         this.monitor = RulesetMonitor.start(inner.host(), this::onEvent, eventQueueBytes);
@@ -118,6 +122,9 @@ public final class SelfHealingDriver implements GatunDriver {
      * second, wake nothing.
      */
     private void onEvent(RulesetEvent e) {
+        if (follower != null) {
+            follower.accept(e);
+        }
         if (e.kind() == RulesetEvent.Kind.NEW_GENERATION || e.kind() == RulesetEvent.Kind.OVERRUN) {
             reportOutsideChanges(e.kind() == RulesetEvent.Kind.NEW_GENERATION ? e.committerName() : "not known");
         }
@@ -459,6 +466,12 @@ public final class SelfHealingDriver implements GatunDriver {
     @Override
     public void listen(PortListener listener) {
         this.listener = listener;
+    }
+
+    /** A self-healing driver hands its inner driver the notifications itself: nothing more to follow. */
+    @Override
+    public Consumer<RulesetEvent> followRuleset() {
+        return null;
     }
 
     /** Tells {@code listener} of each outside change of gatun's table this driver sees and of each repair. */

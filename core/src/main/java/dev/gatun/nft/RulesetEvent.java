@@ -5,19 +5,25 @@ import java.nio.file.Path;
 
 /**
  * A change to the ruleset that the kernel announced: what happened to which object, and which
- * thread committed it (0 when not known). For elements, {@code name} is the set. OVERRUN means
- * notifications were lost: read the ruleset again.
+ * thread committed it (0 when not known). For elements, {@code name} is the set. A
+ * NEW_GENERATION ends each transaction and carries the generation id it made (a u32, so it may
+ * look negative; 0 in other events). OVERRUN means notifications were lost: read the ruleset again.
  */
-public record RulesetEvent(Kind kind, Family family, String table, String name, int committer) {
+public record RulesetEvent(Kind kind, Family family, String table, String name, int committer, int generation) {
 
     /** An event whose committer is not known (an overrun, a change read on its own). */
     public RulesetEvent(Kind kind, Family family, String table, String name) {
-        this(kind, family, table, name, 0);
+        this(kind, family, table, name, 0, 0);
+    }
+
+    /** The end of a transaction: the generation it made, by thread {@code committer}. */
+    static RulesetEvent newGeneration(int generation, int committer) {
+        return new RulesetEvent(Kind.NEW_GENERATION, null, null, null, committer, generation);
     }
 
     /** The same event, committed by thread {@code committer} (as the kernel names it: a thread id). */
     RulesetEvent by(int committer) {
-        return new RulesetEvent(kind, family, table, name, committer);
+        return new RulesetEvent(kind, family, table, name, committer, generation);
     }
 
     /**

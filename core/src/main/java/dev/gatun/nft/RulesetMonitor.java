@@ -170,20 +170,20 @@ public final class RulesetMonitor implements AutoCloseable {
             case kernel_h.NFT_MSG_DELSET -> setEvent(m, RulesetEvent.Kind.DELETE_SET);
             case kernel_h.NFT_MSG_NEWSETELEM -> elementsEvent(m, RulesetEvent.Kind.NEW_ELEMENTS);
             case kernel_h.NFT_MSG_DELSETELEM -> elementsEvent(m, RulesetEvent.Kind.DELETE_ELEMENTS);
-            case kernel_h.NFT_MSG_NEWGEN -> new RulesetEvent(RulesetEvent.Kind.NEW_GENERATION, null, null, null, committer(m));
+            case kernel_h.NFT_MSG_NEWGEN -> newGeneration(m);
             default -> null;
         };
     }
 
-    /** NFTA_GEN_PROC_PID of a NEWGEN notification: the committing thread's id, 0 if absent. */
-    private static int committer(MemorySegment m) {
-        int[] pid = {0};
+    /** A NEWGEN notification: NFTA_GEN_ID, and NFTA_GEN_PROC_PID (the committing thread's id, 0 if absent). */
+    private static RulesetEvent newGeneration(MemorySegment m) {
+        int[] idAndPid = {0, 0};
         NetlinkMessages.forEachAttribute(m, NetlinkMessages.HEADER_BYTES + nfgenmsg.sizeof(), (type, payload) -> {
-            if (type == kernel_h.NFTA_GEN_PROC_PID && payload.byteSize() == Integer.BYTES) {
-                pid[0] = payload.get(NetlinkMessages.NETWORK_INT, 0);
+            if (payload.byteSize() == Integer.BYTES && (type == kernel_h.NFTA_GEN_ID || type == kernel_h.NFTA_GEN_PROC_PID)) {
+                idAndPid[type == kernel_h.NFTA_GEN_ID ? 0 : 1] = payload.get(NetlinkMessages.NETWORK_INT, 0);
             }
         });
-        return pid[0];
+        return RulesetEvent.newGeneration(idAndPid[0], idAndPid[1]);
     }
 
     private static RulesetEvent setEvent(MemorySegment m, RulesetEvent.Kind kind) {

@@ -221,6 +221,12 @@ public final class Transaction {
                 kernel_h.NLM_F_CREATE);
     }
 
+    /** Adds elements given as the kernel keeps them, failing with EEXIST if one's key is held already. */
+    public Transaction createStored(NftSet s, List<StoredElement> elements) {
+        return encoded("create", s, ElementValues.stored(s, elements, false), kernel_h.NFT_MSG_NEWSETELEM,
+                kernel_h.NLM_F_CREATE | kernel_h.NLM_F_EXCL);
+    }
+
     /** Deletes the elements with these keys (given as the kernel keeps them), failing with ENOENT if one is missing. */
     public Transaction deleteStored(NftSet s, List<StoredElement> elements) {
         return encoded("delete", s, ElementValues.stored(s, elements, true), kernel_h.NFT_MSG_DELSETELEM, 0);

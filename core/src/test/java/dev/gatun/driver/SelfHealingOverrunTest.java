@@ -31,6 +31,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import static dev.gatun.testing.Specs.ports;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Issue 20, item 4: floods of notifications on the event sockets the self-healing driver (what
@@ -111,6 +112,39 @@ class SelfHealingOverrunTest {
                 }
             }
             assertThat(overran).as("the kernel overran the 4 KiB queue in one of five bursts").isTrue();
+        }
+    }
+
+    /**
+     * Issue 34: memory that notifications were lost to is not trusted. Another process adds bob's
+     * element to gatun's map in one transaction with 40,000 changes to a table of its own, more
+     * than a 4 KiB queue holds; once the overrun is reported, alice's publish on bob's port is
+     * refused, as it is by a driver that reads before each publish. Repeated until an overrun
+     * happened (whether the reader falls behind is up to the scheduler).
+     */
+    @Test
+    void aForeignElementWhoseNotificationsWereLostIsSeen(NetworkNamespace host) throws Exception {
+        try (GatunDriver plain = Gatun.open(host, "nftables")) {
+            plain.createNetwork(Specs.n1());
+        }
+        try (SelfHealingDriver d = SelfHealingDriver.start(Gatun.open(host, "nftables"), line -> {}, 4096)) {
+            d.publish("n1", C1, ports("8080:80"), "alice");
+            boolean overran = false;
+            for (int attempt = 1; attempt <= 5 && !overran; attempt++) {
+                long before = d.overruns();
+                int port = 9000 + attempt;
+                nftFile(host, Floods.foreignTable(20_000) + "flush set ip other s\n"
+                        + "add element inet gatun ports4 { tcp . " + port + " comment \"bob\" : 10.88.0.9 . 80 }\n"
+                        + "delete table ip other\n");
+                for (int i = 0; i < 100 && d.overruns() == before; i++) {
+                    Thread.sleep(20);
+                }
+                overran = d.overruns() > before;
+                assertThatThrownBy(() -> d.publish("n1", C1, ports(port + ":80"), "alice"))
+                        .as("attempt %d, overran: %s", attempt, overran)
+                        .isInstanceOf(ConflictException.class).hasMessageContaining("owner bob");
+            }
+            assertThat(overran).as("the kernel overran the 4 KiB queue in one of five transactions").isTrue();
         }
     }
 

@@ -13,10 +13,12 @@ import dev.gatun.driver.PortTraffic;
 import dev.gatun.driver.PortSpec;
 import dev.gatun.driver.foreign.ForeignDrop;
 import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.nft.RulesetEvent;
 
 import java.net.InetAddress;
 import java.util.Collection;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * A driver whose repairs do nothing: under {@link dev.gatun.driver.SelfHealingDriver} it
@@ -154,6 +156,11 @@ record WithoutRepairs(GatunDriver inner) implements GatunDriver {
     @Override
     public void listen(PortListener listener) {
         inner.listen(listener);
+    }
+
+    @Override
+    public Consumer<RulesetEvent> followRuleset() {
+        return inner.followRuleset();
     }
 
     @Override

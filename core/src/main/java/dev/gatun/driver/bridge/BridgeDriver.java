@@ -19,12 +19,14 @@ import dev.gatun.driver.foreign.AcceptMark;
 import dev.gatun.driver.foreign.ForeignDrop;
 import dev.gatun.internal.NativeLibraries;
 import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.nft.RulesetEvent;
 import dev.gatun.rtnl.InterfaceNames;
 
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * The driver contract on Linux bridges: rtnetlink for the topology, a {@link Firewall} (nftables
@@ -54,7 +56,7 @@ public final class BridgeDriver implements GatunDriver {
         this.networks = new BridgeNetworks(host, firewall);
         this.endpoints = new BridgeEndpoints(host);
         this.cache = new HostCache(host, networks::list);
-        this.publisher = new Publisher(host, firewall, cache::localAddresses, m -> cache.counted().test(m), Conntrack::open);
+        this.publisher = new Publisher(host, firewall, cache::localAddresses, cache::counted, Conntrack::open);
         this.ports = new PublishedPorts(host, firewall, publisher, networks::list, () -> {
             synchronized (topology) {
                 // No network of gatun's may exist yet: the table must.
@@ -274,6 +276,16 @@ public final class BridgeDriver implements GatunDriver {
     @Override
     public void listen(PortListener listener) {
         publisher.listen(listener);
+    }
+
+    @Override
+    public Consumer<RulesetEvent> followRuleset() {
+        return publisher.follow();
+    }
+
+    /** How often publishing read the kernel rather than answering from memory (-1: it keeps none), for tests. */
+    long mapReads() {
+        return publisher.reads();
     }
 
     // ------------------------------------------------------------------ repair

@@ -91,8 +91,7 @@ final class BridgeNetworks {
                 if (subnet6 != null) {
                     sysctls.setIpv6Forwarding(true);
                 }
-                // icc true: a network of gatun's keeps its containers apart by port isolation.
-                firewall.network(bridge, subnet4, subnet6, true, spec.internal(), spec.masquerade(), spec.counters(), true);
+                firewall.network(BridgeRules.of(bridge, subnet4, subnet6, spec), true);
             } catch (RuntimeException e) {
                 throw rollback.undo(e);
             }
@@ -101,9 +100,7 @@ final class BridgeNetworks {
 
     /** Takes the network's entries out of the firewall and deletes its bridge. */
     void remove(Network n) {
-        Prefix v4 = n.subnets().stream().filter(p -> !p.isIpv6()).findFirst().orElse(null);
-        Prefix v6 = n.subnets().stream().filter(Prefix::isIpv6).findFirst().orElse(null);
-        firewall.network(n.bridge(), v4, v6, true, n.internal(), n.masquerade(), n.counters(), false);
+        firewall.network(BridgeRules.ofOwn(n), false);
         try (Rtnetlink rt = Rtnetlink.open(host)) {
             rt.delete(n.bridge());
         }
@@ -191,7 +188,7 @@ final class BridgeNetworks {
     }
 
     private void entries(AdoptedBridge b, boolean add) {
-        firewall.network(b.bridge(), b.subnet4(), b.subnet6(), b.icc(), b.internal(), b.masquerade(), false, add);
+        firewall.network(BridgeRules.of(b), add);
     }
 
     /** Every adopted bridge, read from the bridges' aliases. */

@@ -81,6 +81,8 @@ final class CommitLoop {
             try {
                 if (plan.changes()) {
                     view.commit(plan.delete(), plan.add());
+                } else {
+                    view.confirm();
                 }
             } catch (MappingStore.StaleViewException e) {
                 if (attempt < MAX_ATTEMPTS) {

@@ -4,11 +4,10 @@ import dev.gatun.driver.Network;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortTraffic;
 import dev.gatun.driver.foreign.ForeignFirewalls;
-import dev.gatun.rtnl.Prefix;
 
 import java.util.Collection;
 import java.util.List;
-import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * What a driver needs from a packet filter: the static ruleset, the entries of each network,
@@ -26,13 +25,8 @@ interface Firewall {
      */
     void ensure(List<Network> existing);
 
-    /**
-     * Adds (or with {@code add} false removes) a network's bridge and subnets to the ruleset;
-     * without {@code icc}, traffic between two ports of the bridge is dropped here too; with
-     * {@code counters} its mappings' traffic is counted (only where {@link #countsPorts}).
-     */
-    void network(String bridge, Prefix v4, Prefix v6, boolean icc, boolean internal, boolean masquerade, boolean counters,
-                 boolean add);
+    /** Adds (or with {@code add} false removes) a bridge's entries, as {@code rules} describe them. */
+    void network(BridgeRules rules, boolean add);
 
     /** Whether this firewall keeps per-mapping counters (nftables' map elements can carry them). */
     default boolean countsPorts() {
@@ -73,7 +67,15 @@ interface Firewall {
      * Opens the mapping store; called on the committer thread, which then owns it. Mappings it
      * adds for which {@code counted} holds count their traffic, where {@link #countsPorts}.
      */
-    MappingStore openStore(Predicate<PortMapping> counted);
+    MappingStore openStore(Supplier<CountedSubnets> counted);
+
+    /**
+     * A store that plans from memory kept in step by {@code changes}, which hears every
+     * notification of the kernel's from now on; null where the kernel sends none (legacy iptables).
+     */
+    default FollowedMappingStore openFollowedStore(Supplier<CountedSubnets> counted, MapChanges changes) {
+        return null;
+    }
 
     /** The mappings as they are now, from any thread. */
     List<PortMapping> mappings();

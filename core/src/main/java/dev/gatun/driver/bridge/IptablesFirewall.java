@@ -15,7 +15,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.function.Predicate;
+import java.util.function.Supplier;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
@@ -199,10 +199,10 @@ final class IptablesFirewall implements Firewall {
     // ------------------------------------------------------------------ networks
 
     @Override
-    public void network(String bridge, Prefix v4, Prefix v6, boolean icc, boolean internal, boolean masquerade,
-                        boolean counters, boolean add) {
+    public void network(BridgeRules rules, boolean add) {
+        String bridge = rules.bridge();
         InterfaceNames.check(bridge);
-        for (Prefix subnet : v6 == null ? List.of(v4) : List.of(v4, v6)) {
+        for (Prefix subnet : rules.v6() == null ? List.of(rules.v4()) : List.of(rules.v4(), rules.v6())) {
             boolean ipv6 = subnet.isIpv6();
             if (ipv6 && !hasIpv6()) {
                 throw new GatunException(variant.program(true, "") + " is not installed, needed for IPv6 subnet " + subnet);
@@ -214,11 +214,11 @@ final class IptablesFirewall implements Firewall {
                 nat.add(op + " " + POSTROUTING + " -s 127.0.0.0/8 -o " + bridge + " -j MASQUERADE");
             }
             nat.add(op + " " + POSTROUTING + " -s " + net + " -o " + bridge + " -m conntrack --ctstate DNAT -j MASQUERADE");
-            if (masquerade && !internal) {
+            if (rules.masquerade() && !rules.internal()) {
                 nat.add(op + " " + POSTROUTING + " -s " + net + " ! -o " + bridge + " -j MASQUERADE");
             }
             List<String> filter = new ArrayList<>();
-            if (internal) {
+            if (rules.internal()) {
                 filter.add(op + " " + BRIDGES + " -i " + bridge + " ! -o " + bridge + " -j DROP");
                 filter.add(op + " " + BRIDGES + " ! -i " + bridge + " -o " + bridge + " -j DROP");
             }
@@ -226,7 +226,7 @@ final class IptablesFirewall implements Firewall {
                 filter.add(op + " " + String.join(" ", rule));
             }
             filter.add(op + " " + BRIDGES + " -o " + bridge + " -m conntrack --ctstate DNAT -j ACCEPT");
-            if (!icc) {
+            if (!rules.icc()) {
                 filter.add(op + " " + BRIDGES + " -i " + bridge + " -o " + bridge + " -j DROP");
             }
             filter.add(op + " " + BRIDGES + " -i " + bridge + " -j ACCEPT");
@@ -312,7 +312,7 @@ final class IptablesFirewall implements Firewall {
     // ------------------------------------------------------------------ mappings
 
     @Override
-    public MappingStore openStore(Predicate<PortMapping> counted) {
+    public MappingStore openStore(Supplier<CountedSubnets> counted) {
         return new MappingStore() {
             @Override
             public View begin() {

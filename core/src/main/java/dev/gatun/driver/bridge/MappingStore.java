@@ -28,6 +28,14 @@ interface MappingStore extends AutoCloseable {
 
         /** Removes {@code deletes} and adds {@code adds}, atomically where the backend allows it. */
         void commit(Collection<PortMapping> deletes, Collection<PortMapping> adds);
+
+        /**
+         * Makes answers that change nothing (refusals, mappings in place already) stand: a view
+         * read from the kernel is one moment's and needs nothing; a view from memory, which may
+         * lag behind the kernel, checks that it does not, or throws {@link StaleViewException}.
+         */
+        default void confirm() {
+        }
     }
 
     @Override

@@ -19,31 +19,32 @@ final class NetworkEntries {
     private NetworkEntries() {}
 
     /**
-     * The elements of a network on {@code bridge}, one per set it is in. Without {@code icc},
-     * not its pair in samebridge, so that traffic between two of its ports is dropped (an adopted
-     * bridge's; gatun's own networks keep their containers apart by port isolation and are
-     * passed here as icc ones).
+     * The elements of a bridge's entries, one per set it is in. Without icc, not its pair in
+     * samebridge, so that traffic between two of its ports is dropped.
      */
-    static Map<NftSet, Element> of(String bridge, Prefix v4, Prefix v6, boolean icc, boolean internal, boolean masquerade,
-                                   boolean counters) {
+    static Map<NftSet, Element> of(BridgeRules r) {
+        String bridge = r.bridge();
+        Prefix v4 = r.v4();
+        Prefix v6 = r.v6();
+        boolean masquerade = r.masquerade() && !r.internal();
         Map<NftSet, Element> elements = new LinkedHashMap<>();
         elements.put(GatunRuleset.BRIDGES, Element.of(bridge));
-        if (icc) {
+        if (r.icc()) {
             elements.put(GatunRuleset.SAMEBRIDGE, Element.of(bridge, bridge));
         }
-        if (internal) {
+        if (r.internal()) {
             elements.put(GatunRuleset.INTERNAL, Element.of(bridge));
         }
-        if (counters) {
+        if (r.counters()) {
             elements.put(GatunRuleset.COUNTED, Element.of(bridge));
         }
         elements.put(GatunRuleset.SUBNETS4, Element.of(v4.toString()));
-        if (masquerade && !internal) {
+        if (masquerade) {
             elements.put(GatunRuleset.MASQ4, Element.of(v4.toString()));
         }
         if (v6 != null) {
             elements.put(GatunRuleset.SUBNETS6, Element.of(v6.toString()));
-            if (masquerade && !internal) {
+            if (masquerade) {
                 elements.put(GatunRuleset.MASQ6, Element.of(v6.toString()));
             }
         }
@@ -51,8 +52,7 @@ final class NetworkEntries {
     }
 
     static Map<NftSet, Element> of(Network n) {
-        Prefix v6 = n.subnets().size() > 1 ? n.subnets().get(1) : null;
-        return of(n.bridge(), n.subnets().getFirst(), v6, n.icc(), n.internal(), n.masquerade(), n.counters());
+        return of(BridgeRules.of(n));
     }
 
     /** The elements {@code networks} want in {@code set}. */

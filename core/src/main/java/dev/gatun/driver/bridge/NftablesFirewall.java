@@ -9,12 +9,11 @@ import dev.gatun.nft.NftSet;
 import dev.gatun.nft.Nftables;
 import dev.gatun.nft.Ruleset;
 import dev.gatun.nft.Transaction;
-import dev.gatun.rtnl.Prefix;
 
 import java.util.Collection;
 import java.util.List;
 import java.util.function.Function;
-import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * gatun's own nftables table (see {@link GatunRuleset}): networks are set elements
@@ -70,11 +69,10 @@ final class NftablesFirewall implements Firewall {
     }
 
     @Override
-    public void network(String bridge, Prefix v4, Prefix v6, boolean icc, boolean internal, boolean masquerade,
-                        boolean counters, boolean add) {
+    public void network(BridgeRules rules, boolean add) {
         try (Nftables nft = Nftables.open(host)) {
             Transaction tx = nft.transaction();
-            NetworkEntries.of(bridge, v4, v6, icc, internal, masquerade, counters).forEach((set, e) -> {
+            NetworkEntries.of(rules).forEach((set, e) -> {
                 if (add) {
                     tx.addElements(set, List.of(e));
                 } else {
@@ -122,8 +120,13 @@ final class NftablesFirewall implements Firewall {
     }
 
     @Override
-    public MappingStore openStore(Predicate<PortMapping> counted) {
+    public MappingStore openStore(Supplier<CountedSubnets> counted) {
         return new NftablesMappingStore(Nftables.open(host), counted);
+    }
+
+    @Override
+    public FollowedMappingStore openFollowedStore(Supplier<CountedSubnets> counted, MapChanges changes) {
+        return new FollowedMappingStore(Nftables.open(host), counted, changes);
     }
 
     @Override

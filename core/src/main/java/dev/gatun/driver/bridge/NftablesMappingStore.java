@@ -15,7 +15,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 import static dev.gatun.driver.bridge.MappingElements.key;
 import static dev.gatun.driver.bridge.MappingElements.map;
@@ -33,10 +33,15 @@ final class NftablesMappingStore implements MappingStore {
     private static final int LOOKUPS_BEFORE_DUMP = 1024;
 
     private final Nftables nft;
-    private final Predicate<PortMapping> counted;
+    private final Supplier<CountedSubnets> counted;
 
-    /** {@code counted}: which mappings added get a counter on their element. */
-    NftablesMappingStore(Nftables nft, Predicate<PortMapping> counted) {
+    /** A view read from the kernel, and the generation it was read at (read with its first lookup, or now). */
+    interface ReadView extends View {
+        int generation();
+    }
+
+    /** {@code counted}: which mappings added get a counter on their element, asked once per commit. */
+    NftablesMappingStore(Nftables nft, Supplier<CountedSubnets> counted) {
         this.nft = nft;
         this.counted = counted;
     }
@@ -46,11 +51,12 @@ final class NftablesMappingStore implements MappingStore {
      * publish costs one round trip to read and one to commit.
      */
     @Override
-    public View begin() {
-        return new View() {
+    public ReadView begin() {
+        return new ReadView() {
             private Integer generation;
 
-            private int generation() {
+            @Override
+            public int generation() {
                 if (generation == null) {
                     generation = nft.generation();
                 }
@@ -117,16 +123,27 @@ final class NftablesMappingStore implements MappingStore {
 
             @Override
             public void commit(Collection<PortMapping> deletes, Collection<PortMapping> adds) {
-                Transaction tx = nft.transaction().guardGeneration(generation());
-                MappingElements.group(deletes, m -> StoredElement.key(key(m))).forEach(tx::deleteStored);
-                MappingElements.group(adds, m -> MappingElements.element(m, counted.test(m))).forEach(tx::addStored);
-                try {
-                    tx.commit();
-                } catch (GenerationConflictException e) {
-                    throw new StaleViewException(e);
-                }
+                NftablesMappingStore.commit(nft, generation(), deletes, adds, counted.get(), false);
             }
         };
+    }
+
+    /**
+     * Deletes and adds in one transaction guarded by {@code generation}; a guard that fails is a
+     * {@link StaleViewException}. With {@code create}, an add whose key is held already fails
+     * (EEXIST) instead of leaving the element there as it is.
+     */
+    static void commit(Nftables nft, int generation, Collection<PortMapping> deletes, Collection<PortMapping> adds,
+                       CountedSubnets counted, boolean create) {
+        Transaction tx = nft.transaction().guardGeneration(generation);
+        MappingElements.group(deletes, m -> StoredElement.key(key(m))).forEach(tx::deleteStored);
+        Map<NftSet, List<StoredElement>> added = MappingElements.group(adds, m -> MappingElements.element(m, counted.test(m)));
+        added.forEach(create ? tx::createStored : tx::addStored);
+        try {
+            tx.commit();
+        } catch (GenerationConflictException e) {
+            throw new StaleViewException(e);
+        }
     }
 
     @Override

@@ -7,6 +7,7 @@ import dev.gatun.driver.PortListener;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.Protocol;
 import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.nft.RulesetEvent;
 import dev.gatun.sockdiag.SocketOwners;
 
 import java.net.InetAddress;
@@ -17,6 +18,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -97,20 +99,20 @@ final class Publisher implements AutoCloseable {
 
     /** Opens the conntrack socket of the namespace (replaceable so a test can hand in one that fails). */
     private final Function<NetworkNamespace, Conntrack> openConntrack;
-    private final Predicate<PortMapping> counted;
+    private final Supplier<CountedSubnets> counted;
 
     Publisher(NetworkNamespace host, Firewall firewall, Supplier<List<InetAddress>> hostAddresses) {
-        this(host, firewall, hostAddresses, CountedSubnets.NONE, Conntrack::open);
+        this(host, firewall, hostAddresses, () -> CountedSubnets.NONE, Conntrack::open);
     }
 
     Publisher(NetworkNamespace host, Firewall firewall, Supplier<List<InetAddress>> hostAddresses,
               Function<NetworkNamespace, Conntrack> openConntrack) {
-        this(host, firewall, hostAddresses, CountedSubnets.NONE, openConntrack);
+        this(host, firewall, hostAddresses, () -> CountedSubnets.NONE, openConntrack);
     }
 
-    /** {@code counted}: which mappings get a counter, asked as each is committed. */
+    /** {@code counted}: which mappings get a counter, asked once per commit. */
     Publisher(NetworkNamespace host, Firewall firewall, Supplier<List<InetAddress>> hostAddresses,
-              Predicate<PortMapping> counted, Function<NetworkNamespace, Conntrack> openConntrack) {
+              Supplier<CountedSubnets> counted, Function<NetworkNamespace, Conntrack> openConntrack) {
         this.host = host;
         this.firewall = firewall;
         this.hostAddresses = hostAddresses;
@@ -263,6 +265,44 @@ final class Publisher implements AutoCloseable {
     private static void wake(Request r) {
         if (r.caller() != Thread.currentThread()) {
             LockSupport.unpark(r.caller());
+        }
+    }
+
+    /**
+     * Plans from memory from the next publish on (see {@link FollowedMappingStore}), if the
+     * firewall's kernel side sends notifications: the returned consumer must hear every one of
+     * them, in order, from before that publish on (memory is read at it). Null where there are
+     * none to hear; the store reads, as before.
+     */
+    Consumer<RulesetEvent> follow() {
+        leader.lock();
+        try {
+            if (closed) {
+                throw new IllegalStateException("the driver is closed");
+            }
+            MapChanges changes = new MapChanges();
+            FollowedMappingStore followed = firewall.openFollowedStore(counted, changes);
+            if (followed == null) {
+                return null;
+            }
+            if (store != null) {
+                store.close();
+            }
+            store = followed;
+            committer = null;
+            return changes;
+        } finally {
+            leader.unlock();
+        }
+    }
+
+    /** How often the store read the kernel instead of answering from memory (-1: it keeps no memory). */
+    long reads() {
+        leader.lock();
+        try {
+            return store instanceof FollowedMappingStore f ? f.reads() : -1;
+        } finally {
+            leader.unlock();
         }
     }
 

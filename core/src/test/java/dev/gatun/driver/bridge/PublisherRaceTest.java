@@ -10,7 +10,6 @@ import dev.gatun.driver.foreign.ForeignFirewalls;
 import dev.gatun.netlink.GenerationConflictException;
 import dev.gatun.netlink.ReplyTimeoutException;
 import dev.gatun.netns.NetworkNamespace;
-import dev.gatun.rtnl.Prefix;
 import dev.gatun.testing.Expect;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
@@ -22,7 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.function.Predicate;
+import java.util.function.Supplier;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntConsumer;
@@ -222,7 +221,7 @@ class PublisherRaceTest {
         }
 
         @Override
-        public MappingStore openStore(Predicate<PortMapping> counted) {
+        public MappingStore openStore(Supplier<CountedSubnets> counted) {
             MappingStore store = real.openStore(counted);
             return new MappingStore() {
                 @Override
@@ -279,9 +278,8 @@ class PublisherRaceTest {
         }
 
         @Override
-        public void network(String bridge, Prefix v4, Prefix v6, boolean icc, boolean internal, boolean masquerade,
-                            boolean counters, boolean add) {
-            real.network(bridge, v4, v6, icc, internal, masquerade, counters, add);
+        public void network(BridgeRules rules, boolean add) {
+            real.network(rules, add);
         }
 
         @Override

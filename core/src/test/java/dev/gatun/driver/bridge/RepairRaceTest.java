@@ -54,7 +54,7 @@ class RepairRaceTest {
             }
         });
         firewall.ensure(List.of(N1));
-        firewall.network(N1.bridge(), N1.subnets().getFirst(), null, true, false, true, false, true);
+        firewall.network(BridgeRules.of(N1), true);
 
         List<String> repaired = repair.apply(firewall, List.of(ALICE_8080, ALICE_8081));
 
