@@ -11,7 +11,7 @@ final class Report {
 
     static void table(List<Harness.Result> results, Map<String, Object> ratios, Map<String, Object> controls,
                       List<Map<String, Object>> checks, Map<String, Object> footprint, Map<String, Object> bulk,
-                      Map<String, String> method, Path svg) {
+                      Map<String, Object> freshServe, Map<String, String> method, Path svg) {
         String last = "";
         for (Harness.Result r : results) {
             // A case measured with several numbers of mappings present says which one.
@@ -38,6 +38,7 @@ final class Report {
         }
         section("gatun serve's memory, and its repair after nft flush ruleset:", footprint);
         section("a bulk publish in one call, against the C floor's one batch:", bulk);
+        section("a serve just started, its forwarded publishes against its warm figure:", freshServe);
         System.out.println();
         System.out.println("how each tool ran:");
         method.forEach((k, v) -> System.out.printf("  %s: %s%n", k, v));

@@ -354,7 +354,12 @@ final class Subjects {
 
         /** {@code count} publishes in a row from port {@code first} on; each one's microseconds. */
         List<Long> publishFrom(int first, int count) {
-            return ask(first + " " + count, count).stream().map(Long::parseLong).toList();
+            return ask(request(first, count), count).stream().map(Long::parseLong).toList();
+        }
+
+        /** The request line for {@code count} publishes from port {@code first} on. */
+        String request(int first, int count) {
+            return first + " " + count;
         }
 
         /** Consecutive ports in one request: published in a row, rather than sleeping on the pipe between them. */
@@ -387,8 +392,24 @@ final class Subjects {
 
     /** The C program that sends exactly gatun's messages: the floor, one port per publish. */
     static final class CReference extends Piped {
+        /** What each request line starts with: "" for whole publishes, "commit " for their commits alone. */
+        private final String verb;
+
         CReference(Path binary) {
-            super("c", ns -> List.of("ip", "netns", "exec", ns, binary.toString(), "1", CONTAINER, "1", "bench", "0"));
+            this("c", binary, "");
+        }
+
+        /**
+         * The limit: a publish's commit alone (one round trip, guarded by the generation the
+         * program made last), what a driver that plans from memory sends.
+         */
+        static CReference commitOnly(Path binary) {
+            return new CReference("c-commit", binary, "commit ");
+        }
+
+        private CReference(String tool, Path binary, String verb) {
+            super(tool, ns -> List.of("ip", "netns", "exec", ns, binary.toString(), "1", CONTAINER, "1", "bench", "0"));
+            this.verb = verb;
         }
 
         @Override
@@ -398,6 +419,11 @@ final class Subjects {
                 total += publishFrom(p, 1).getFirst();
             }
             return total;
+        }
+
+        @Override
+        String request(int first, int count) {
+            return verb + super.request(first, count);
         }
     }
 
@@ -420,6 +446,14 @@ final class Subjects {
 
         static InProcess javaFloor() {
             return new InProcess("java-floor", 1);
+        }
+
+        /**
+         * gatun as serve and the engine adapters run it: the self-healing driver, which plans from
+         * memory, without the host-socket question (the engines own their ports).
+         */
+        static InProcess gatunFollowed() {
+            return new InProcess("gatun-followed", 1);
         }
 
         /** This JVM's own java and flags, with the worker as main class. */

@@ -1,7 +1,9 @@
 package dev.gatun.bench;
 
 import dev.gatun.Gatun;
-import dev.gatun.driver.NetworkDriver;
+import dev.gatun.driver.GatunDriver;
+import dev.gatun.driver.HostPortCheck;
+import dev.gatun.driver.SelfHealingDriver;
 import dev.gatun.driver.PortSpec;
 import dev.gatun.netns.NetworkNamespace;
 
@@ -25,7 +27,7 @@ import java.util.stream.IntStream;
  * (its minimum too) while the C program's did not move. A JVM per case, as JMH forks one per
  * benchmark, compiles the path from its warm-up and samples alone.
  *
- * <p>Arguments: {@code gatun|java-floor NAMESPACE WIDTH}; the namespace already holds gatun's
+ * <p>Arguments: {@code gatun|gatun-followed|java-floor NAMESPACE WIDTH}; the namespace already holds gatun's
  * table and network {@code n1}. Requests, one per line: {@code warm} (publishes until the JIT is
  * idle, then answers {@code ready}), {@code settle} (waits until the JIT is idle, then answers
  * {@code ready}), or {@code FIRST COUNT}: COUNT publishes in a row of WIDTH consecutive ports
@@ -51,7 +53,7 @@ public final class Worker {
 
     public static void main(String[] args) throws IOException {
         if (args.length != 3) {
-            System.err.println("usage: Worker gatun|java-floor NAMESPACE WIDTH");
+            System.err.println("usage: Worker gatun|gatun-followed|java-floor NAMESPACE WIDTH");
             System.exit(2);
         }
         NetworkNamespace ns = NetworkNamespace.named(args[1]);
@@ -59,7 +61,8 @@ public final class Worker {
         var in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         var out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
         try (Tool tool = switch (args[0]) {
-            case "gatun" -> new GatunTool(ns);
+            case "gatun" -> new GatunTool(ns, false);
+            case "gatun-followed" -> new GatunTool(ns, true);
             case "java-floor" -> new JavaFloor(ns);
             default -> throw new IllegalArgumentException("unknown in-process tool: " + args[0]);
         }) {
@@ -136,20 +139,27 @@ public final class Worker {
         }
     }
 
-    /** gatun's nftables driver, as an engine embedding it calls it. */
+    /**
+     * gatun's nftables driver, as an engine embedding it calls it; {@code followed}: inside the
+     * self-healing driver, as serve runs it, which plans from memory, publishing without the
+     * host-socket question, as the engine adapters do.
+     */
     static final class GatunTool implements Tool {
-        private final NetworkDriver driver;
+        private final GatunDriver driver;
+        private final HostPortCheck check;
         private final InetAddress container = InetAddress.ofLiteral(Subjects.CONTAINER);
 
-        GatunTool(NetworkNamespace ns) {
-            driver = Gatun.open(ns, "nftables");
+        GatunTool(NetworkNamespace ns, boolean followed) {
+            GatunDriver plain = Gatun.open(ns, "nftables");
+            driver = followed ? SelfHealingDriver.start(plain, line -> {}) : plain;
+            check = followed ? HostPortCheck.SKIP : HostPortCheck.CHECK;
         }
 
         @Override
         public long publish(int first, int width) {
             List<PortSpec> specs = specs(first, width);
             long t = System.nanoTime();
-            driver.publish("n1", container, specs, "bench");
+            driver.publish("n1", container, specs, "bench", check);
             return (System.nanoTime() - t) / 1000;
         }
 
@@ -162,7 +172,7 @@ public final class Worker {
         public void warmUpStep(int i, int width) {
             // Above what the existing mappings (up to 50,000) and the samples (52,000 on) use.
             List<PortSpec> spec = specs(60000 + (i * width) % 5000, width);
-            driver.publish("n1", container, spec, "bench");
+            driver.publish("n1", container, spec, "bench", check);
             driver.unpublish("n1", container, spec, "bench");
         }
 

@@ -8,7 +8,9 @@ import picocli.CommandLine;
 import java.io.PrintWriter;
 import java.io.Writer;
 import java.util.Arrays;
-import java.util.HashMap;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
@@ -43,7 +45,7 @@ public final class Main {
      * client (null otherwise). A {@link Served.Misdirected} escapes, for the serve to answer.
      */
     public static int run(String[] args, PrintWriter out, PrintWriter err, Served served) {
-        CommandLine cli = served == null ? GatunCommand.commandLine(args) : reused(args);
+        CommandLine cli = served == null ? GatunCommand.commandLine(args) : borrowed(args);
         ((GatunCommand) cli.getCommand()).served = served;
         cli.setOut(out);
         cli.setErr(err);
@@ -72,6 +74,7 @@ public final class Main {
         } finally {
             if (served != null) {
                 letGo(cli);
+                giveBack(args, cli);
             }
         }
         if (misdirected[0] != null) {
@@ -82,16 +85,37 @@ public final class Main {
     }
 
     /**
-     * A serve's thread makes each command's picocli model once and parses every later request of
-     * that command with it (picocli sets every option and parameter back to its initial value
-     * before it parses): making the model took a served publish about a sixth of its time. One
-     * per thread, as a model is not safe to share.
+     * A serve makes each command's picocli model once and parses every later request of that
+     * command with it (picocli sets every option and parameter back to its initial value before
+     * it parses): making the model took a served publish about a sixth of its time, and a serve
+     * just started ten milliseconds of each of its first requests when every thread of its pool
+     * made its own. A model is not safe to share: a request borrows one (or makes one when all
+     * are in use) and gives it back when done, so the serve keeps as many as ran at once.
      */
-    private static final ThreadLocal<Map<String, CommandLine>> SERVED_LINES = ThreadLocal.withInitial(HashMap::new);
+    private static final Map<String, Queue<CommandLine>> SERVED_LINES = new ConcurrentHashMap<>();
 
-    private static CommandLine reused(String[] args) {
-        String name = GatunCommand.subcommandName(args);
-        return SERVED_LINES.get().computeIfAbsent(name == null ? "" : name, k -> GatunCommand.commandLine(args));
+    private static Queue<CommandLine> kept(String name) {
+        return SERVED_LINES.computeIfAbsent(name == null ? "" : name, k -> new ConcurrentLinkedQueue<>());
+    }
+
+    private static CommandLine borrowed(String[] args) {
+        CommandLine cli = kept(GatunCommand.subcommandName(args)).poll();
+        return cli != null ? cli : GatunCommand.commandLine(args);
+    }
+
+    private static void giveBack(String[] args, CommandLine cli) {
+        kept(GatunCommand.subcommandName(args)).offer(cli);
+    }
+
+    /**
+     * Makes the models of the commands a serve runs, before its first request: the first
+     * publish of a serve just started should not wait for picocli to read its annotations.
+     */
+    public static void prepareServedCommands() {
+        for (String name : Served.COMMANDS) {
+            String[] args = {name};
+            giveBack(args, GatunCommand.commandLine(args));
+        }
     }
 
     /** What a kept model holds between two requests instead of the last one's writers and handlers. */

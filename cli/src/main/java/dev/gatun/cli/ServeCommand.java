@@ -145,6 +145,7 @@ final class ServeCommand extends Base {
             throw e;
         }
         driver.listen(events);
+        Main.prepareServedCommands();
         if (meter != null) {
             meter.follow(driver);
         }

@@ -2,11 +2,15 @@ package dev.gatun.cli;
 
 import dev.gatun.cli.api.ServeClient;
 import dev.gatun.netns.NamedNamespaces;
+import sun.misc.Signal;
 
 import java.io.OutputStream;
 import java.io.PrintWriter;
+import java.io.Writer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The launcher's training run for the JVM's ahead-of-time cache. The JVM loads every class in
@@ -17,7 +21,9 @@ import java.util.List;
  * {@code net rm} on throwaway namespaces it removes again; without root the read-only doctor.
  * With {@code --json} first, the same commands print JSON: the launcher keeps a second cache
  * for command lines with {@code --json}, as Jackson's classes in the one cache would slow every
- * other command's start (bench/README.md, "The JVM path's start-up measures").
+ * other command's start (bench/README.md, "The JVM path's start-up measures"). With
+ * {@code serve}, the serve's own training run instead, for the cache its launcher keeps with the
+ * serve's flags (see {@link #serve}).
  */
 public final class Training {
 
@@ -28,12 +34,96 @@ public final class Training {
     private Training() {}
 
     public static void main(String[] args) {
-        ServeClient.forward(new String[] {"ls"}, OutputStream.nullOutputStream(), OutputStream.nullOutputStream());
         PrintWriter discard = new PrintWriter(OutputStream.nullOutputStream(), true);
+        if (List.of(args).equals(List.of("serve"))) {
+            System.exit(serve(discard));
+        }
+        // The look for a serve that finds none holds the start lock until this JVM exits: not before the serve's training.
+        ServeClient.forward(new String[] {"ls"}, OutputStream.nullOutputStream(), OutputStream.nullOutputStream());
         boolean json = args.length > 0 && args[0].equals("--json");
         List<String> rest = List.of(args).subList(json ? 1 : 0, args.length);
         int code = rest.equals(List.of("commands")) ? commands(json, discard) : Main.run(args, discard, discard);
         System.exit(code);
+    }
+
+    /** Publish and unpublish pairs the serve's training sends: enough that its profiles are those of a busy serve. */
+    private static final int SERVE_PAIRS = 600;
+
+    /**
+     * The serve's training run (its cache is another, made with the serve's flags): a serve of a
+     * throwaway namespace in this JVM, sent over its socket what a serve gets most, as the C
+     * client sends it (publishes and unpublishes of one port and of a 32-port container, some
+     * listings), then stopped as SIGTERM stops it. The JVM writes the cache as it exits.
+     */
+    static int serve(PrintWriter out) {
+        String host = "gatun-training-serve-" + ProcessHandle.current().pid();
+        try {
+            NamedNamespaces.create(host);
+            CountDownLatch ready = new CountDownLatch(1);
+            // Its ready line: it answers, and a client's look at the start lock no longer meets its own.
+            PrintWriter watched = new PrintWriter(new Writer() {
+                @Override
+                public void write(char[] chars, int from, int length) {
+                    if (new String(chars, from, length).contains("ready")) {
+                        ready.countDown();
+                    }
+                    out.write(chars, from, length);
+                }
+
+                @Override
+                public void flush() {
+                    out.flush();
+                }
+
+                @Override
+                public void close() {
+                }
+            }, true);
+            int[] code = {0};
+            Thread serve = Thread.ofPlatform().name("gatun-training-serve").start(() -> {
+                code[0] = Main.run(new String[] {"--netns", host, "serve"}, watched, out);
+                ready.countDown();
+            });
+            if (!ready.await(60, TimeUnit.SECONDS) || !serve.isAlive()) {
+                return code[0] == 0 ? 1 : code[0];
+            }
+            int sent = sent(host, List.of("net", "create", "t1", "--subnet", SUBNET));
+            for (int i = 0; i < SERVE_PAIRS && sent == 0; i++) {
+                int width = i % 4 == 3 ? 32 : 1;
+                int first = 20_000 + i * 32 % 30_000;
+                List<String> ports = new ArrayList<>();
+                for (int p = first; p < first + width; p++) {
+                    ports.addAll(List.of("-p", p + ":" + p));
+                }
+                sent = sent(host, concat(List.of("publish", "t1", CONTAINER_IP, "--owner", "training"), ports));
+                sent = sent == 0 ? sent(host, concat(List.of("unpublish", "t1", CONTAINER_IP, "--owner", "training"), ports)) : sent;
+                if (sent == 0 && i % 25 == 0) {
+                    sent = sent(host, List.of("ls"));
+                }
+            }
+            Signal.raise(new Signal("TERM"));
+            serve.join(TimeUnit.SECONDS.toMillis(30));
+            return sent != 0 ? sent : code[0];
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 1;
+        } finally {
+            if (NamedNamespaces.exists(host)) {
+                NamedNamespaces.delete(host);
+            }
+        }
+    }
+
+    /** Sends {@code command} to the serve of {@code host}: its exit code (1 if no serve ran it). */
+    private static int sent(String host, List<String> command) {
+        return ServeClient.forward(concat(List.of("--netns", host), command).toArray(String[]::new),
+                OutputStream.nullOutputStream(), OutputStream.nullOutputStream()).orElse(1);
+    }
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> out = new ArrayList<>(a);
+        out.addAll(b);
+        return out;
     }
 
     /**

@@ -18,9 +18,9 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A serve's thread parses every request of a command with the one picocli model it made for the
- * first: nothing of one request (an option, a value) may reach the next. No root: the driver is
- * a stand-in that records what it was asked.
+ * A serve parses every request of a command with a picocli model it made once and keeps between
+ * requests, whichever thread runs them: nothing of one request (an option, a value) may reach
+ * the next. No root: the driver is a stand-in that records what it was asked.
  */
 class ServedReuseTest {
 
@@ -67,6 +67,24 @@ class ServedReuseTest {
         assertThat(bad.code()).as("-p is required again").isEqualTo(ExitCode.USAGE);
         assertThat(third.out()).isEqualTo("published *:7070 -> 10.88.0.5:70/tcp (owner 10.88.0.5)\n");
         assertThat(owners).containsExactly("web-1", "null", "null");
+    }
+
+    /** A model given back by one thread is the next thread's: what the first set is gone there too. */
+    @Test
+    void aRequestLeavesNothingToTheNextOnAnotherThread() throws Exception {
+        Served served = new Served(NetworkNamespace.current(), "nftables", recording());
+        Main.prepareServedCommands();
+        Ran[] ran = new Ran[2];
+        Thread first = Thread.ofPlatform().start(() ->
+                ran[0] = run(served, "--json", "publish", "n1", "10.88.0.2", "-p", "8080:80", "--owner", "web-1"));
+        first.join();
+        Thread second = Thread.ofPlatform().start(() -> ran[1] = run(served, "publish", "n1", "10.88.0.3", "-p", "9090:90"));
+        second.join();
+
+        assertThat(ran[0].out()).contains("\"owner\" : \"web-1\"");
+        assertThat(ran[1].out()).as("no --json, no --owner carried over from the other thread")
+                .isEqualTo("published *:9090 -> 10.88.0.3:90/tcp (owner 10.88.0.3)\n");
+        assertThat(owners).containsExactly("web-1", "null");
     }
 
     /** The kept model must not hold a request's output (megabytes for a bulk publish) until the thread's next one. */

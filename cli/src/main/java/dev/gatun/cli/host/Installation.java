@@ -28,7 +28,7 @@ import java.util.function.Predicate;
 public final class Installation {
 
     /** The launcher's ahead-of-time caches, which it makes in PREFIX/lib/gatun at its first commands. */
-    static final List<String> CACHES = List.of("gatun-cli.aot", "gatun-cli-json.aot");
+    static final List<String> CACHES = List.of("gatun-cli.aot", "gatun-cli-json.aot", "gatun-serve.aot");
 
     /** Where to install: the prefix, and the optional parts (null when not asked). */
     public record Target(Path prefix, Path unitDir, Path cniBinDir, Path netavarkPluginDir) {

@@ -1,0 +1,97 @@
+package dev.gatun.bench;
+
+import dev.gatun.netns.NamedNamespaces;
+import dev.gatun.netns.NetworkNamespace;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A serve just started, as a CI host's serve is the morning after a reboot: from its ready line
+ * on, with no warm-up, one client sends it forwarded publishes on its API socket as the C client
+ * does (no process start counted), each undone by an unpublish that is not timed, and the 1st,
+ * 10th and 100th publish are reported against the same serve's warm figure (the median of the
+ * last {@link #WARM_SAMPLES} of {@code requests} pairs). Once with a publish of one port, once in
+ * another fresh serve with a 32-port container's; the serve's memory idle (right after ready,
+ * before any request) and loaded (after the pairs) beside them.
+ */
+final class FreshServe {
+
+    /** The targets: the 10th within 2x of warm, the 100th within 1.3x. */
+    static final double TENTH_TARGET = 2.0;
+    static final double HUNDREDTH_TARGET = 1.3;
+    private static final int WARM_SAMPLES = 200;
+
+    private FreshServe() {}
+
+    /** Both shapes, each in a serve of its own in a namespace of its own, {@code requests} pairs each. */
+    static Map<String, Object> measure(Path launcher, int requests) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("one_port", shape(launcher, 1, requests));
+        m.put("ports_32", shape(launcher, 32, requests));
+        m.put("tenth_target_over_warm", TENTH_TARGET);
+        m.put("hundredth_target_over_warm", HUNDREDTH_TARGET);
+        return m;
+    }
+
+    private static Map<String, Object> shape(Path launcher, int ports, int requests) {
+        String name = "gatun-bench-" + ProcessHandle.current().pid() + "-fresh-" + ports;
+        NetworkNamespace ns = NamedNamespaces.create(name);
+        try {
+            Subjects.OnGatunTable.createNetwork(ns);
+            try (Serve serve = Serve.start(launcher, ns)) {
+                Serve.Memory idle = serve.memory();
+                List<Long> micros = new ArrayList<>(requests);
+                for (int i = 0; i < requests; i++) {
+                    // New host ports for each pair (as a CI host's containers get), the same command line's shape.
+                    int first = 20_000 + i * ports % 40_000;
+                    long t0 = System.nanoTime();
+                    serve.send(command("publish", first, ports));
+                    micros.add((System.nanoTime() - t0) / 1_000);
+                    serve.send(command("unpublish", first, ports));
+                }
+                Serve.Memory loaded = serve.memory();
+                int ran = serve.stop();
+                if (ran != 2 * requests) {
+                    throw new IllegalStateException("the fresh serve ran " + ran + " of " + 2 * requests + " commands");
+                }
+                long warm = Stats.median(micros.subList(Math.max(0, requests - WARM_SAMPLES), requests));
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("ports", ports);
+                m.put("first_us", micros.getFirst());
+                m.put("tenth_us", micros.get(Math.min(9, requests - 1)));
+                m.put("hundredth_us", micros.get(Math.min(99, requests - 1)));
+                m.put("warm_us", warm);
+                m.put("warm_after_requests", requests);
+                m.put("tenth_over_warm", ratio(micros.get(Math.min(9, requests - 1)), warm));
+                m.put("hundredth_over_warm", ratio(micros.get(Math.min(99, requests - 1)), warm));
+                m.put("tenth_met", micros.get(Math.min(9, requests - 1)) <= TENTH_TARGET * warm);
+                m.put("hundredth_met", micros.get(Math.min(99, requests - 1)) <= HUNDREDTH_TARGET * warm);
+                m.put("idle_rss_kb", idle.rssKb());
+                m.put("loaded_rss_kb", loaded.rssKb());
+                m.put("loaded_hwm_kb", loaded.hwmKb());
+                m.put("first_20_us", List.copyOf(micros.subList(0, Math.min(20, requests))));
+                return m;
+            }
+        } finally {
+            NamedNamespaces.delete(name);
+        }
+    }
+
+    /** {@code verb} of ports {@code first} to {@code first + count - 1}, each to itself, by owner "fresh". */
+    private static List<String> command(String verb, int first, int count) {
+        List<String> cmd = new ArrayList<>(List.of(verb, "n1", Subjects.CONTAINER, "--owner", "fresh"));
+        for (int p = first; p < first + count; p++) {
+            cmd.add("-p");
+            cmd.add(p + ":" + p);
+        }
+        return cmd;
+    }
+
+    private static double ratio(long a, long b) {
+        return b == 0 ? 0 : Math.round(100.0 * a / b) / 100.0;
+    }
+}
