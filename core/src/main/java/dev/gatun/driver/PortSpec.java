@@ -117,12 +117,26 @@ public record PortSpec(InetAddress hostIp, int hostStart, int hostEnd, int conta
     }
 
     private static int port(String text, String what) {
-        if (!text.matches("\\d{1,6}")) {
+        if (!isDecimal(text)) {
             throw new InvalidInputException(what + " '" + text + "' is not a number");
         }
         int p = Integer.parseInt(text);
         checkPort(p);
         return p;
+    }
+
+    /** One to six ASCII digits (a loop: a regular expression here was compiled again for every port of every publish). */
+    private static boolean isDecimal(String text) {
+        if (text.isEmpty() || text.length() > 6) {
+            return false;
+        }
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c < '0' || c > '9') {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static void checkPort(int p) {

@@ -126,7 +126,8 @@ public final class SelfHealingDriver implements GatunDriver {
             follower.accept(e);
         }
         if (e.kind() == RulesetEvent.Kind.NEW_GENERATION || e.kind() == RulesetEvent.Kind.OVERRUN) {
-            reportOutsideChanges(e.kind() == RulesetEvent.Kind.NEW_GENERATION ? e.committerName() : "not known");
+            // Named only when something is reported: naming reads /proc, and every commit ends in a NEWGEN.
+            reportOutsideChanges(e.kind() == RulesetEvent.Kind.NEW_GENERATION ? e::committerName : () -> "not known");
         }
         boolean overrun = e.kind() == RulesetEvent.Kind.OVERRUN;
         boolean own = OWN_TABLE.equals(e.table());
@@ -224,10 +225,11 @@ public final class SelfHealingDriver implements GatunDriver {
     }
 
     /** Tells the heal listener of the transaction of another process that just ended, if it touched gatun's table. */
-    private void reportOutsideChanges(String by) {
+    private void reportOutsideChanges(Supplier<String> committer) {
         if (outsideChanges.isEmpty()) {
             return;
         }
+        String by = committer.get();
         String what = OutsideChanges.describe(outsideChanges);
         outsideChanges.clear();
         HealListener l = healListener;

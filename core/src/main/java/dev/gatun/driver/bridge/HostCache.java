@@ -43,14 +43,20 @@ final class HostCache implements AutoCloseable {
         return networks.get(name);
     }
 
-    /** Which mappings count their traffic, by the networks as they are now. */
+    /**
+     * Which mappings count their traffic, by the networks as of the last look for changes (a
+     * commit follows its requests' network lookups, which looked).
+     */
     synchronized CountedSubnets counted() {
-        refreshNetworks();
+        refreshNetworks(changes != null ? lastVersion : version());
         return counted;
     }
 
     private void refreshNetworks() {
-        long now = version();
+        refreshNetworks(version());
+    }
+
+    private void refreshNetworks(long now) {
         if (networksVersion != now) {
             Map<String, Network> read = new HashMap<>();
             readNetworks.get().forEach(n -> read.put(n.name(), n));
