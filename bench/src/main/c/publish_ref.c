@@ -185,15 +185,22 @@ static int port_held(struct mnl_socket *diag, uint16_t port) {
 
 static int commit_one(struct mnl_socket *nl, uint32_t gen, const uint8_t key[8], const uint8_t data[8], const char *owner);
 
-static void publish(struct mnl_socket *nl, struct mnl_socket *rt, struct mnl_socket *watch, struct mnl_socket *diag,
-                    uint16_t hport, uint32_t caddr, uint16_t cport, const char *owner) {
-    uint8_t key[8] = {0}, data[8] = {0};
+/* The ports4 key (tcp . HOST_PORT, padded to 4-byte registers) and data (ADDR . PORT) of a mapping. */
+static void tcp_mapping(uint16_t hport, uint32_t caddr, uint16_t cport, uint8_t key[8], uint8_t data[8]) {
+    memset(key, 0, 8);
+    memset(data, 0, 8);
     key[0] = IPPROTO_TCP;
     uint16_t p = htons(hport);
     memcpy(key + 4, &p, 2);
     memcpy(data, &caddr, 4);
     p = htons(cport);
     memcpy(data + 4, &p, 2);
+}
+
+static void publish(struct mnl_socket *nl, struct mnl_socket *rt, struct mnl_socket *watch, struct mnl_socket *diag,
+                    uint16_t hport, uint32_t caddr, uint16_t cport, const char *owner) {
+    uint8_t key[8], data[8];
+    tcp_mapping(hport, caddr, cport, key, data);
 
     if (host_changed(watch)) dump_addresses(rt);
     if (port_held(diag, hport)) {
@@ -278,13 +285,8 @@ static uint32_t generation(struct mnl_socket *nl) {
 static void commit_only(struct mnl_socket *nl, uint16_t hport, uint32_t caddr, uint16_t cport, const char *owner) {
     static uint32_t gen;
     static int known;
-    uint8_t key[8] = {0}, data[8] = {0};
-    key[0] = IPPROTO_TCP;
-    uint16_t p = htons(hport);
-    memcpy(key + 4, &p, 2);
-    memcpy(data, &caddr, 4);
-    p = htons(cport);
-    memcpy(data + 4, &p, 2);
+    uint8_t key[8], data[8];
+    tcp_mapping(hport, caddr, cport, key, data);
     if (!known) {
         gen = generation(nl);
         known = 1;

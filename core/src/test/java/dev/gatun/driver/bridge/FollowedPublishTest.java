@@ -36,10 +36,16 @@ class FollowedPublishTest {
         return Oracle.in(host, "nft", "list", "map", "inet", "gatun", "ports4").replaceAll(" comment \"[^\"]*\"", "");
     }
 
-    @Test
-    void publishesAfterTheFirstReadNothingAndLandInTheKernel(NetworkNamespace host) {
+    /** The nftables driver of {@code host}, network n1 made. */
+    private static BridgeDriver withNetwork(NetworkNamespace host) {
         BridgeDriver inner = (BridgeDriver) Gatun.open(host, "nftables");
         inner.createNetwork(Specs.n1());
+        return inner;
+    }
+
+    @Test
+    void publishesAfterTheFirstReadNothingAndLandInTheKernel(NetworkNamespace host) {
+        BridgeDriver inner = withNetwork(host);
         try (SelfHealingDriver d = SelfHealingDriver.start(inner, line -> {})) {
             d.publish("n1", C1, ports("8080:80"), "alice");
             long reads = inner.mapReads();
@@ -72,8 +78,7 @@ class FollowedPublishTest {
      */
     @Test
     void whatAnotherProcessDidBetweenTwoPublishesIsSeen(NetworkNamespace host) {
-        BridgeDriver inner = (BridgeDriver) Gatun.open(host, "nftables");
-        inner.createNetwork(Specs.n1());
+        BridgeDriver inner = withNetwork(host);
         try (SelfHealingDriver d = SelfHealingDriver.start(inner, line -> {})) {
             d.publish("n1", C1, ports("7000:80"), "alice");
             long reads = inner.mapReads();
