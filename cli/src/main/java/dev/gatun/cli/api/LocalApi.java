@@ -160,7 +160,7 @@ public final class LocalApi extends Handler.Abstract {
                 () -> CniPlugin.run(call.env(), call.config(), Drivers.of(served.driver())));
         if (requestLog != null) {
             requestLog.accept("ran CNI " + call.env().get("CNI_COMMAND") + " " + call.env().getOrDefault("CNI_CONTAINERID", "")
-                    + ": exit " + o.exitCode());
+                    + ": exit " + o.exitCode() + (o.errorCode() != 0 ? " (CNI error " + o.errorCode() + ")" : ""));
         }
         ranHere(new ServeWire.Printed(o.exitCode(), o.stdout(), o.stderr()), response, callback);
     }

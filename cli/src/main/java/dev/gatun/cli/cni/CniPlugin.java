@@ -32,7 +32,8 @@ import java.util.function.Function;
 public final class CniPlugin {
 
     /** What the plugin printed and its exit code. */
-    public record Outcome(int exitCode, byte[] stdout, byte[] stderr) {}
+    /** What a call printed and its exit code; {@code errorCode} is the CNI error's code, 0 on success. */
+    public record Outcome(int exitCode, byte[] stdout, byte[] stderr, int errorCode) {}
 
     /** A process of its own: a driver for the namespace it runs in, opened for the call. */
     public static final Drivers IN_PROCESS = new Drivers() {
@@ -69,7 +70,7 @@ public final class CniPlugin {
             CniConfig config = CniConfig.parse(stdin);
             version = config.cniVersion();
             JsonNode result = new CniPlugin(new CniCall(env, config, drivers, log)).verb();
-            return result == null ? new Outcome(0, new byte[0], bytes(log)) : ok(result, log);
+            return result == null ? new Outcome(0, new byte[0], bytes(log), 0) : ok(result, log);
         } catch (RuntimeException e) {
             CniError error = CniError.of(e);
             if (!(e instanceof CniError) && error.code() == CniError.FAILED && !(e instanceof GatunException)) {
@@ -79,12 +80,12 @@ public final class CniPlugin {
                 log.append(trace);
             }
             String v = version != null ? version : CniConfig.versionOf(stdin);
-            return new Outcome(1, json(error.document(v)), bytes(log));
+            return new Outcome(1, json(error.document(v)), bytes(log), error.code());
         }
     }
 
     private static Outcome ok(Object document, StringBuilder log) {
-        return new Outcome(0, json(document), bytes(log));
+        return new Outcome(0, json(document), bytes(log), 0);
     }
 
     private static byte[] bytes(StringBuilder log) {

@@ -1,0 +1,490 @@
+package dev.gatun.cli.cri;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.gatun.cli.cri.v1.ContainerConfig;
+import dev.gatun.cli.cri.v1.ContainerMetadata;
+import dev.gatun.cli.cri.v1.ImageSpec;
+import dev.gatun.cli.cri.v1.KeyValue;
+import dev.gatun.cli.cri.v1.PodIP;
+import dev.gatun.cli.cri.v1.PodSandboxConfig;
+import dev.gatun.cli.cri.v1.PodSandboxMetadata;
+import dev.gatun.cli.cri.v1.PodSandboxStatus;
+import dev.gatun.cli.cri.v1.PodSandboxStatusRequest;
+import dev.gatun.cli.cri.v1.PortMapping;
+import dev.gatun.cli.cri.v1.Protocol;
+import dev.gatun.cli.docker.GatunCli;
+import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.testing.FreshNamespaces;
+import dev.gatun.testing.Oracle;
+import org.junit.jupiter.api.Assumptions;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.ProcessBuilder.Redirect;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * Debian's containerd (1.6, its CRI plugin built in) confined to one test and driven over CRI as
+ * the kubelet drives it: started inside the test's host namespace with {@code nsenter --net}, its
+ * root, state, sockets, CNI {@code bin_dir} (gatun's link from {@code gatun cni install}, then
+ * the reference plugins) and {@code conf_dir} (one conflist, {@link Network}) in a directory of
+ * the lab's own, runc as the runtime, the native snapshotter, the {@link TestImages} imported
+ * with {@code ctr}. The sandbox namespaces the CRI makes under /var/run/netns, what libcni keeps
+ * in /var/lib/cni for the lab's network, the shims and every mount under the lab's directory are
+ * gone after {@link #close()}.
+ */
+final class ContainerdLab implements AutoCloseable {
+
+    /** The conflist of the lab's one CNI network. */
+    enum Network {
+        /** gatun as the main (and only) plugin, in place of bridge + portmap. */
+        GATUN_MAIN,
+        /** The reference {@code bridge}, then gatun in place of {@code portmap}. */
+        GATUN_AFTER_BRIDGE,
+        /** The reference chain itself: {@code bridge} + {@code portmap}. */
+        PORTMAP_AFTER_BRIDGE
+    }
+
+    static final String NETWORK = "gatun-cri";
+    static final String BRIDGE = "gcri0";
+    static final Path PLUGINS = Path.of("/usr/lib/cni");
+    private static final Path NETNS_DIR = Path.of("/var/run/netns");
+    private static final Path VAR_LIB_CNI = Path.of("/var/lib/cni");
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Duration READY = Duration.ofSeconds(60);
+
+    /** A pod the lab started: its sandbox, its one server container, its addresses (IPv4 first). */
+    record Pod(String name, String id, String container, List<String> ips) {
+        String ip() {
+            return ips.getFirst();
+        }
+    }
+
+    final NetworkNamespace host;
+    final Path dir;
+    final Path bin;
+    final Path socket;
+    private final Path config;
+    private final Path log;
+    private final Set<String> netnsBefore;
+    private final List<Path> madeInVarLibCni = new ArrayList<>();
+    private final List<String> sandboxesRun = new CopyOnWriteArrayList<>();
+    private Process containerd;
+    private CriClient cri;
+
+    private ContainerdLab(NetworkNamespace host, Path dir) {
+        this.host = host;
+        this.dir = dir;
+        this.bin = dir.resolve("bin");
+        this.socket = dir.resolve("containerd.sock");
+        this.config = dir.resolve("config.toml");
+        this.log = dir.resolve("containerd.log");
+        this.netnsBefore = new HashSet<>(sandboxNamespaces());
+    }
+
+    /** containerd in {@code host} with {@code network} over the given IPAM subnets (IPv4 first, then IPv6). */
+    static ContainerdLab start(NetworkNamespace host, Network network, String... subnets) {
+        FreshNamespaces.requirePrivileges();
+        List<String> missing = Stream.of("containerd", "containerd-shim-runc-v2", "ctr", "runc", "nsenter", "gcc",
+                        "tar", "chroot", "curl")
+                .filter(t -> Stream.of(System.getenv("PATH").split(":")).noneMatch(d -> Files.isExecutable(Path.of(d, t))))
+                .toList();
+        if (!missing.isEmpty() || !Files.isExecutable(PLUGINS.resolve("host-local"))
+                || !Files.isExecutable(Path.of("/bin/busybox"))) {
+            String why = "the containerd tests need containerd, runc, containernetworking-plugins, busybox-static, "
+                    + "gcc, tar, chroot and curl (ci/setup installs them); missing: " + missing;
+            if ("true".equals(System.getenv("CI"))) {
+                throw new AssertionError(why);
+            }
+            Assumptions.abort(why);
+        }
+        Path dir;
+        try {
+            dir = Files.createTempDirectory(Path.of("/tmp"), "gcd");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        ContainerdLab lab = new ContainerdLab(host, dir);
+        try {
+            lab.prepare(network, List.of(subnets));
+            lab.launch();
+            Oracle.host("ctr", "--address", lab.socket.toString(), "-n", "k8s.io", "images", "import",
+                    "--snapshotter", "native", TestImages.archive(dir.resolve("images")).toString());
+            return lab;
+        } catch (RuntimeException | Error e) {
+            lab.close();
+            throw e;
+        }
+    }
+
+    private void prepare(Network network, List<String> subnets) {
+        for (Path p : List.of(VAR_LIB_CNI, VAR_LIB_CNI.resolve("results"))) {
+            if (!Files.exists(p)) {
+                madeInVarLibCni.addFirst(p);
+            }
+        }
+        try {
+            Files.createDirectories(bin);
+            Files.createDirectories(dir.resolve("net.d"));
+            Files.createDirectories(dir.resolve("images"));
+            GatunCli.ok("cni", "install", "--bin-dir", bin.toString());
+            for (String plugin : List.of("host-local", "loopback", "bridge", "portmap")) {
+                Files.createSymbolicLink(bin.resolve(plugin), PLUGINS.resolve(plugin));
+            }
+            Files.writeString(dir.resolve("net.d/10-" + NETWORK + ".conflist"), conflist(network, subnets));
+            Files.writeString(config, containerdConfig());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    String conflist(Network network, List<String> subnets) {
+        ObjectNode ipam = JSON.createObjectNode().put("type", "host-local").put("dataDir", dir.resolve("ipam").toString());
+        ArrayNode ranges = ipam.putArray("ranges");
+        ArrayNode routes = ipam.putArray("routes");
+        for (String subnet : subnets) {
+            ranges.addArray().addObject().put("subnet", subnet);
+            routes.addObject().put("dst", subnet.contains(":") ? "::/0" : "0.0.0.0/0");
+        }
+        ObjectNode list = JSON.createObjectNode().put("cniVersion", "1.0.0").put("name", NETWORK);
+        ArrayNode plugins = list.putArray("plugins");
+        ObjectNode first = plugins.addObject();
+        first.put("type", network == Network.GATUN_MAIN ? "gatun" : "bridge").put("bridge", BRIDGE)
+                .put("isGateway", true).put("ipMasq", true).put("hairpinMode", true).set("ipam", ipam);
+        ObjectNode ports = network == Network.GATUN_MAIN ? first : plugins.addObject()
+                .put("type", network == Network.GATUN_AFTER_BRIDGE ? "gatun" : "portmap");
+        // Without the capability the CRI sends no port mappings at all.
+        ports.putObject("capabilities").put("portMappings", true);
+        try {
+            return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(list);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private String containerdConfig() {
+        return """
+                version = 2
+                root = "%1$s/root"
+                state = "%1$s/state"
+                disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshotter.v1.btrfs",
+                  "io.containerd.snapshotter.v1.zfs", "io.containerd.snapshotter.v1.devmapper",
+                  "io.containerd.internal.v1.opt", "io.containerd.tracing.processor.v1.otlp"]
+                [grpc]
+                  address = "%2$s"
+                [ttrpc]
+                  address = "%2$s.ttrpc"
+                [debug]
+                  address = ""
+                [metrics]
+                  address = ""
+                [plugins."io.containerd.grpc.v1.cri"]
+                  sandbox_image = "%3$s"
+                  # root here lacks CAP_SYS_RESOURCE: runc could not raise oom_score_adj
+                  restrict_oom_score_adj = true
+                  disable_tcp_service = true
+                  stream_server_address = "127.0.0.1"
+                  stream_server_port = "0"
+                  [plugins."io.containerd.grpc.v1.cri".containerd]
+                    snapshotter = "native"
+                    default_runtime_name = "runc"
+                    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+                      runtime_type = "io.containerd.runc.v2"
+                      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+                        SystemdCgroup = false
+                  [plugins."io.containerd.grpc.v1.cri".cni]
+                    bin_dir = "%4$s"
+                    conf_dir = "%1$s/net.d"
+                    max_conf_num = 1
+                """.formatted(dir, socket, TestImages.PAUSE, bin);
+    }
+
+    private void launch() {
+        ProcessBuilder pb = new ProcessBuilder("nsenter", "--net=" + host.path(), "containerd", "--config",
+                config.toString());
+        pb.environment().keySet().removeIf(k -> k.startsWith("CNI_") || k.equals("NOTIFY_SOCKET"));
+        pb.redirectErrorStream(true);
+        pb.redirectOutput(Redirect.appendTo(log.toFile()));
+        try {
+            containerd = pb.start();
+        } catch (IOException e) {
+            throw new AssertionError("cannot start containerd", e);
+        }
+        cri = CriClient.connect(socket);
+        try {
+            cri.awaitReady(READY);
+        } catch (RuntimeException | Error e) {
+            throw new AssertionError("containerd did not answer CRI within " + READY + " (alive: " + containerd.isAlive()
+                    + "); its log:\n" + log(), e);
+        }
+    }
+
+    CriClient cri() {
+        return cri;
+    }
+
+    String log() {
+        try {
+            return Files.exists(log) ? Files.readString(log) : "";
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** containerd killed with SIGKILL, as a crash, then started again on the same root and state. */
+    void restartContainerd() throws InterruptedException {
+        cri.close();
+        containerd.destroyForcibly();
+        if (!containerd.waitFor(30, TimeUnit.SECONDS)) {
+            throw new AssertionError("containerd did not die within 30 s of SIGKILL");
+        }
+        launch();
+    }
+
+    static PortMapping tcp(int hostPort, int containerPort) {
+        return port(Protocol.TCP, hostPort, containerPort, "");
+    }
+
+    static PortMapping udp(int hostPort, int containerPort) {
+        return port(Protocol.UDP, hostPort, containerPort, "");
+    }
+
+    static PortMapping port(Protocol protocol, int hostPort, int containerPort, String hostIp) {
+        return PortMapping.newBuilder().setProtocol(protocol).setHostPort(hostPort).setContainerPort(containerPort)
+                .setHostIp(hostIp).build();
+    }
+
+    /** The sandbox's config as the kubelet writes it for a pod named {@code name} with these hostPorts. */
+    PodSandboxConfig sandboxConfig(String name, List<PortMapping> ports) {
+        String uid = UUID.randomUUID().toString();
+        return PodSandboxConfig.newBuilder()
+                .setMetadata(PodSandboxMetadata.newBuilder().setName(name).setUid(uid).setNamespace("default"))
+                .setHostname(name)
+                .setLogDirectory(dir.resolve("logs").resolve(name + "_" + uid).toString())
+                .addAllPortMappings(ports)
+                .putLabels("io.kubernetes.pod.name", name)
+                .putLabels("io.kubernetes.pod.namespace", "default")
+                .putLabels("io.kubernetes.pod.uid", uid)
+                .build();
+    }
+
+    /** RunPodSandbox alone: the sandbox's id. */
+    String runSandbox(PodSandboxConfig sandbox) {
+        String id = cri.runPodSandbox(sandbox);
+        sandboxesRun.add(id);
+        return id;
+    }
+
+    /** Every sandbox a RunPodSandbox of this lab made, in order. */
+    List<String> sandboxesRun() {
+        return List.copyOf(sandboxesRun);
+    }
+
+    /**
+     * The kubelet's sequence for a pod with one container: RunPodSandbox, PodSandboxStatus,
+     * CreateContainer, StartContainer. The container answers HTTP with {@code hello-from-NAME} on
+     * each TCP container port and UDP with {@code udp-from-NAME} on each UDP one.
+     */
+    Pod runPod(String name, List<PortMapping> ports) {
+        PodSandboxConfig sandbox = sandboxConfig(name, ports);
+        String id = runSandbox(sandbox);
+        PodSandboxStatus status = cri.podSandboxStatus(id);
+        List<String> ips = new ArrayList<>();
+        if (!status.getNetwork().getIp().isEmpty()) {
+            ips.add(status.getNetwork().getIp());
+        }
+        for (PodIP extra : status.getNetwork().getAdditionalIpsList()) {
+            ips.add(extra.getIp());
+        }
+        StringBuilder serve = new StringBuilder("echo hello-from-$POD > /tmp/index.html; ");
+        ports.stream().map(PortMapping::getContainerPort).distinct().forEach(p -> {
+            if (ports.stream().anyMatch(m -> m.getContainerPort() == p && m.getProtocol() == Protocol.TCP)) {
+                serve.append("httpd -p ").append(p).append(" -h /tmp; ");
+            }
+            if (ports.stream().anyMatch(m -> m.getContainerPort() == p && m.getProtocol() == Protocol.UDP)) {
+                serve.append("udpreply ").append(p).append(" udp-from-$POD & ");
+            }
+        });
+        serve.append("exec /pause");
+        ContainerConfig web = ContainerConfig.newBuilder()
+                .setMetadata(ContainerMetadata.newBuilder().setName("web"))
+                .setImage(ImageSpec.newBuilder().setImage(TestImages.BUSYBOX))
+                .addAllCommand(List.of("/bin/sh", "-c", serve.toString()))
+                .addEnvs(KeyValue.newBuilder().setKey("POD").setValue(name))
+                .setLogPath("web.log")
+                .build();
+        String container = cri.createContainer(id, web, sandbox);
+        cri.startContainer(container);
+        return new Pod(name, id, container, List.copyOf(ips));
+    }
+
+    /** The kubelet's sequence when a pod goes: StopContainer, StopPodSandbox, RemoveContainer, RemovePodSandbox. */
+    void removePod(Pod pod) {
+        cri.stopContainer(pod.container(), 0);
+        cri.stopPodSandbox(pod.id());
+        cri.removeContainer(pod.container());
+        cri.removePodSandbox(pod.id());
+    }
+
+    /** The sandbox namespace the CRI made for {@code pod}: the one holding its address. */
+    NetworkNamespace namespaceOf(Pod pod) {
+        for (String ns : sandboxNamespacesLeft()) {
+            if (Oracle.run(List.of("ip", "-n", ns, "-o", "addr", "show")).stdout().contains(" " + pod.ip() + "/")) {
+                return NetworkNamespace.named(ns);
+            }
+        }
+        throw new AssertionError("no sandbox namespace holds " + pod.ip() + " (pod " + pod.name() + ")");
+    }
+
+    /**
+     * The pod's sandbox process killed and its namespace's name removed, as when a node loses
+     * them under the runtime: containerd then tears the network down with no namespace path.
+     */
+    void killSandbox(Pod pod) throws Exception {
+        NetworkNamespace ns = namespaceOf(pod);
+        String info = cri.podSandboxStatus(PodSandboxStatusRequest.newBuilder().setPodSandboxId(pod.id())
+                .setVerbose(true).build()).getInfoOrThrow("info");
+        long pid = JSON.readTree(info).path("pid").asLong();
+        ProcessHandle sandbox = ProcessHandle.of(pid).orElseThrow(() -> new AssertionError("no sandbox process " + pid));
+        sandbox.destroyForcibly();
+        sandbox.onExit().get(30, TimeUnit.SECONDS);
+        Oracle.host("umount", ns.path().toString());
+        Files.delete(ns.path());
+    }
+
+    /** The addresses host-local holds for the lab's network. */
+    List<String> reservations() {
+        Path d = dir.resolve("ipam").resolve(NETWORK);
+        if (!Files.isDirectory(d)) {
+            return List.of();
+        }
+        try (Stream<Path> files = Files.list(d)) {
+            return files.map(f -> f.getFileName().toString()).filter(f -> f.matches("[0-9a-f.:]+"))
+                    .sorted().toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Sandbox namespaces the CRI made since the lab started and has not removed. */
+    List<String> sandboxNamespacesLeft() {
+        return sandboxNamespaces().stream().filter(n -> !netnsBefore.contains(n)).toList();
+    }
+
+    private static List<String> sandboxNamespaces() {
+        if (!Files.isDirectory(NETNS_DIR)) {
+            return List.of();
+        }
+        try (Stream<Path> files = Files.list(NETNS_DIR)) {
+            return files.map(f -> f.getFileName().toString()).filter(n -> n.startsWith("cni-")).sorted().toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The shims this lab's containerd started (they outlive it by design), with their children. */
+    private List<ProcessHandle> shims() {
+        String address = socket.toString();
+        return ProcessHandle.allProcesses()
+                .filter(p -> p.info().command().orElse("").endsWith("containerd-shim-runc-v2"))
+                .filter(p -> p.info().arguments().map(a -> List.of(a).contains(address)).orElse(false))
+                .toList();
+    }
+
+    @Override
+    public void close() {
+        List<Throwable> failures = new ArrayList<>();
+        if (containerd != null && containerd.isAlive() && cri != null) {
+            try {
+                for (var sandbox : cri.listPodSandbox()) {
+                    cri.stopPodSandbox(sandbox.getId());
+                    cri.removePodSandbox(sandbox.getId());
+                }
+            } catch (RuntimeException e) {
+                failures.add(new AssertionError("cannot remove the lab's pods; containerd's log:\n" + log(), e));
+            }
+        }
+        if (cri != null) {
+            cri.close();
+        }
+        if (containerd != null) {
+            containerd.destroy();
+            try {
+                if (!containerd.waitFor(20, TimeUnit.SECONDS)) {
+                    containerd.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        for (ProcessHandle shim : shims()) {
+            shim.descendants().forEach(ProcessHandle::destroyForcibly);
+            shim.destroyForcibly();
+        }
+        for (String ns : sandboxNamespacesLeft()) {
+            Oracle.run(List.of("umount", NETNS_DIR.resolve(ns).toString()));
+            try {
+                Files.deleteIfExists(NETNS_DIR.resolve(ns));
+            } catch (IOException e) {
+                failures.add(e);
+            }
+        }
+        cleanVarLibCni(failures);
+        String mounts = Oracle.run(List.of("findmnt", "-rn", "-o", "TARGET")).stdout();
+        for (String line : mounts.lines().toList().reversed()) {
+            if (line.startsWith(dir.toString())) {
+                Oracle.run(List.of("umount", "-l", line));
+            }
+        }
+        try (Stream<Path> all = Files.walk(dir)) {
+            for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException e) {
+            failures.add(new AssertionError("cannot remove " + dir, e));
+        }
+        if (!failures.isEmpty()) {
+            AssertionError failure = new AssertionError("the containerd lab did not close cleanly", failures.getFirst());
+            failures.stream().skip(1).forEach(failure::addSuppressed);
+            throw failure;
+        }
+    }
+
+    /** libcni's result cache: the lab network's files, and the directories if the lab made them. */
+    private void cleanVarLibCni(List<Throwable> failures) {
+        Path results = VAR_LIB_CNI.resolve("results");
+        if (Files.isDirectory(results)) {
+            try (Stream<Path> files = Files.list(results)) {
+                for (Path f : files.toList()) {
+                    if (f.getFileName().toString().startsWith(NETWORK + "-")) {
+                        Files.deleteIfExists(f);
+                    }
+                }
+            } catch (IOException e) {
+                failures.add(e);
+            }
+        }
+        for (Path p : madeInVarLibCni) {
+            try (Stream<Path> left = Files.isDirectory(p) ? Files.list(p) : Stream.empty()) {
+                if (left.findAny().isEmpty()) {
+                    Files.deleteIfExists(p);
+                }
+            } catch (IOException e) {
+                failures.add(e);
+            }
+        }
+    }
+}
