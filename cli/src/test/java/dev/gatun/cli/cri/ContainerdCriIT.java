@@ -125,6 +125,8 @@ public class ContainerdCriIT {
             assertThat(http(out, HOST_IP, 9000)).isEqualTo("hello-from-first");
             assertThat(http(out, SECOND_HOST_IP, 9000)).isEqualTo("hello-from-second");
             assertThat(udp(out, HOST_IP, 9000)).isEqualTo("udp-from-third");
+            lab.runPod("sctp", List.of(port(Protocol.SCTP, 9000, 80, "")));
+            assertThat(elements(host)).as("an SCTP hostPort beside the TCP and UDP ones").contains("sctp . 9000");
             List<String> reserved = lab.reservations();
 
             StatusRuntimeException refused = catchThrowableOfType(StatusRuntimeException.class,
@@ -133,7 +135,7 @@ public class ContainerdCriIT {
             assertThat(refused.getStatus().getDescription()).as("containerd's error carries gatun's sentence")
                     .contains("plugin type=\"gatun\"").contains("9000").contains("by owner " + first.id());
             refusedAsAConflict(sandboxOf(refused));
-            assertThat(lab.cri().listPodSandbox()).as("no sandbox of the refused pod is kept").hasSize(3);
+            assertThat(lab.cri().listPodSandbox()).as("no sandbox of the refused pod is kept").hasSize(4);
             assertThat(lab.reservations()).as("the refused pod's address given back").isEqualTo(reserved);
             assertThat(http(out, HOST_IP, 9000)).as("the holder unchanged").isEqualTo("hello-from-first");
             used(lab);

@@ -14,6 +14,7 @@ import dev.gatun.cli.cri.v1.PodSandboxStatus;
 import dev.gatun.cli.cri.v1.PodSandboxStatusRequest;
 import dev.gatun.cli.cri.v1.PortMapping;
 import dev.gatun.cli.cri.v1.Protocol;
+import dev.gatun.cli.bed.DebianBed;
 import dev.gatun.cli.docker.GatunCli;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.FreshNamespaces;
@@ -25,13 +26,16 @@ import java.io.UncheckedIOException;
 import java.lang.ProcessBuilder.Redirect;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -62,7 +66,6 @@ final class ContainerdLab implements AutoCloseable {
     static final String BRIDGE = "gcri0";
     static final Path PLUGINS = Path.of("/usr/lib/cni");
     private static final Path NETNS_DIR = Path.of("/var/run/netns");
-    private static final Path VAR_LIB_CNI = Path.of("/var/lib/cni");
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration READY = Duration.ofSeconds(60);
 
@@ -82,12 +85,21 @@ final class ContainerdLab implements AutoCloseable {
     private final Set<String> netnsBefore;
     private final List<Path> madeInVarLibCni = new ArrayList<>();
     private final List<String> sandboxesRun = new CopyOnWriteArrayList<>();
+    /** Labs not closed yet: a lab sweeps the sandbox namespaces it cannot attribute only when alone. */
+    private static final Set<ContainerdLab> LIVE = ConcurrentHashMap.newKeySet();
+    private final Set<String> own = new HashSet<>();
     private Process containerd;
     private CriClient cri;
 
-    private ContainerdLab(NetworkNamespace host, Path dir) {
+    /** The Debian 13 bed containerd runs in, or null for the machine's own. */
+    private DebianBed bed;
+    /** libcni's cache directory as the runtime sees it: in the bed, the bed's. */
+    private final Path varLibCni;
+
+    private ContainerdLab(NetworkNamespace host, Path dir, boolean inBed) {
         this.host = host;
         this.dir = dir;
+        this.varLibCni = inBed ? DebianBed.ROOT.resolve("var/lib/cni") : Path.of("/var/lib/cni");
         this.bin = dir.resolve("bin");
         this.socket = dir.resolve("containerd.sock");
         this.config = dir.resolve("config.toml");
@@ -95,8 +107,20 @@ final class ContainerdLab implements AutoCloseable {
         this.netnsBefore = new HashSet<>(sandboxNamespaces());
     }
 
-    /** containerd in {@code host} with {@code network} over the given IPAM subnets (IPv4 first, then IPv6). */
+    /** The machine's containerd in {@code host} with {@code network} over the given IPAM subnets (IPv4 first, then IPv6). */
     static ContainerdLab start(NetworkNamespace host, Network network, String... subnets) {
+        return start(host, network, false, subnets);
+    }
+
+    /**
+     * The containerd of the Debian 13 bed ({@link DebianBed}, made by ci/testbed) in {@code host}:
+     * its sandbox namespaces stay in the bed's /run, so {@link #namespaceOf} cannot reach them.
+     */
+    static ContainerdLab startInBed(NetworkNamespace host, Network network, String... subnets) {
+        return start(host, network, true, subnets);
+    }
+
+    private static ContainerdLab start(NetworkNamespace host, Network network, boolean inBed, String... subnets) {
         FreshNamespaces.requirePrivileges();
         List<String> missing = Stream.of("containerd", "containerd-shim-runc-v2", "ctr", "runc", "nsenter", "gcc",
                         "tar", "chroot", "curl")
@@ -117,12 +141,18 @@ final class ContainerdLab implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        ContainerdLab lab = new ContainerdLab(host, dir);
+        ContainerdLab lab = new ContainerdLab(host, dir, inBed);
+        LIVE.add(lab);
         try {
             lab.prepare(network, List.of(subnets));
+            if (inBed) {
+                lab.bed = DebianBed.enter(host, List.of(dir));
+            }
             lab.launch();
-            Oracle.host("ctr", "--address", lab.socket.toString(), "-n", "k8s.io", "images", "import",
-                    "--snapshotter", "native", TestImages.archive(dir.resolve("images")).toString());
+            Path images = TestImages.archive(dir.resolve("images"));
+            List<String> ctr = lab.inRuntime(List.of("ctr", "--address", lab.socket.toString(), "-n", "k8s.io",
+                    "images", "import", "--snapshotter", "native", images.toString()));
+            Oracle.host(ctr.toArray(String[]::new));
             return lab;
         } catch (RuntimeException | Error e) {
             lab.close();
@@ -131,7 +161,7 @@ final class ContainerdLab implements AutoCloseable {
     }
 
     private void prepare(Network network, List<String> subnets) {
-        for (Path p : List.of(VAR_LIB_CNI, VAR_LIB_CNI.resolve("results"))) {
+        for (Path p : List.of(varLibCni, varLibCni.resolve("results"))) {
             if (!Files.exists(p)) {
                 madeInVarLibCni.addFirst(p);
             }
@@ -142,7 +172,8 @@ final class ContainerdLab implements AutoCloseable {
             Files.createDirectories(dir.resolve("images"));
             GatunCli.ok("cni", "install", "--bin-dir", bin.toString());
             for (String plugin : List.of("host-local", "loopback", "bridge", "portmap")) {
-                Files.createSymbolicLink(bin.resolve(plugin), PLUGINS.resolve(plugin));
+                // Copies, not links: the bed has no /usr/lib/cni of its own.
+                Files.copy(PLUGINS.resolve(plugin), bin.resolve(plugin), StandardCopyOption.COPY_ATTRIBUTES);
             }
             Files.writeString(dir.resolve("net.d/10-" + NETWORK + ".conflist"), conflist(network, subnets));
             Files.writeString(config, containerdConfig());
@@ -213,8 +244,7 @@ final class ContainerdLab implements AutoCloseable {
     }
 
     private void launch() {
-        ProcessBuilder pb = new ProcessBuilder("nsenter", "--net=" + host.path(), "containerd", "--config",
-                config.toString());
+        ProcessBuilder pb = new ProcessBuilder(inRuntime(List.of("containerd", "--config", config.toString())));
         pb.environment().keySet().removeIf(k -> k.startsWith("CNI_") || k.equals("NOTIFY_SOCKET"));
         pb.redirectErrorStream(true);
         pb.redirectOutput(Redirect.appendTo(log.toFile()));
@@ -230,6 +260,21 @@ final class ContainerdLab implements AutoCloseable {
             throw new AssertionError("containerd did not answer CRI within " + READY + " (alive: " + containerd.isAlive()
                     + "); its log:\n" + log(), e);
         }
+    }
+
+    /** {@code args} as a command line run where containerd runs: in the node namespace, in the bed if there is one. */
+    private List<String> inRuntime(List<String> args) {
+        if (bed != null) {
+            return bed.command(Map.of(), args);
+        }
+        List<String> cmd = new ArrayList<>(List.of("nsenter", "--net=" + host.path()));
+        cmd.addAll(args);
+        return cmd;
+    }
+
+    /** containerd's own version, as its CRI says (1.6.20 here, 1.7.24 in the bed). */
+    String runtimeVersion() {
+        return cri.version().getRuntimeVersion();
     }
 
     CriClient cri() {
@@ -355,9 +400,7 @@ final class ContainerdLab implements AutoCloseable {
      */
     void killSandbox(Pod pod) throws Exception {
         NetworkNamespace ns = namespaceOf(pod);
-        String info = cri.podSandboxStatus(PodSandboxStatusRequest.newBuilder().setPodSandboxId(pod.id())
-                .setVerbose(true).build()).getInfoOrThrow("info");
-        long pid = JSON.readTree(info).path("pid").asLong();
+        long pid = sandboxPid(pod);
         ProcessHandle sandbox = ProcessHandle.of(pid).orElseThrow(() -> new AssertionError("no sandbox process " + pid));
         sandbox.destroyForcibly();
         sandbox.onExit().get(30, TimeUnit.SECONDS);
@@ -384,12 +427,41 @@ final class ContainerdLab implements AutoCloseable {
         return sandboxNamespaces().stream().filter(n -> !netnsBefore.contains(n)).toList();
     }
 
-    private static List<String> sandboxNamespaces() {
+    private List<String> sandboxNamespaces() {
+        return varLibCni.startsWith(DebianBed.ROOT) ? List.of() : hostSandboxNamespaces();
+    }
+
+    private static List<String> hostSandboxNamespaces() {
         if (!Files.isDirectory(NETNS_DIR)) {
             return List.of();
         }
         try (Stream<Path> files = Files.list(NETNS_DIR)) {
             return files.map(f -> f.getFileName().toString()).filter(n -> n.startsWith("cni-")).sorted().toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The process id of the pod's sandbox (its pause process), as containerd's verbose status gives it. */
+    long sandboxPid(Pod pod) throws IOException {
+        String info = cri.podSandboxStatus(PodSandboxStatusRequest.newBuilder().setPodSandboxId(pod.id())
+                .setVerbose(true).build()).getInfoOrThrow("info");
+        return JSON.readTree(info).path("pid").asLong();
+    }
+
+    /** The names under /var/run/netns of a sandbox's namespaces, from its runtime spec. */
+    private List<String> namespacesOf(String sandbox) {
+        try {
+            String info = cri.podSandboxStatus(PodSandboxStatusRequest.newBuilder().setPodSandboxId(sandbox)
+                    .setVerbose(true).build()).getInfoOrDefault("info", "{}");
+            List<String> names = new ArrayList<>();
+            for (var ns : JSON.readTree(info).path("runtimeSpec").path("linux").path("namespaces")) {
+                Path path = Path.of(ns.path("path").asText("/"));
+                if (NETNS_DIR.equals(path.getParent())) {
+                    names.add(path.getFileName().toString());
+                }
+            }
+            return names;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -410,6 +482,7 @@ final class ContainerdLab implements AutoCloseable {
         if (containerd != null && containerd.isAlive() && cri != null) {
             try {
                 for (var sandbox : cri.listPodSandbox()) {
+                    own.addAll(namespacesOf(sandbox.getId()));
                     cri.stopPodSandbox(sandbox.getId());
                     cri.removePodSandbox(sandbox.getId());
                 }
@@ -434,7 +507,16 @@ final class ContainerdLab implements AutoCloseable {
             shim.descendants().forEach(ProcessHandle::destroyForcibly);
             shim.destroyForcibly();
         }
-        for (String ns : sandboxNamespacesLeft()) {
+        if (bed != null) {
+            // Its processes (the shims among them), and with the last its mounts and /run.
+            bed.close();
+        }
+        LIVE.remove(this);
+        // Another lab's pods may run beside this one (the measurement): then only this one's go.
+        for (String ns : LIVE.isEmpty() ? sandboxNamespacesLeft() : own) {
+            if (!Files.exists(NETNS_DIR.resolve(ns))) {
+                continue;
+            }
             Oracle.run(List.of("umount", NETNS_DIR.resolve(ns).toString()));
             try {
                 Files.deleteIfExists(NETNS_DIR.resolve(ns));
@@ -443,11 +525,8 @@ final class ContainerdLab implements AutoCloseable {
             }
         }
         cleanVarLibCni(failures);
-        String mounts = Oracle.run(List.of("findmnt", "-rn", "-o", "TARGET")).stdout();
-        for (String line : mounts.lines().toList().reversed()) {
-            if (line.startsWith(dir.toString())) {
-                Oracle.run(List.of("umount", "-l", line));
-            }
+        for (String target : mountsUnder(dir).reversed()) {
+            Oracle.run(List.of("umount", "-l", target));
         }
         try (Stream<Path> all = Files.walk(dir)) {
             for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
@@ -463,9 +542,25 @@ final class ContainerdLab implements AutoCloseable {
         }
     }
 
+    /** Mount points under {@code dir}, in mount order (read directly: with hundreds of pods findmnt is slow). */
+    private static List<String> mountsUnder(Path dir) {
+        try {
+            List<String> targets = new ArrayList<>();
+            for (String line : Files.readAllLines(Path.of("/proc/self/mountinfo"))) {
+                String target = line.split(" ")[4].replace("\\040", " ");
+                if (target.startsWith(dir + "/")) {
+                    targets.add(target);
+                }
+            }
+            return targets;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** libcni's result cache: the lab network's files, and the directories if the lab made them. */
     private void cleanVarLibCni(List<Throwable> failures) {
-        Path results = VAR_LIB_CNI.resolve("results");
+        Path results = varLibCni.resolve("results");
         if (Files.isDirectory(results)) {
             try (Stream<Path> files = Files.list(results)) {
                 for (Path f : files.toList()) {
