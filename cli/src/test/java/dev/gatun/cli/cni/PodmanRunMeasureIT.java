@@ -1,5 +1,6 @@
 package dev.gatun.cli.cni;
 
+import dev.gatun.cli.MeasuredRuns;
 import dev.gatun.cli.docker.GatunServe;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.FreshNamespaces;
@@ -46,15 +47,7 @@ class PodmanRunMeasureIT {
             }
         }
         StringBuilder report = new StringBuilder("podman run -d, " + samples + " samples per side, median / min / max ms\n");
-        Map<String, Double> medians = new LinkedHashMap<>();
-        times.forEach((side, ns) -> {
-            List<Long> sorted = ns.stream().sorted().toList();
-            double median = sorted.size() % 2 == 1 ? sorted.get(sorted.size() / 2)
-                    : (sorted.get(sorted.size() / 2 - 1) + sorted.get(sorted.size() / 2)) / 2.0;
-            medians.put(side, median / 1e6);
-            report.append(String.format("  %-40s %8.1f %8.1f %8.1f%n", side, median / 1e6, sorted.getFirst() / 1e6,
-                    sorted.getLast() / 1e6));
-        });
+        Map<String, Double> medians = MeasuredRuns.medians(times, report, 40);
         for (int ports : new int[] {1, 32}) {
             double ref = medians.get("reference, " + ports + " port(s)");
             double refServePhase = medians.get("reference (serve phase), " + ports + " port(s)");

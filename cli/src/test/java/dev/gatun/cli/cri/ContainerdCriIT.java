@@ -175,6 +175,10 @@ public class ContainerdCriIT {
             assertThat(udp(out, HOST_IP, 5353)).isEqualTo("udp-from-web");
             assertThat(lab.cri().listPodSandbox()).extracting(s -> s.getId()).containsExactly(web.id());
 
+            // A kubelet retries StopPodSandbox until it succeeds: containerd then sends DEL again.
+            lab.cri().stopPodSandbox(web.id());
+            lab.cri().stopPodSandbox(web.id());
+            assertThat(elements(host)).doesNotContain("8080").doesNotContain("5353");
             lab.removePod(web);
             assertThat(elements(host)).doesNotContain("8080").doesNotContain("5353");
             assertThat(lab.reservations()).isEmpty();

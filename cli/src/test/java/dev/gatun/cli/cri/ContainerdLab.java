@@ -59,7 +59,9 @@ final class ContainerdLab implements AutoCloseable {
         /** The reference {@code bridge}, then gatun in place of {@code portmap}. */
         GATUN_AFTER_BRIDGE,
         /** The reference chain itself: {@code bridge} + {@code portmap}. */
-        PORTMAP_AFTER_BRIDGE
+        PORTMAP_AFTER_BRIDGE,
+        /** {@code bridge} alone, no plugin for hostPorts: the floor of a pod's network setup. */
+        BRIDGE_ALONE
     }
 
     static final String NETWORK = "gatun-cri";
@@ -195,10 +197,12 @@ final class ContainerdLab implements AutoCloseable {
         ObjectNode first = plugins.addObject();
         first.put("type", network == Network.GATUN_MAIN ? "gatun" : "bridge").put("bridge", BRIDGE)
                 .put("isGateway", true).put("ipMasq", true).put("hairpinMode", true).set("ipam", ipam);
-        ObjectNode ports = network == Network.GATUN_MAIN ? first : plugins.addObject()
-                .put("type", network == Network.GATUN_AFTER_BRIDGE ? "gatun" : "portmap");
-        // Without the capability the CRI sends no port mappings at all.
-        ports.putObject("capabilities").put("portMappings", true);
+        if (network != Network.BRIDGE_ALONE) {
+            ObjectNode ports = network == Network.GATUN_MAIN ? first : plugins.addObject()
+                    .put("type", network == Network.GATUN_AFTER_BRIDGE ? "gatun" : "portmap");
+            // Without the capability the CRI sends no port mappings at all.
+            ports.putObject("capabilities").put("portMappings", true);
+        }
         try {
             return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(list);
         } catch (IOException e) {

@@ -1,5 +1,6 @@
 package dev.gatun.cli.cri;
 
+import dev.gatun.cli.MeasuredRuns;
 import dev.gatun.cli.cri.ContainerdLab.Network;
 import dev.gatun.cli.cri.v1.PortMapping;
 import dev.gatun.cli.docker.GatunServe;
@@ -24,7 +25,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A measurement, not a test of speed: the wall time of one RunPodSandbox over CRI with 1 and
  * with 32 hostPorts, then with 32 when 100 pods of 8 hostPorts each already run, for the
- * reference ({@code bridge} + {@code portmap}) and for gatun as the main plugin with a serve.
+ * reference ({@code bridge} + {@code portmap}), for gatun as the main plugin with a serve, and
+ * for the floor: {@code bridge} alone, which ignores the hostPorts (the share of containerd, runc,
+ * the veth and IPAM that no port plugin can remove).
  * Each side has a node namespace and a containerd of its own (same binary, same config but the
  * conflist: containerd 1.6 reads one conflist per CRI); the sides take turns sample by sample,
  * after one unmeasured run each; each measured sandbox is stopped and removed (unmeasured) before
@@ -39,20 +42,25 @@ import static org.assertj.core.api.Assertions.assertThat;
 @EnabledIfSystemProperty(named = "gatun.measure", matches = "true")
 class RunPodSandboxMeasureIT {
 
+    /** {@code bridge} alone, its hostPorts ignored: what containerd, runc and a veth cost without any port work. */
+    private static final String FLOOR = "floor: bridge alone, no hostPorts";
     private static final int PRESENT_PODS = 100;
     private static final int PRESENT_PORTS = 8;
 
     @Test
     void runPodSandboxWithOneAndThirtyTwoHostPortsEmptyAndWithAHundredPodsPresent(NetworkNamespace refNode,
-                                                                                  NetworkNamespace gatunNode) {
+                                                                                  NetworkNamespace gatunNode,
+                                                                                  NetworkNamespace floorNode) {
         int samples = Integer.getInteger("gatun.measure.samples", 7);
         Map<String, List<Long>> times = new LinkedHashMap<>();
         try (GatunServe serve = GatunServe.start(gatunNode.name(), null, "--log-requests");
              ContainerdLab ref = ContainerdLab.start(refNode, Network.PORTMAP_AFTER_BRIDGE, "10.93.0.0/16");
-             ContainerdLab gatun = ContainerdLab.start(gatunNode, Network.GATUN_MAIN, "10.94.0.0/16")) {
+             ContainerdLab gatun = ContainerdLab.start(gatunNode, Network.GATUN_MAIN, "10.94.0.0/16");
+             ContainerdLab floor = ContainerdLab.start(floorNode, Network.BRIDGE_ALONE, "10.95.0.0/16")) {
             Map<String, ContainerdLab> sides = new LinkedHashMap<>();
             sides.put("bridge + portmap", ref);
             sides.put("gatun, served", gatun);
+            sides.put(FLOOR, floor);
             measure(sides, samples, new int[] {1, 32}, "", times);
             sides.values().forEach(RunPodSandboxMeasureIT::fill);
             measure(sides, samples, new int[] {32}, ", " + PRESENT_PODS + " pods present", times);
@@ -64,18 +72,13 @@ class RunPodSandboxMeasureIT {
 
     private static void report(int samples, Map<String, List<Long>> times) {
         StringBuilder report = new StringBuilder("RunPodSandbox, " + samples + " samples per side, median / min / max ms\n");
-        Map<String, Double> medians = new LinkedHashMap<>();
-        times.forEach((side, ns) -> {
-            List<Long> sorted = ns.stream().sorted().toList();
-            double median = sorted.size() % 2 == 1 ? sorted.get(sorted.size() / 2)
-                    : (sorted.get(sorted.size() / 2 - 1) + sorted.get(sorted.size() / 2)) / 2.0;
-            medians.put(side, median / 1e6);
-            report.append(String.format("  %-55s %8.1f %8.1f %8.1f%n", side, median / 1e6, sorted.getFirst() / 1e6,
-                    sorted.getLast() / 1e6));
-        });
+        Map<String, Double> medians = MeasuredRuns.medians(times, report, 55);
         for (String what : List.of("1 hostPort(s)", "32 hostPort(s)", "32 hostPort(s), " + PRESENT_PODS + " pods present")) {
-            report.append(String.format("  %s: bridge + portmap / gatun %.2f%n", what,
-                    medians.get("bridge + portmap, " + what) / medians.get("gatun, served, " + what)));
+            double gatunMs = medians.get("gatun, served, " + what);
+            double floorMs = medians.get(FLOOR + ", " + what);
+            report.append(String.format("  %s: bridge + portmap / gatun %.2f; bridge + portmap / floor %.2f; "
+                            + "gatun - floor %.1f ms%n", what, medians.get("bridge + portmap, " + what) / gatunMs,
+                    medians.get("bridge + portmap, " + what) / floorMs, gatunMs - floorMs));
         }
         System.out.print(report);
     }

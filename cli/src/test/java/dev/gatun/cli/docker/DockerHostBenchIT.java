@@ -1,5 +1,6 @@
 package dev.gatun.cli.docker;
 
+import dev.gatun.cli.MeasuredRuns;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
@@ -91,13 +92,7 @@ class DockerHostBenchIT {
                 }
             }
         }
-        Map<String, Double> medians = new LinkedHashMap<>();
-        times.forEach((side, ns) -> {
-            List<Long> sorted = ns.stream().sorted().toList();
-            medians.put(side, (sorted.size() % 2 == 1 ? sorted.get(sorted.size() / 2)
-                    : (sorted.get(sorted.size() / 2 - 1) + sorted.get(sorted.size() / 2)) / 2.0) / 1e6);
-        });
-        return medians;
+        return MeasuredRuns.medians(times);
     }
 
     @Test
