@@ -15,6 +15,7 @@
 #include <linux/icmpv6.h>
 #include <linux/netfilter/nf_conntrack_common.h>
 #include <linux/netfilter/nfnetlink_conntrack.h>
+#include <linux/netfilter/nf_conntrack_tcp.h>
 #include <linux/rtnetlink.h>
 #include <linux/if_link.h>
 #include <linux/if_addr.h>

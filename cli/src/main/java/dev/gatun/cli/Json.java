@@ -3,6 +3,8 @@ package dev.gatun.cli;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.gatun.cli.service.Drained;
+import dev.gatun.driver.Replacement;
 import dev.gatun.cli.service.DoctorReport;
 import dev.gatun.driver.Endpoint;
 import dev.gatun.driver.Network;
@@ -80,6 +82,22 @@ public final class Json {
 
     public static List<Map<String, Object>> mappings(List<PortMapping> list) {
         return list.stream().map(Json::mapping).toList();
+    }
+
+    /** A replacing publish: the mappings now in place, and the other owners' mappings they took the keys of. */
+    public static Map<String, Object> replacement(Replacement r) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("published", mappings(r.published()));
+        m.put("replaced", mappings(r.replaced()));
+        return m;
+    }
+
+    /** An unpublish that drained: what it removed, and the established connections left at its timeout. */
+    public static Map<String, Object> drained(Drained d) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("unpublished", mappings(d.removed()));
+        m.put("remaining", d.remaining());
+        return m;
     }
 
     /** Mappings with their counts: packets and bytes, null where the mapping's network has no counters. */

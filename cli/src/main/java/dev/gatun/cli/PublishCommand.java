@@ -1,8 +1,11 @@
 package dev.gatun.cli;
 
+import dev.gatun.InvalidInputException;
 import dev.gatun.cli.service.Publish;
+import dev.gatun.cli.service.ReplacePorts;
 import dev.gatun.driver.HostPortCheck;
 import dev.gatun.driver.PortMapping;
+import dev.gatun.driver.Replacement;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -19,7 +22,14 @@ import java.util.List;
                 "  gatun publish n1 10.88.0.2 -p 127.0.0.1:5432:5432 \\",
                 "      -p 9000-9009:9000-9009/udp --owner db-1",
                 "", "A host port that a socket of the host already listens on (TCP) or is bound",
-                "to (UDP) is refused with exit code 3, naming the process; nothing is changed."})
+                "to (UDP) is refused with exit code 3, naming the process; nothing is changed.",
+                "", "--replace moves ports held by another owner to CONTAINER_IP in one transaction",
+                "(a blue/green deploy: no connection is refused): new connections go to the new",
+                "container, established ones stay with the old one until they close, and the old",
+                "one's UDP flows of those ports are cut so the next datagram goes to the new one",
+                "(--keep-udp-flows keeps them until they expire). CONTAINER_IP must be attached",
+                "to NET. Each replaced mapping is printed with its owner and target.",
+                "  gatun publish n1 10.88.0.3 -p 8080:80 --owner web-v2 --replace"})
 final class PublishCommand extends Base {
     @Parameters(index = "0", paramLabel = "NET")
     String network;
@@ -40,18 +50,33 @@ final class PublishCommand extends Base {
     @Option(names = "--timing", description = "Also print how long the publish took, on stderr.")
     boolean timing;
 
+    @Option(names = "--replace", description = {"Take each port another owner holds on the same host address,",
+            "port and protocol, in the same transaction (see below)."})
+    boolean replace;
+
+    @Option(names = "--keep-udp-flows", description = {"With --replace: leave the old container's UDP flows of the",
+            "moved ports to expire, instead of cutting them."})
+    boolean keepUdpFlows;
+
     @Override
     public Integer call() {
         Publish request = Publish.of(network, containerIp, specs, owner,
                 skipHostPortCheck ? HostPortCheck.SKIP : HostPortCheck.CHECK);
+        if (keepUdpFlows && !replace) {
+            throw new InvalidInputException("publish: --keep-udp-flows is an option of --replace; nothing was changed");
+        }
         long start = System.nanoTime();
-        List<PortMapping> made = service().publish(request);
+        Replacement done = replace ? service().replace(new ReplacePorts(request, keepUdpFlows))
+                : new Replacement(service().publish(request), List.of());
         long micros = (System.nanoTime() - start) / 1000;
         Output o = out();
         if (o.json()) {
-            o.json(Json.mappings(made));
+            o.json(replace ? Json.replacement(done) : Json.mappings(done.published()));
         } else {
-            for (PortMapping m : made) {
+            for (PortMapping m : done.replaced()) {
+                o.line("replaced " + m.describe() + " (owner " + m.owner() + ")");
+            }
+            for (PortMapping m : done.published()) {
                 o.line("published " + m.describe() + " (owner " + m.owner() + ")");
             }
         }

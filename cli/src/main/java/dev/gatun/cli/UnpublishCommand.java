@@ -1,17 +1,24 @@
 package dev.gatun.cli;
 
+import dev.gatun.InvalidInputException;
+import dev.gatun.cli.service.Drained;
 import dev.gatun.cli.service.Unpublish;
 import dev.gatun.driver.PortMapping;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
+import java.time.Duration;
 import java.util.List;
 
 /** Remove published ports. */
 @Command(name = "unpublish", mixinStandardHelpOptions = true,
         description = "Remove the owner's published ports of a container address: the given ones, or all of them.",
-        footer = {"", "Examples:", "  gatun unpublish n1 10.88.0.2 -p 8080:80", "  gatun unpublish n1 10.88.0.2 --owner db-1"})
+        footer = {"", "Examples:", "  gatun unpublish n1 10.88.0.2 -p 8080:80", "  gatun unpublish n1 10.88.0.2 --owner db-1",
+                "  gatun unpublish n1 10.88.0.2 --owner web-v1 --drain --timeout 30",
+                "", "--drain removes the mappings for new connections at once, then waits",
+                "until no established TCP connection through them remains, or the timeout:",
+                "then it says how many did, and still exits 0 (--json: \"remaining\")."})
 final class UnpublishCommand extends Base {
     @Parameters(index = "0", paramLabel = "NET")
     String network;
@@ -25,9 +32,23 @@ final class UnpublishCommand extends Base {
     @Option(names = "--owner", paramLabel = "ID", description = "Owner of the mappings (default: CONTAINER_IP).")
     String owner;
 
+    @Option(names = "--drain", description = "Return once the established connections through them have ended.")
+    boolean drain;
+
+    @Option(names = "--timeout", paramLabel = "S", description = "With --drain: wait at most S seconds (default: ${DEFAULT-VALUE}).")
+    int timeoutSeconds = 60;
+
     @Override
     public Integer call() {
-        List<PortMapping> removed = service().unpublish(Unpublish.of(network, containerIp, specs, owner));
+        Unpublish request = Unpublish.of(network, containerIp, specs, owner);
+        if (timeoutSeconds <= 0) {
+            throw new InvalidInputException("unpublish: --timeout " + timeoutSeconds + " is not a number of seconds "
+                    + "(1 or more); nothing was changed");
+        }
+        if (drain) {
+            return drained(service().unpublishAndDrain(request, Duration.ofSeconds(timeoutSeconds)));
+        }
+        List<PortMapping> removed = service().unpublish(request);
         Output o = out();
         if (o.json()) {
             o.json(Json.mappings(removed));
@@ -38,6 +59,26 @@ final class UnpublishCommand extends Base {
             if (removed.isEmpty()) {
                 o.line("nothing was published by that owner");
             }
+        }
+        return ExitCode.OK;
+    }
+
+    private int drained(Drained d) {
+        Output o = out();
+        if (o.json()) {
+            o.json(Json.drained(d));
+            return ExitCode.OK;
+        }
+        for (PortMapping m : d.removed()) {
+            o.line("unpublished " + m.describe());
+        }
+        if (d.removed().isEmpty()) {
+            o.line("nothing was published by that owner");
+        } else if (d.remaining() == 0) {
+            o.line("drained: no established connection through them remains");
+        } else {
+            o.line("timeout after " + timeoutSeconds + " s: " + d.remaining() + " established connection"
+                    + (d.remaining() == 1 ? "" : "s") + " through them remain");
         }
         return ExitCode.OK;
     }

@@ -1,6 +1,7 @@
 package dev.gatun.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.gatun.cli.cni.PodmanCniIT;
 import dev.gatun.cli.docker.GatunCli;
 import dev.gatun.netns.NamedNamespaces;
 import dev.gatun.netns.NetworkNamespace;
@@ -14,7 +15,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.IOException;
+import java.net.Socket;
 import java.nio.channels.DatagramChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -30,6 +33,9 @@ import static org.assertj.core.api.SoftAssertions.assertSoftly;
  */
 @ExtendWith(FreshNamespaces.class)
 class CliIT {
+
+    /** The node's address on the outside namespace's link ({@link PodmanCniIT#outside}). */
+    private static final String OUTSIDE_HOST_IP = PodmanCniIT.HOST_IP;
 
     /** Called with a test's host namespace before its first command: nothing here; {@link CliServedIT} starts a serve. */
     void useHost(NetworkNamespace host) {
@@ -193,6 +199,64 @@ class CliIT {
         } finally {
             later.destroy();
             later.waitFor();
+        }
+    }
+
+    @Test
+    void replaceMovesAPortBetweenOwnersAndDrainWaitsForItsConnections(NetworkNamespace host, NetworkNamespace c1,
+                                                                     NetworkNamespace c2, NetworkNamespace out)
+            throws Exception {
+        PodmanCniIT.outside(host, out);
+        useHost(host);
+        String ns = host.name();
+        GatunCli.ok("--netns", ns, "net", "create", "n1", "--subnet", "10.88.0.0/16");
+        GatunCli.ok("--netns", ns, "attach", "n1", c1.name(), "--owner", "web-1");
+        GatunCli.ok("--netns", ns, "attach", "n1", c2.name(), "--owner", "web-2");
+        try (ReplyServers servers = new ReplyServers()) {
+            servers.tcp(c2, "10.88.0.3", 80, "web-2");
+            Process held = listen(c1, 80);
+            try {
+                GatunCli.ok("--netns", ns, "publish", "n1", "10.88.0.2", "-p", "8080:80", "--owner", "web-1");
+                expectError(3, "web-1", GatunCli.run("--netns", ns, "publish", "n1", "10.88.0.3", "-p", "8080:80",
+                        "--owner", "web-2"));
+                expectError(2, "--replace", GatunCli.run("--netns", ns, "publish", "n1", "10.88.0.3", "-p", "8080:80",
+                        "--owner", "web-2", "--keep-udp-flows"));
+                expectError(2, "10.88.0.99", GatunCli.run("--netns", ns, "publish", "n1", "10.88.0.99", "-p", "8080:80",
+                        "--owner", "web-9", "--replace"));
+                try (Socket old = out.call(() -> new Socket(OUTSIDE_HOST_IP, 8080))) {
+                    GatunCli.Run moved = GatunCli.ok("--netns", ns, "publish", "n1", "10.88.0.3", "-p", "8080:80",
+                            "--owner", "web-2", "--replace");
+                    assertThat(moved.out().lines().toList()).hasSize(2);
+                    assertThat(moved.out().lines().findFirst().orElseThrow()).startsWith("replaced ")
+                            .contains("10.88.0.2:80").contains("(owner web-1)");
+                    assertThat(moved.out()).contains("published ").contains("10.88.0.3:80/tcp (owner web-2)");
+                    assertThat(ReplyServers.tcpFetch(out, OUTSIDE_HOST_IP, 8080)).as("a new connection")
+                            .isEqualTo("web-2");
+
+                    JsonNode back = GatunCli.ok("--netns", ns, "--json", "publish", "n1", "10.88.0.2", "-p", "8080:80",
+                            "--owner", "web-1", "--replace").json();
+                    assertThat(back.get("replaced").get(0).get("owner").asText()).isEqualTo("web-2");
+                    assertThat(back.get("published").get(0).get("containerIp").asText()).isEqualTo("10.88.0.2");
+
+                    GatunCli.Run timedOut = GatunCli.ok("--netns", ns, "unpublish", "n1", "10.88.0.2", "--owner", "web-1",
+                            "--drain", "--timeout", "1");
+                    assertThat(timedOut.out()).contains("unpublished ").contains("timeout after 1 s: 1 established "
+                            + "connection through them remain");
+                    assertThat(GatunCli.ok("--netns", ns, "--json", "ls").json()).isEmpty();
+                    old.getOutputStream().write("still here\n".getBytes(StandardCharsets.UTF_8));
+                }
+                assertThat(held.getInputStream().readNBytes(11)).as("the old container still got the old connection's data")
+                        .isEqualTo("still here\n".getBytes(StandardCharsets.UTF_8));
+                GatunCli.ok("--netns", ns, "publish", "n1", "10.88.0.3", "-p", "8080:80", "--owner", "web-2");
+                JsonNode drained = GatunCli.ok("--netns", ns, "--json", "unpublish", "n1", "10.88.0.3", "--owner", "web-2",
+                        "--drain", "--timeout", "10").json();
+                assertThat(drained.get("remaining").asInt()).isZero();
+                assertThat(drained.get("unpublished")).hasSize(1);
+                expectError(2, "--timeout", GatunCli.run("--netns", ns, "unpublish", "n1", "10.88.0.3", "--drain",
+                        "--timeout", "0"));
+            } finally {
+                held.destroy();
+            }
         }
     }
 

@@ -13,6 +13,7 @@ import dev.gatun.netns.NetworkNamespace;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.util.Arrays;
 import java.util.List;
@@ -67,6 +68,65 @@ public final class Conntrack implements AutoCloseable {
             }
         }
         return deleted;
+    }
+
+    /**
+     * How many established TCP connections conntrack holds that came in on one of {@code ports}
+     * and were destination-NATed to {@code target}: what still runs through mappings that were
+     * removed or replaced (a new connection to the port now goes elsewhere, or nowhere). One
+     * walk of the table of {@code target}'s family.
+     */
+    public int established(List<NattedPort> ports, InetAddress target) {
+        if (ports.isEmpty()) {
+            return 0;
+        }
+        int family = target instanceof Inet6Address ? libc_h.AF_INET6 : libc_h.AF_INET;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment nlh = header(arena, kernel_h.IPCTNL_MSG_CT_GET, kernel_h.NLM_F_DUMP | kernel_h.NLM_F_ACK, family);
+            return socket.dump(nlh, nlmsghdr.nlmsg_len(nlh), "list conntrack entries",
+                    m -> isEstablishedTo(m, ports, target.getAddress()) ? Boolean.TRUE : null).size();
+        }
+    }
+
+    /** Whether an entry is an established TCP connection to one of the ports, NATed to {@code target}. */
+    static boolean isEstablishedTo(MemorySegment m, List<NattedPort> ports, byte[] target) {
+        long start = NetlinkMessages.align(NetlinkMessages.HEADER_BYTES + (int) nfgenmsg.sizeof());
+        boolean[] toPort = {false};
+        boolean[] toTarget = {false};
+        int[] state = {-1};
+        NetlinkMessages.forEachAttribute(m, start, (type, payload) -> {
+            if (type == kernel_h.CTA_TUPLE_ORIG) {
+                toPort[0] = Destination.of(payload).isAnyOf(ports);
+            } else if (type == kernel_h.CTA_TUPLE_REPLY) {
+                // The reply comes from where the connection was NATed to.
+                toTarget[0] = Arrays.equals(replySource(payload), target);
+            } else if (type == kernel_h.CTA_PROTOINFO) {
+                NetlinkMessages.forEachAttribute(payload, 0, (t, tcp) -> {
+                    if (t == kernel_h.CTA_PROTOINFO_TCP) {
+                        NetlinkMessages.forEachAttribute(tcp, 0, (k, v) -> {
+                            if (k == kernel_h.CTA_PROTOINFO_TCP_STATE) {
+                                state[0] = NetlinkMessages.u8(v, "CTA_PROTOINFO_TCP_STATE");
+                            }
+                        });
+                    }
+                });
+            }
+        });
+        return toPort[0] && toTarget[0] && state[0] == kernel_h.TCP_CONNTRACK_ESTABLISHED;
+    }
+
+    private static byte[] replySource(MemorySegment tuple) {
+        byte[][] source = {null};
+        NetlinkMessages.forEachAttribute(tuple, 0, (type, payload) -> {
+            if (type == kernel_h.CTA_TUPLE_IP) {
+                NetlinkMessages.forEachAttribute(payload, 0, (t, p) -> {
+                    if (t == kernel_h.CTA_IP_V4_SRC || t == kernel_h.CTA_IP_V6_SRC) {
+                        source[0] = p.toArray(JAVA_BYTE);
+                    }
+                });
+            }
+        });
+        return source[0];
     }
 
     private List<byte[]> matching(int family, List<NattedPort> ports) {

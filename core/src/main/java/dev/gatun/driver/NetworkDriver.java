@@ -2,6 +2,7 @@ package dev.gatun.driver;
 
 import dev.gatun.netns.NetworkNamespace;
 
+import java.time.Duration;
 import java.net.InetAddress;
 import java.util.List;
 
@@ -67,10 +68,32 @@ public interface NetworkDriver extends AutoCloseable {
                               HostPortCheck check);
 
     /**
+     * Publishes as {@link #publish(String, InetAddress, List, String, HostPortCheck)}, except that a
+     * host key another owner holds exactly (the same family, address, protocol and port) is
+     * taken from it in the same transaction: new connections reach {@code containerIp} from the
+     * commit on, while established ones keep their old target until they close (conntrack keeps
+     * them). The old owner's UDP conntrack entries of those ports are deleted, so that the next
+     * datagram reaches the new target, unless {@code keepUdpFlows}. A key that only overlaps
+     * another owner's (every address against one address) stays a {@link ConflictException}, and
+     * a {@code containerIp} that no endpoint of the network has is refused
+     * ({@link NotFoundException}); in both cases nothing changes.
+     */
+    Replacement replace(String network, InetAddress containerIp, List<PortSpec> ports, String owner,
+                        HostPortCheck check, boolean keepUdpFlows);
+
+    /**
      * Removes {@code owner}'s mappings to {@code containerIp}: those of {@code ports}, or all of
      * them when {@code ports} is empty. A listed port held by another owner is refused.
      */
     List<PortMapping> unpublish(String network, InetAddress containerIp, List<PortSpec> ports, String owner);
+
+    /**
+     * Waits until conntrack holds no established TCP connection that came in through
+     * {@code mappings} (as an unpublish or a replace returned them, each to its old target), or
+     * until {@code timeout}; returns how many remain (0: drained). UDP and SCTP mappings have no
+     * established state and are not waited for.
+     */
+    int drain(List<PortMapping> mappings, Duration timeout);
 
     /**
      * Tells {@code listener} of every publish and unpublish this driver commits from now on

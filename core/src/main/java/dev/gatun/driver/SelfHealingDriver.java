@@ -6,6 +6,7 @@ import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.nft.RulesetEvent;
 import dev.gatun.nft.RulesetMonitor;
 
+import java.time.Duration;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -419,6 +420,17 @@ public final class SelfHealingDriver implements GatunDriver {
     public List<PortMapping> publish(String network, InetAddress containerIp, List<PortSpec> ports, String owner,
                                      HostPortCheck check) {
         return timed("publish", () -> together(() -> inner.publish(network, containerIp, ports, owner, check)));
+    }
+
+    @Override
+    public int drain(List<PortMapping> mappings, Duration timeout) {
+        return inner.drain(mappings, timeout);
+    }
+
+    @Override
+    public Replacement replace(String network, InetAddress containerIp, List<PortSpec> ports, String owner,
+                               HostPortCheck check, boolean keepUdpFlows) {
+        return together(() -> inner.replace(network, containerIp, ports, owner, check, keepUdpFlows));
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.gatun.bench.jmh;
 
+import dev.gatun.driver.Replacement;
 import dev.gatun.driver.AdoptedBridge;
 import dev.gatun.driver.Endpoint;
 import dev.gatun.driver.EndpointSpec;
@@ -15,6 +16,7 @@ import dev.gatun.driver.foreign.ForeignDrop;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.nft.RulesetEvent;
 
+import java.time.Duration;
 import java.net.InetAddress;
 import java.util.Collection;
 import java.util.List;
@@ -146,6 +148,17 @@ record WithoutRepairs(GatunDriver inner) implements GatunDriver {
     public List<PortMapping> publish(String network, InetAddress containerIp, List<PortSpec> ports, String owner,
                                      HostPortCheck check) {
         return inner.publish(network, containerIp, ports, owner, check);
+    }
+
+    @Override
+    public int drain(List<PortMapping> mappings, Duration timeout) {
+        return inner.drain(mappings, timeout);
+    }
+
+    @Override
+    public Replacement replace(String network, InetAddress containerIp, List<PortSpec> ports, String owner,
+                               HostPortCheck check, boolean keepUdpFlows) {
+        return inner.replace(network, containerIp, ports, owner, check, keepUdpFlows);
     }
 
     @Override

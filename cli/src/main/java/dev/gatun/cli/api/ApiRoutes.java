@@ -12,9 +12,11 @@ import dev.gatun.cli.service.DoctorReport;
 import dev.gatun.cli.service.GatunService;
 import dev.gatun.cli.service.ListPorts;
 import dev.gatun.cli.service.Publish;
+import dev.gatun.cli.service.ReplacePorts;
 import dev.gatun.cli.service.Unpublish;
 import dev.gatun.driver.HostPortCheck;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -33,8 +35,9 @@ import java.util.Map;
  * DELETE /v1/networks/NET[?force=true]             net rm
  * POST   /v1/networks/NET/endpoints                attach       {containerNetns, ip, ip6, ifname, mac, owner}
  * DELETE /v1/networks/NET/endpoints/NETNS[?ifname=] detach
- * POST   /v1/networks/NET/ports                    publish      {containerIp, ports[], owner, checkHostPorts}
- * DELETE /v1/networks/NET/ports                    unpublish    {containerIp, ports[], owner}
+ * POST   /v1/networks/NET/ports                    publish      {containerIp, ports[], owner, checkHostPorts,
+ *                                                                replace, keepUdpFlows}
+ * DELETE /v1/networks/NET/ports                    unpublish    {containerIp, ports[], owner, drain, timeoutSeconds}
  * GET    /v1/ports[?network=NET]                   ls
  * GET    /v1/ruleset                               ruleset
  * GET    /v1/doctor                                doctor
@@ -64,6 +67,9 @@ final class ApiRoutes {
     interface Route {
         Answer run(GatunService service);
     }
+
+    /** How long an unpublish that drains waits when the request names no timeout: as the CLI's --timeout. */
+    static final int DEFAULT_DRAIN_SECONDS = 60;
 
     private ApiRoutes() {}
 
@@ -113,8 +119,8 @@ final class ApiRoutes {
             }
             case "POST /v1/networks/{network}/ports", "DELETE /v1/networks/{network}/ports" -> {
                 boolean publish = method.equals("POST");
-                Fields f = publish ? new Fields(body, what, "containerIp", "ports", "owner", "checkHostPorts")
-                        : new Fields(body, what, "containerIp", "ports", "owner");
+                Fields f = publish ? new Fields(body, what, "containerIp", "ports", "owner", "checkHostPorts", "replace",
+                        "keepUdpFlows") : new Fields(body, what, "containerIp", "ports", "owner", "drain", "timeoutSeconds");
                 List<String> ports = f.strings("ports");
                 if (publish && ports.isEmpty()) {
                     throw new Refused(400, what + ": \"ports\" must list at least one port, such as \"8080:80\"");
@@ -124,9 +130,28 @@ final class ApiRoutes {
                 if (publish) {
                     Publish r = Publish.of(network, containerIp, ports, f.string("owner"),
                             Boolean.FALSE.equals(f.bool("checkHostPorts")) ? HostPortCheck.SKIP : HostPortCheck.CHECK);
+                    boolean keepUdpFlows = Boolean.TRUE.equals(f.bool("keepUdpFlows"));
+                    if (Boolean.TRUE.equals(f.bool("replace"))) {
+                        ReplacePorts replace = new ReplacePorts(r, keepUdpFlows);
+                        return s -> Answer.ok(Json.replacement(s.replace(replace)));
+                    }
+                    if (keepUdpFlows) {
+                        throw new Refused(400, what + ": \"keepUdpFlows\" is an option of \"replace\": true");
+                    }
                     return s -> Answer.ok(Json.mappings(s.publish(r)));
                 }
                 Unpublish r = Unpublish.of(network, containerIp, ports, f.string("owner"));
+                Integer timeout = f.integer("timeoutSeconds");
+                if (Boolean.TRUE.equals(f.bool("drain"))) {
+                    if (timeout != null && timeout <= 0) {
+                        throw new Refused(400, what + ": \"timeoutSeconds\" must be 1 or more, not " + timeout);
+                    }
+                    Duration limit = Duration.ofSeconds(timeout == null ? DEFAULT_DRAIN_SECONDS : timeout);
+                    return s -> Answer.ok(Json.drained(s.unpublishAndDrain(r, limit)));
+                }
+                if (timeout != null) {
+                    throw new Refused(400, what + ": \"timeoutSeconds\" is an option of \"drain\": true");
+                }
                 return s -> Answer.ok(Json.mappings(s.unpublish(r)));
             }
             case "GET /v1/ports" -> {

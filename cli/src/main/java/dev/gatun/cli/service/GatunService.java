@@ -4,12 +4,14 @@ import dev.gatun.driver.Endpoint;
 import dev.gatun.driver.Network;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortTraffic;
+import dev.gatun.driver.Replacement;
 import dev.gatun.nft.Family;
 import dev.gatun.nft.NftRenderer;
 import dev.gatun.nft.Nftables;
 import dev.gatun.nft.Table;
 import dev.gatun.netns.NetworkNamespace;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
@@ -63,6 +65,20 @@ public final class GatunService {
 
     public List<PortMapping> unpublish(Unpublish r) {
         return drivers.with(d -> d.unpublish(r.network(), r.containerIp(), r.ports(), r.owner()));
+    }
+
+    public Replacement replace(ReplacePorts r) {
+        Publish p = r.publish();
+        return drivers.with(d -> d.replace(p.network(), p.containerIp(), p.ports(), p.owner(), p.check(),
+                r.keepUdpFlows()));
+    }
+
+    /** Unpublishes, then waits up to {@code timeout} for the established connections through what it removed to end. */
+    public Drained unpublishAndDrain(Unpublish r, Duration timeout) {
+        return drivers.with(d -> {
+            List<PortMapping> removed = d.unpublish(r.network(), r.containerIp(), r.ports(), r.owner());
+            return new Drained(removed, d.drain(removed, timeout));
+        });
     }
 
     public List<PortMapping> ports(ListPorts r) {

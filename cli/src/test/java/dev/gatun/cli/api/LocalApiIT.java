@@ -3,12 +3,14 @@ package dev.gatun.cli.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gatun.cli.Served;
+import dev.gatun.cli.cni.PodmanCniIT;
 import dev.gatun.cli.docker.GatunCli;
 import dev.gatun.cli.docker.GatunServe;
 import dev.gatun.cli.http.UnixHttpServer;
 import dev.gatun.driver.GatunDriver;
 import dev.gatun.netlink.ReplyTimeoutException;
 import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.netns.ReplyServers;
 import dev.gatun.testing.Bounded;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
@@ -135,6 +137,62 @@ class LocalApiIT {
      * 409 naming the port and the process; "checkHostPorts": false publishes anyway; doctor
      * then reports it.
      */
+    @Test
+    void replaceTakesAPortFromAnotherOwnerAndDrainCountsWhatStillRunsThroughIt(NetworkNamespace host,
+                                                                              NetworkNamespace c1,
+                                                                              NetworkNamespace c2,
+                                                                              NetworkNamespace out) throws Exception {
+        PodmanCniIT.outside(host, out);
+        try (GatunServe serve = GatunServe.start(host.name()); ReplyServers servers = new ReplyServers()) {
+            curl(host, "POST", "/v1/networks", "{\"name\": \"n1\", \"subnets\": [\"10.88.0.0/16\"]}");
+            curl(host, "POST", "/v1/networks/n1/endpoints", "{\"containerNetns\": \"" + c1.name() + "\"}");
+            curl(host, "POST", "/v1/networks/n1/endpoints", "{\"containerNetns\": \"" + c2.name() + "\"}");
+            servers.tcp(c2, "10.88.0.3", 80, "c2");
+            try (ServerSocketChannel holder = c1.call(() -> ServerSocketChannel.open()
+                    .bind(new InetSocketAddress("10.88.0.2", 80)))) {
+                curl(host, "POST", "/v1/networks/n1/ports",
+                        "{\"containerIp\": \"10.88.0.2\", \"ports\": [\"8080:80\"], \"owner\": \"old\"}");
+                Answer refused = curl(host, "POST", "/v1/networks/n1/ports",
+                        "{\"containerIp\": \"10.88.0.3\", \"ports\": [\"8080:80\"], \"owner\": \"new\"}");
+                assertThat(refused.status()).as("without replace").isEqualTo(409);
+                Answer loose = curl(host, "POST", "/v1/networks/n1/ports", "{\"containerIp\": \"10.88.0.3\", "
+                        + "\"ports\": [\"8080:80\"], \"owner\": \"new\", \"keepUdpFlows\": true}");
+                assertThat(loose.status()).as(loose.body()).isEqualTo(400);
+
+                try (SocketChannel old = out.call(() -> SocketChannel.open(new InetSocketAddress(PodmanCniIT.HOST_IP, 8080)));
+                     SocketChannel accepted = holder.accept()) {
+                    Answer moved = curl(host, "POST", "/v1/networks/n1/ports", "{\"containerIp\": \"10.88.0.3\", "
+                            + "\"ports\": [\"8080:80\"], \"owner\": \"new\", \"replace\": true}");
+                    assertThat(moved.status()).as(moved.body()).isEqualTo(200);
+                    assertThat(moved.json().get("replaced").get(0).get("owner").asText()).isEqualTo("old");
+                    assertThat(moved.json().get("replaced").get(0).get("containerIp").asText()).isEqualTo("10.88.0.2");
+                    assertThat(moved.json().get("published").get(0).get("owner").asText()).isEqualTo("new");
+                    assertThat(ReplyServers.tcpFetch(out, PodmanCniIT.HOST_IP, 8080)).isEqualTo("c2");
+
+                    // The old connection still runs through the mapping replaced: a drain of it counts one.
+                    Answer back = curl(host, "POST", "/v1/networks/n1/ports", "{\"containerIp\": \"10.88.0.2\", "
+                            + "\"ports\": [\"8080:80\"], \"owner\": \"old\", \"replace\": true}");
+                    assertThat(back.status()).isEqualTo(200);
+                    Answer drained = curl(host, "DELETE", "/v1/networks/n1/ports",
+                            "{\"containerIp\": \"10.88.0.2\", \"owner\": \"old\", \"drain\": true, \"timeoutSeconds\": 1}");
+                    assertThat(drained.status()).as(drained.body()).isEqualTo(200);
+                    assertThat(drained.json().get("remaining").asInt()).isEqualTo(1);
+                    assertThat(drained.json().get("unpublished")).hasSize(1);
+                    old.write(ByteBuffer.wrap("x".getBytes(StandardCharsets.UTF_8)));
+                    ByteBuffer got = ByteBuffer.allocate(1);
+                    accepted.read(got);
+                    assertThat(got.array()).as("the old connection still reached the old container").containsExactly('x');
+                }
+                Answer none = curl(host, "DELETE", "/v1/networks/n1/ports",
+                        "{\"containerIp\": \"10.88.0.3\", \"owner\": \"new\", \"drain\": true}");
+                assertThat(none.json().get("remaining").asInt()).isZero();
+                Answer badTimeout = curl(host, "DELETE", "/v1/networks/n1/ports",
+                        "{\"containerIp\": \"10.88.0.3\", \"owner\": \"new\", \"timeoutSeconds\": 5}");
+                assertThat(badTimeout.status()).as("a timeout without drain").isEqualTo(400);
+            }
+        }
+    }
+
     @Test
     void aPortASocketOfTheHostHoldsIsAConflictUnlessTheCheckIsSkipped(NetworkNamespace host) throws Exception {
         try (GatunServe serve = GatunServe.start(host.name());

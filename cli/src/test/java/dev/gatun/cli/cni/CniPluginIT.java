@@ -64,6 +64,35 @@ class CniPluginIT {
         return Oracle.tryIn(host, "nft", "list", "map", "inet", "gatun", "ports4").stdout();
     }
 
+    /**
+     * A deploy script's move on a CNI runtime: the new pod's ADD may not take a held port (the
+     * runtime chose it), the script replaces it with the CLI, and the old pod's DEL then leaves
+     * the new owner's mapping alone.
+     */
+    @Test
+    void aPortMovedWithReplaceOutlivesTheOldPodsDelAndAnAddStillRefusesAHeldPort(NetworkNamespace host,
+                                                                               NetworkNamespace c1,
+                                                                               NetworkNamespace c2) {
+        CniExec cni = lab(host);
+        String withPort = cni.config("1.0.0", "web", "10.88.0.0/24",
+                "{\"hostPort\": 8080, \"containerPort\": 80, \"protocol\": \"tcp\"}");
+        cni.call("ADD", "old", c1, "eth0", withPort).ok();
+        CniExec.Result refused = cni.call("ADD", "new", c2, "eth0", withPort);
+        assertThat(refused.errorCode()).as(refused.stdout()).isEqualTo(101);
+        cni.call("DEL", "new", c2, "eth0", withPort).ok();
+        JsonNode added = cni.call("ADD", "new", c2, "eth0", cni.config("1.0.0", "web", "10.88.0.0/24", null)).ok().json();
+        String newIp = added.path("ips").get(0).path("address").asText().split("/")[0];
+
+        GatunCli.Run moved = GatunCli.ok("--netns", host.name(), "publish", "web", newIp, "-p", "8080:80",
+                "--owner", "new/eth0", "--replace");
+        assertThat(moved.out()).contains("replaced ").contains("(owner old/eth0)");
+        cni.call("DEL", "old", c1, "eth0", withPort).ok();
+        assertThat(elements(host)).as("the new owner's mapping after the old pod's DEL")
+                .contains("tcp . 8080").contains(newIp);
+        cni.call("DEL", "new", c2, "eth0", cni.config("1.0.0", "web", "10.88.0.0/24", null)).ok();
+        assertThat(elements(host)).doesNotContain("8080");
+    }
+
     @Test
     void addMakesTheAttachmentAndItsPortsAnswer(NetworkNamespace host, NetworkNamespace c1, NetworkNamespace c2)
             throws Exception {

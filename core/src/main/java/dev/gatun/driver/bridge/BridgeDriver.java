@@ -2,6 +2,7 @@ package dev.gatun.driver.bridge;
 
 import dev.gatun.InvalidInputException;
 import dev.gatun.conntrack.Conntrack;
+import dev.gatun.driver.Replacement;
 import dev.gatun.driver.ConflictException;
 import dev.gatun.driver.Endpoint;
 import dev.gatun.driver.EndpointSpec;
@@ -11,6 +12,7 @@ import dev.gatun.driver.AdoptedBridge;
 import dev.gatun.driver.GatunDriver;
 import dev.gatun.driver.NetworkSpec;
 import dev.gatun.driver.NotFoundException;
+import dev.gatun.InetText;
 import dev.gatun.driver.PortListener;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortTraffic;
@@ -22,6 +24,7 @@ import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.nft.RulesetEvent;
 import dev.gatun.rtnl.InterfaceNames;
 
+import java.time.Duration;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -235,6 +238,25 @@ public final class BridgeDriver implements GatunDriver {
     public List<PortMapping> publish(String network, InetAddress containerIp, List<PortSpec> ports, String owner,
                                      HostPortCheck check) {
         return this.ports.publish(network(network), containerIp, ports, owner, check);
+    }
+
+    @Override
+    public int drain(List<PortMapping> mappings, Duration timeout) {
+        return FlowDrain.await(host, mappings, timeout);
+    }
+
+    @Override
+    public Replacement replace(String network, InetAddress containerIp, List<PortSpec> ports, String owner,
+                               HostPortCheck check, boolean keepUdpFlows) {
+        Network n = network(network);
+        // The port's traffic moves at the commit: a target no container has would drop it.
+        boolean attached = endpoints(network).stream()
+                .anyMatch(e -> containerIp.equals(e.ip()) || containerIp.equals(e.ip6()));
+        if (!attached) {
+            throw new NotFoundException("replace ports on network " + network + ": no endpoint of it has address "
+                    + InetText.of(containerIp) + " (attach the new container first; nothing was changed)");
+        }
+        return this.ports.replace(n, containerIp, ports, owner, check, keepUdpFlows);
     }
 
     @Override

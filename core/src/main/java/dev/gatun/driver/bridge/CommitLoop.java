@@ -166,7 +166,11 @@ final class CommitLoop {
             }
             PortRequest r = batch.get(i);
             List<PortMapping> done = Publisher.named(r.network(), a.mappings());
-            out.add(new PortPlanner.Answer(done, null));
+            out.add(new PortPlanner.Answer(done, null, a.replaced()));
+            if (listener != null && !a.replaced().isEmpty()) {
+                // The owners that lost a key first: a listener keyed by host key then keeps the new one.
+                tell(listener, false, a.replaced());
+            }
             if (listener != null && !done.isEmpty()) {
                 tell(listener, r instanceof PortRequest.Publish, done);
             }

@@ -28,8 +28,15 @@ import java.util.Set;
  */
 final class PortPlanner {
 
-    /** One request's answer: its mappings, or why it was refused. */
-    record Answer(List<PortMapping> mappings, RuntimeException refused) {}
+    /**
+     * One request's answer: its mappings, or why it was refused; {@code replaced}, the mappings
+     * of other owners a replacing publish took the keys of.
+     */
+    record Answer(List<PortMapping> mappings, RuntimeException refused, List<PortMapping> replaced) {
+        Answer(List<PortMapping> mappings, RuntimeException refused) {
+            this(mappings, refused, List.of());
+        }
+    }
 
     /**
      * What a batch adds and deletes, the mappings whose UDP conntrack entries go after it, and
@@ -45,6 +52,8 @@ final class PortPlanner {
         final List<PortMapping> delete = new ArrayList<>();
         final List<PortMapping> flush = new ArrayList<>();
         final List<PortMapping> result;
+        /** Other owners' mappings a replacing publish takes the place of. */
+        final List<PortMapping> replaced = new ArrayList<>(0);
 
         Plan(int size) {
             add = new ArrayList<>(size);
@@ -139,7 +148,7 @@ final class PortPlanner {
                     merged.add(plan, planner.claimed);
                 }
                 changes |= plan.changes();
-                answers.add(new Answer(plan.result, null));
+                answers.add(new Answer(plan.result, null, plan.replaced));
             } catch (InvalidInputException | ConflictException e) {
                 answers.add(new Answer(null, e));
             }
@@ -209,16 +218,22 @@ final class PortPlanner {
             Optional<PortMapping> existing = current(m, m.hostIp());
             if (existing.isPresent()) {
                 PortMapping old = existing.get();
-                if (!old.owner().equals(p.owner())) {
+                boolean replacing = !old.owner().equals(p.owner());
+                if (replacing && p.replace() == PortRequest.Replace.NO) {
                     throw held(m, old);
                 }
-                if (sameTarget(old, m)) {
+                if (!replacing && sameTarget(old, m)) {
                     plan.result.add(old);
                     skipOverlaps(m);
                     continue;
                 }
                 plan.delete.add(old);
-                plan.flush.add(old);
+                if (replacing) {
+                    plan.replaced.add(old);
+                }
+                if (!replacing || p.replace() == PortRequest.Replace.DELETING_UDP_FLOWS) {
+                    plan.flush.add(old);
+                }
             } else if (p.checkHost()) {
                 // A port gatun publishes already is gatun's: only a new one can take a service's traffic.
                 checkHostSockets(m, p.engineSockets());

@@ -17,10 +17,24 @@ sealed interface PortRequest permits PortRequest.Publish, PortRequest.Unpublish 
      * request was queued, to be the engine's reservation of its ports, which are not refused.
      */
     record Publish(String network, List<Publisher.Wanted> mappings, String owner, boolean checkHost,
-                   Set<Long> engineSockets) implements PortRequest {
+                   Set<Long> engineSockets, Replace replace) implements PortRequest {
         Publish(String network, List<Publisher.Wanted> mappings, String owner, boolean checkHost) {
-            this(network, mappings, owner, checkHost, Set.of());
+            this(network, mappings, owner, checkHost, Set.of(), Replace.NO);
         }
+
+        Publish(String network, List<Publisher.Wanted> mappings, String owner, boolean checkHost,
+                Set<Long> engineSockets) {
+            this(network, mappings, owner, checkHost, engineSockets, Replace.NO);
+        }
+    }
+
+    /**
+     * Whether a publish takes a key another owner holds: {@code NO} refuses it (a conflict); the
+     * others replace that owner's mapping, and either delete the UDP conntrack entries it made
+     * (the next datagram reaches the new target) or keep them until they expire.
+     */
+    enum Replace {
+        NO, DELETING_UDP_FLOWS, KEEPING_UDP_FLOWS
     }
 
     record Unpublish(String network, Publisher.Selection selection) implements PortRequest {}

@@ -1,6 +1,7 @@
 package dev.gatun.driver.bridge;
 
 import dev.gatun.InvalidInputException;
+import dev.gatun.driver.Replacement;
 import dev.gatun.driver.HostPortCheck;
 import dev.gatun.driver.Network;
 import dev.gatun.driver.PortMapping;
@@ -66,6 +67,16 @@ final class PublishedPorts {
             throw new InvalidInputException("publish to " + InetText.of(containerIp) + ": no ports given");
         }
         return publisher.publish(n.name(), wanted(containerIp, ports), who, check);
+    }
+
+    Replacement replace(Network n, InetAddress containerIp, List<PortSpec> ports, String owner, HostPortCheck check,
+                        boolean keepUdpFlows) {
+        checkContainer(n, containerIp);
+        String who = OwnerNames.check(owner == null ? InetText.of(containerIp) : owner);
+        if (ports.isEmpty()) {
+            throw new InvalidInputException("replace ports of " + InetText.of(containerIp) + ": no ports given");
+        }
+        return publisher.replace(n.name(), wanted(containerIp, ports), who, check, keepUdpFlows);
     }
 
     /** Without {@code ports}: every mapping of {@code owner} to {@code containerIp}. */

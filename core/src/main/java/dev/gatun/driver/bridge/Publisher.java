@@ -2,6 +2,7 @@ package dev.gatun.driver.bridge;
 
 import dev.gatun.GatunException;
 import dev.gatun.conntrack.Conntrack;
+import dev.gatun.driver.Replacement;
 import dev.gatun.driver.HostPortCheck;
 import dev.gatun.driver.PortListener;
 import dev.gatun.driver.PortMapping;
@@ -63,15 +64,14 @@ final class Publisher implements AutoCloseable {
         }
 
         /** On the caller's thread, the leader lock let go: a port a process holds is named here, not while planning. */
-        @SuppressWarnings("unchecked")
-        List<PortMapping> get() {
+        PortPlanner.Answer get() {
             if (value instanceof HostPortInUseException e) {
                 throw e.namingItsProcess();
             }
             if (value instanceof RuntimeException e) {
                 throw e;
             }
-            return (List<PortMapping>) value;
+            return (PortPlanner.Answer) value;
         }
     }
 
@@ -131,7 +131,23 @@ final class Publisher implements AutoCloseable {
         List<Wanted> wanted = List.copyOf(mappings);
         Set<Long> engine = check.engineNames().isEmpty() ? Set.of() : engineSockets(network, wanted, owner, check.engineNames());
         return await(new Request(new PortRequest.Publish(network, wanted, owner, check.asks(), engine), new Outcome(),
-                Thread.currentThread()));
+                Thread.currentThread())).mappings();
+    }
+
+    /**
+     * Publishes as {@link #publish(String, List, String, HostPortCheck)}, taking every key another
+     * owner holds exactly (same family, address, protocol and port) in the same transaction;
+     * a key that only overlaps another owner's stays a conflict.
+     */
+    Replacement replace(String network, List<Wanted> mappings, String owner, HostPortCheck check,
+                        boolean keepUdpFlows) {
+        List<Wanted> wanted = List.copyOf(mappings);
+        Set<Long> engine = check.engineNames().isEmpty() ? Set.of() : engineSockets(network, wanted, owner, check.engineNames());
+        PortRequest.Replace how = keepUdpFlows ? PortRequest.Replace.KEEPING_UDP_FLOWS
+                : PortRequest.Replace.DELETING_UDP_FLOWS;
+        PortPlanner.Answer a = await(new Request(new PortRequest.Publish(network, wanted, owner, check.asks(), engine,
+                how), new Outcome(), Thread.currentThread()));
+        return new Replacement(a.mappings(), a.replaced());
     }
 
     /**
@@ -157,7 +173,8 @@ final class Publisher implements AutoCloseable {
 
     /** Unpublishes mappings of {@code network}, whose name the returned mappings carry. */
     List<PortMapping> unpublish(String network, Selection selection) {
-        return await(new Request(new PortRequest.Unpublish(network, selection), new Outcome(), Thread.currentThread()));
+        return await(new Request(new PortRequest.Unpublish(network, selection), new Outcome(), Thread.currentThread()))
+                .mappings();
     }
 
     /** Tells {@code l} of every commit from now on (null: nobody). */
@@ -172,7 +189,7 @@ final class Publisher implements AutoCloseable {
      * queue up on the lock, so 16 waiting threads wake together, not one after another). A lone
      * caller commits on its own thread without queueing at all.
      */
-    private List<PortMapping> await(Request r) {
+    private PortPlanner.Answer await(Request r) {
         if (closed) {
             throw new IllegalStateException("the driver is closed");
         }
@@ -252,8 +269,8 @@ final class Publisher implements AutoCloseable {
         }
     }
 
-    private static void answer(Request r, List<PortMapping> mappings) {
-        r.result().set(mappings);
+    private static void answer(Request r, PortPlanner.Answer a) {
+        r.result().set(a);
         wake(r);
     }
 
@@ -350,7 +367,7 @@ final class Publisher implements AutoCloseable {
             if (a.refused() != null) {
                 fail(batch.get(i), a.refused());
             } else {
-                answer(batch.get(i), a.mappings());
+                answer(batch.get(i), a);
             }
         }
     }

@@ -1,0 +1,74 @@
+package dev.gatun.bench.jmh;
+
+import dev.gatun.driver.EndpointSpec;
+import dev.gatun.driver.HostPortCheck;
+import dev.gatun.driver.PortSpec;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+import java.net.InetAddress;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A host port handed between two containers against publishing it, in one run: each benchmark
+ * makes two commits on one key (replace to b and back to a; publish and unpublish), so their
+ * ratio is what a replace costs against a publish. The two containers are endpoints of n1 (a
+ * replace checks that its target is one); {@code endpoints} more stand beside them, since that
+ * check reads the network's endpoints.
+ */
+@State(Scope.Benchmark)
+@Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+public class ReplaceBenchmark {
+
+    /** Other endpoints on the network: what the replace's target check reads grows with them. */
+    @Param({"0", "100"})
+    int endpoints;
+
+    private Lab lab;
+    private final InetAddress a = InetAddress.ofLiteral("10.88.0.2");
+    private final InetAddress b = InetAddress.ofLiteral("10.88.0.3");
+    private final List<PortSpec> port = List.of(PortSpec.parse("60000:80"));
+
+    @Setup(Level.Trial)
+    public void setUp() {
+        lab = new Lab();
+        // Endpoints whose container end stays in the host namespace: no container namespace needed.
+        lab.driver.attach(EndpointSpec.on("n1").ip(a).ifname("bench-a").owner("a").build());
+        lab.driver.attach(EndpointSpec.on("n1").ip(b).ifname("bench-b").owner("b").build());
+        for (int i = 0; i < endpoints; i++) {
+            lab.driver.attach(EndpointSpec.on("n1").ip(InetAddress.ofLiteral("10.88.1." + (i + 1)))
+                    .ifname("bench-" + i).owner("other-" + i).build());
+        }
+        lab.driver.publish("n1", a, port, "a");
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() {
+        lab.close();
+    }
+
+    @Benchmark
+    public Object replaceToBAndBack() {
+        lab.driver.replace("n1", b, port, "b", HostPortCheck.CHECK, false);
+        return lab.driver.replace("n1", a, port, "a", HostPortCheck.CHECK, false);
+    }
+
+    @Benchmark
+    public Object publishAndUnpublish() {
+        List<PortSpec> fresh = List.of(PortSpec.parse("60001:80"));
+        lab.driver.publish("n1", b, fresh, "b");
+        return lab.driver.unpublish("n1", b, fresh, "b");
+    }
+}
