@@ -176,6 +176,22 @@ class ReplaceTest {
         }
     }
 
+    /** The target check answers from a cache of the host's links: a veth someone deleted must be seen. */
+    @Test
+    void aTargetWhoseVethAnotherProcessDeletedIsRefused(NetworkNamespace host, NetworkNamespace outside,
+                                                        NetworkNamespace ca, NetworkNamespace cb) {
+        try (Pair p = Pair.start(host, outside, ca, cb, Gatun.open(host, "nftables"))) {
+            p.gatun().publish("n1", p.a().ip(), ports("8080:80"), "a");
+            p.gatun().replace("n1", p.b().ip(), ports("8080:80"), "b", HostPortCheck.CHECK, false);
+            p.gatun().replace("n1", p.a().ip(), ports("8080:80"), "a", HostPortCheck.CHECK, false);
+            Oracle.in(host, "ip", "link", "del", p.b().hostIfname());
+            assertThatThrownBy(() -> p.gatun().replace("n1", p.b().ip(), ports("8080:80"), "b", HostPortCheck.CHECK,
+                    false)).isInstanceOf(NotFoundException.class).hasMessageContaining(p.b().ip().getHostAddress());
+            assertThat(Oracle.in(host, "nft", "list", "map", "inet", "gatun", "ports4"))
+                    .contains(p.a().ip().getHostAddress());
+        }
+    }
+
     @Test
     void drainWaitsForTheLastEstablishedConnectionOrSaysHowManyRemain(NetworkNamespace host, NetworkNamespace outside,
                                                                      NetworkNamespace ca, NetworkNamespace cb)

@@ -65,6 +65,13 @@ public class ReplaceBenchmark {
         return lab.driver.replace("n1", a, port, "a", HostPortCheck.CHECK, false);
     }
 
+    /** The same two commits made by the key's own owner (one element swapped, no replace): the commit's share. */
+    @Benchmark
+    public Object retargetByItsOwnerAndBack() {
+        lab.driver.publish("n1", b, port, "a");
+        return lab.driver.publish("n1", a, port, "a");
+    }
+
     @Benchmark
     public Object publishAndUnpublish() {
         List<PortSpec> fresh = List.of(PortSpec.parse("60001:80"));

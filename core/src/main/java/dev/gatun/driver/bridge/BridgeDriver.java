@@ -58,7 +58,7 @@ public final class BridgeDriver implements GatunDriver {
         this.firewall = firewall;
         this.networks = new BridgeNetworks(host, firewall);
         this.endpoints = new BridgeEndpoints(host);
-        this.cache = new HostCache(host, networks::list);
+        this.cache = new HostCache(host, networks::list, () -> endpoints.list(null));
         this.publisher = new Publisher(host, firewall, cache::localAddresses, cache::counted, Conntrack::open);
         this.ports = new PublishedPorts(host, firewall, publisher, networks::list, () -> {
             synchronized (topology) {
@@ -250,9 +250,7 @@ public final class BridgeDriver implements GatunDriver {
                                HostPortCheck check, boolean keepUdpFlows) {
         Network n = network(network);
         // The port's traffic moves at the commit: a target no container has would drop it.
-        boolean attached = endpoints(network).stream()
-                .anyMatch(e -> containerIp.equals(e.ip()) || containerIp.equals(e.ip6()));
-        if (!attached) {
+        if (!cache.hasEndpoint(n.name(), containerIp)) {
             throw new NotFoundException("replace ports on network " + network + ": no endpoint of it has address "
                     + InetText.of(containerIp) + " (attach the new container first; nothing was changed)");
         }

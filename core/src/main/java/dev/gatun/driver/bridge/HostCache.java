@@ -1,5 +1,6 @@
 package dev.gatun.driver.bridge;
 
+import dev.gatun.driver.Endpoint;
 import dev.gatun.driver.Network;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.rtnl.LinkChanges;
@@ -7,12 +8,15 @@ import dev.gatun.rtnl.Rtnetlink;
 
 import java.net.InetAddress;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Supplier;
 
 /**
- * The host's networks and local addresses as publish and unpublish need them on every call,
+ * The host's networks, local addresses and endpoint addresses as publish, unpublish and replace
+ * need them on every call,
  * kept until the kernel announces a change to a link or an address ({@link LinkChanges}), so a
  * warm publish asks the kernel nothing about them and a change by another process is seen at
  * the next call, not after a timeout.
@@ -23,18 +27,45 @@ final class HostCache implements AutoCloseable {
 
     private final NetworkNamespace host;
     private final Supplier<List<Network>> readNetworks;
+    private final Supplier<List<Endpoint>> readEndpoints;
     private LinkChanges changes;
     private Map<String, Network> networks = Map.of();
     private CountedSubnets counted = CountedSubnets.NONE;
     private long networksVersion = EMPTY;
     private List<InetAddress> addresses = List.of();
     private long addressesVersion = EMPTY;
+    /** Each network's endpoint addresses (IPv4 and IPv6), for the target check of a replace. */
+    private Map<String, Set<InetAddress>> endpointAddresses = Map.of();
+    private long endpointsVersion = EMPTY;
     /** The watch's version at its last look. */
     private long lastVersion = EMPTY;
 
-    HostCache(NetworkNamespace host, Supplier<List<Network>> readNetworks) {
+    HostCache(NetworkNamespace host, Supplier<List<Network>> readNetworks, Supplier<List<Endpoint>> readEndpoints) {
         this.host = host;
         this.readNetworks = readNetworks;
+        this.readEndpoints = readEndpoints;
+    }
+
+    /**
+     * Whether an endpoint of {@code network} has {@code address}, as of a look for changes made
+     * now: an endpoint attached or removed by anyone before the call is seen, and a warm call
+     * asks the kernel nothing (the endpoints are read again only after a link changed).
+     */
+    synchronized boolean hasEndpoint(String network, InetAddress address) {
+        long now = version();
+        if (endpointsVersion != now) {
+            Map<String, Set<InetAddress>> read = new HashMap<>();
+            for (Endpoint e : readEndpoints.get()) {
+                Set<InetAddress> of = read.computeIfAbsent(e.network(), k -> new HashSet<>());
+                of.add(e.ip());
+                if (e.ip6() != null) {
+                    of.add(e.ip6());
+                }
+            }
+            endpointAddresses = read;
+            endpointsVersion = now;
+        }
+        return endpointAddresses.getOrDefault(network, Set.of()).contains(address);
     }
 
     /** The network of this name, or null if there is none. */
@@ -86,6 +117,7 @@ final class HostCache implements AutoCloseable {
     synchronized void forget() {
         networksVersion = EMPTY;
         addressesVersion = EMPTY;
+        endpointsVersion = EMPTY;
     }
 
     /** The watch's version, the watch started at the first read. */
