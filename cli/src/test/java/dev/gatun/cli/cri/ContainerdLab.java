@@ -1,5 +1,6 @@
 package dev.gatun.cli.cri;
 
+import dev.gatun.cli.bed.Requirements;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -19,7 +20,6 @@ import dev.gatun.cli.docker.GatunCli;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
-import org.junit.jupiter.api.Assumptions;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -124,19 +124,10 @@ final class ContainerdLab implements AutoCloseable {
 
     private static ContainerdLab start(NetworkNamespace host, Network network, boolean inBed, String... subnets) {
         FreshNamespaces.requirePrivileges();
-        List<String> missing = Stream.of("containerd", "containerd-shim-runc-v2", "ctr", "runc", "nsenter", "gcc",
-                        "tar", "chroot", "curl")
-                .filter(t -> Stream.of(System.getenv("PATH").split(":")).noneMatch(d -> Files.isExecutable(Path.of(d, t))))
-                .toList();
-        if (!missing.isEmpty() || !Files.isExecutable(PLUGINS.resolve("host-local"))
-                || !Files.isExecutable(Path.of("/bin/busybox"))) {
-            String why = "the containerd tests need containerd, runc, containernetworking-plugins, busybox-static, "
-                    + "gcc, tar, chroot and curl (ci/setup installs them); missing: " + missing;
-            if ("true".equals(System.getenv("CI"))) {
-                throw new AssertionError(why);
-            }
-            Assumptions.abort(why);
-        }
+        Requirements.require("the containerd tests need containerd, runc, containernetworking-plugins, busybox-static, "
+                        + "gcc, tar, chroot and curl", List.of("containerd", "containerd-shim-runc-v2", "ctr", "runc",
+                        "nsenter", "gcc", "tar", "chroot", "curl"),
+                List.of(PLUGINS.resolve("host-local"), Path.of("/bin/busybox")));
         Path dir;
         try {
             dir = Files.createTempDirectory(Path.of("/tmp"), "gcd");
