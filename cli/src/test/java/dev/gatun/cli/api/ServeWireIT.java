@@ -69,6 +69,9 @@ class ServeWireIT {
         socket = ServeSockets.of(host);
         Files.createDirectories(socket.getParent(), PosixFilePermissions.asFileAttribute(
                 PosixFilePermissions.fromString("rwx------")));
+        // A serve killed by an earlier test may have left this path (namespace inodes are reused): a serve
+        // starting removes such a file too.
+        Files.deleteIfExists(socket);
         try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
             server.bind(UnixDomainSocketAddress.of(socket));
             CompletableFuture<byte[]> request = CompletableFuture.supplyAsync(() -> serveOnce(server, reply));
