@@ -96,10 +96,10 @@ public final class Conntrack implements AutoCloseable {
         int[] state = {-1};
         NetlinkMessages.forEachAttribute(m, start, (type, payload) -> {
             if (type == kernel_h.CTA_TUPLE_ORIG) {
-                toPort[0] = Destination.of(payload).isAnyOf(ports);
+                toPort[0] = Tuple.of(payload).isToAnyOf(ports);
             } else if (type == kernel_h.CTA_TUPLE_REPLY) {
                 // The reply comes from where the connection was NATed to.
-                toTarget[0] = Arrays.equals(replySource(payload), target);
+                toTarget[0] = Arrays.equals(Tuple.of(payload).source(), target);
             } else if (type == kernel_h.CTA_PROTOINFO) {
                 NetlinkMessages.forEachAttribute(payload, 0, (t, tcp) -> {
                     if (t == kernel_h.CTA_PROTOINFO_TCP) {
@@ -113,20 +113,6 @@ public final class Conntrack implements AutoCloseable {
             }
         });
         return toPort[0] && toTarget[0] && state[0] == kernel_h.TCP_CONNTRACK_ESTABLISHED;
-    }
-
-    private static byte[] replySource(MemorySegment tuple) {
-        byte[][] source = {null};
-        NetlinkMessages.forEachAttribute(tuple, 0, (type, payload) -> {
-            if (type == kernel_h.CTA_TUPLE_IP) {
-                NetlinkMessages.forEachAttribute(payload, 0, (t, p) -> {
-                    if (t == kernel_h.CTA_IP_V4_SRC || t == kernel_h.CTA_IP_V6_SRC) {
-                        source[0] = p.toArray(JAVA_BYTE);
-                    }
-                });
-            }
-        });
-        return source[0];
     }
 
     private List<byte[]> matching(int family, List<NattedPort> ports) {
@@ -147,7 +133,7 @@ public final class Conntrack implements AutoCloseable {
                 status[0] = NetlinkMessages.networkU32(payload, "CTA_STATUS");
             } else if (type == kernel_h.CTA_TUPLE_ORIG) {
                 tuple[0] = payload.toArray(JAVA_BYTE);
-                match[0] = Destination.of(payload).isAnyOf(ports);
+                match[0] = Tuple.of(payload).isToAnyOf(ports);
             }
         });
         if (!match[0] || (status[0] & kernel_h.IPS_DST_NAT) == 0) {
@@ -156,17 +142,19 @@ public final class Conntrack implements AutoCloseable {
         return tuple[0];
     }
 
-    /** Where an entry's original direction went: protocol, address and port. */
-    private record Destination(int protocol, byte[] address, int port) {
+    /** One direction of an entry, as conntrack keeps it: protocol, source and destination address, destination port. */
+    private record Tuple(int protocol, byte[] source, byte[] destination, int port) {
 
-        static Destination of(MemorySegment tuple) {
-            byte[][] address = {null};
+        static Tuple of(MemorySegment tuple) {
+            byte[][] addresses = {null, null};
             int[] protocolAndPort = {-1, -1};
             NetlinkMessages.forEachAttribute(tuple, 0, (type, payload) -> {
                 if (type == kernel_h.CTA_TUPLE_IP) {
                     NetlinkMessages.forEachAttribute(payload, 0, (t, p) -> {
-                        if (t == kernel_h.CTA_IP_V4_DST || t == kernel_h.CTA_IP_V6_DST) {
-                            address[0] = p.toArray(JAVA_BYTE);
+                        if (t == kernel_h.CTA_IP_V4_SRC || t == kernel_h.CTA_IP_V6_SRC) {
+                            addresses[0] = p.toArray(JAVA_BYTE);
+                        } else if (t == kernel_h.CTA_IP_V4_DST || t == kernel_h.CTA_IP_V6_DST) {
+                            addresses[1] = p.toArray(JAVA_BYTE);
                         }
                     });
                 } else if (type == kernel_h.CTA_TUPLE_PROTO) {
@@ -179,13 +167,13 @@ public final class Conntrack implements AutoCloseable {
                     });
                 }
             });
-            return new Destination(protocolAndPort[0], address[0], protocolAndPort[1]);
+            return new Tuple(protocolAndPort[0], addresses[0], addresses[1], protocolAndPort[1]);
         }
 
-        boolean isAnyOf(List<NattedPort> ports) {
+        boolean isToAnyOf(List<NattedPort> ports) {
             for (NattedPort p : ports) {
                 if (p.protocol() == protocol && p.port() == port
-                        && (p.address() == null || Arrays.equals(p.address().getAddress(), address))) {
+                        && (p.address() == null || Arrays.equals(p.address().getAddress(), destination))) {
                     return true;
                 }
             }

@@ -106,11 +106,8 @@ public class ContainerdCriIT {
 
         lab.removePod(web);
         lab.removePod(sibling);
-        assertThat(elements(host)).doesNotContain("8080").doesNotContain("5353");
         assertThat(veths(host)).as("no veth left (before: " + linksBefore + ")").isEqualTo(linksBefore);
-        assertThat(lab.reservations()).as("host-local's reservations").isEmpty();
-        assertThat(lab.sandboxNamespacesLeft()).isEmpty();
-        assertThat(lab.cri().listPodSandbox()).isEmpty();
+        nothingLeft(lab, host, "8080", "5353");
     }
 
     @Test
@@ -180,9 +177,7 @@ public class ContainerdCriIT {
             lab.cri().stopPodSandbox(web.id());
             assertThat(elements(host)).doesNotContain("8080").doesNotContain("5353");
             lab.removePod(web);
-            assertThat(elements(host)).doesNotContain("8080").doesNotContain("5353");
-            assertThat(lab.reservations()).isEmpty();
-            assertThat(lab.sandboxNamespacesLeft()).isEmpty();
+            nothingLeft(lab, host, "8080", "5353");
             used(lab);
         }
     }
@@ -200,12 +195,21 @@ public class ContainerdCriIT {
             assertThat(lab.sandboxNamespacesLeft()).as("the sandbox's namespace gone").isEmpty();
 
             lab.removePod(web);
-            assertThat(elements(host)).doesNotContain("8080");
             assertThat(veths(host)).isEqualTo(linksBefore);
-            assertThat(lab.reservations()).isEmpty();
-            assertThat(lab.cri().listPodSandbox()).isEmpty();
+            nothingLeft(lab, host, "8080");
             used(lab);
         }
+    }
+
+    /** What removing every pod leaves: no element of its ports, no address reserved, no sandbox or its namespace. */
+    static void nothingLeft(ContainerdLab lab, NetworkNamespace host, String... ports) throws Exception {
+        String left = elements(host);
+        for (String port : ports) {
+            assertThat(left).as("elements of port " + port).doesNotContain(port);
+        }
+        assertThat(lab.reservations()).as("host-local's reservations").isEmpty();
+        assertThat(lab.sandboxNamespacesLeft()).as("sandbox namespaces").isEmpty();
+        assertThat(lab.cri().listPodSandbox()).as("sandboxes").isEmpty();
     }
 
     /** The node's veth ends, whoever made them (gatun's are gv*, bridge's veth*). */

@@ -61,22 +61,25 @@ final class PublishedPorts {
 
     List<PortMapping> publish(Network n, InetAddress containerIp, List<PortSpec> ports, String owner,
                               HostPortCheck check) {
-        checkContainer(n, containerIp);
-        String who = OwnerNames.check(owner == null ? InetText.of(containerIp) : owner);
-        if (ports.isEmpty()) {
-            throw new InvalidInputException("publish to " + InetText.of(containerIp) + ": no ports given");
-        }
+        String who = checkedOwner(n, containerIp, ports, owner, "publish to ");
         return publisher.publish(n.name(), wanted(containerIp, ports), who, check);
     }
 
     Replacement replace(Network n, InetAddress containerIp, List<PortSpec> ports, String owner, HostPortCheck check,
                         boolean keepUdpFlows) {
+        String who = checkedOwner(n, containerIp, ports, owner, "replace ports of ");
+        return publisher.replace(n.name(), wanted(containerIp, ports), who, check, keepUdpFlows);
+    }
+
+    /** The owner a publish or replace to {@code containerIp} goes under, once its target and ports are checked. */
+    private String checkedOwner(Network n, InetAddress containerIp, List<PortSpec> ports, String owner,
+                                String operation) {
         checkContainer(n, containerIp);
         String who = OwnerNames.check(owner == null ? InetText.of(containerIp) : owner);
         if (ports.isEmpty()) {
-            throw new InvalidInputException("replace ports of " + InetText.of(containerIp) + ": no ports given");
+            throw new InvalidInputException(operation + InetText.of(containerIp) + ": no ports given");
         }
-        return publisher.replace(n.name(), wanted(containerIp, ports), who, check, keepUdpFlows);
+        return who;
     }
 
     /** Without {@code ports}: every mapping of {@code owner} to {@code containerIp}. */

@@ -128,10 +128,7 @@ final class Publisher implements AutoCloseable {
 
     /** Publishes to a container of {@code network}, whose name the returned mappings carry. */
     List<PortMapping> publish(String network, List<Wanted> mappings, String owner, HostPortCheck check) {
-        List<Wanted> wanted = List.copyOf(mappings);
-        Set<Long> engine = check.engineNames().isEmpty() ? Set.of() : engineSockets(network, wanted, owner, check.engineNames());
-        return await(new Request(new PortRequest.Publish(network, wanted, owner, check.asks(), engine), new Outcome(),
-                Thread.currentThread())).mappings();
+        return awaitPublish(network, mappings, owner, check, PortRequest.Replace.NO).mappings();
     }
 
     /**
@@ -141,13 +138,18 @@ final class Publisher implements AutoCloseable {
      */
     Replacement replace(String network, List<Wanted> mappings, String owner, HostPortCheck check,
                         boolean keepUdpFlows) {
-        List<Wanted> wanted = List.copyOf(mappings);
-        Set<Long> engine = check.engineNames().isEmpty() ? Set.of() : engineSockets(network, wanted, owner, check.engineNames());
         PortRequest.Replace how = keepUdpFlows ? PortRequest.Replace.KEEPING_UDP_FLOWS
                 : PortRequest.Replace.DELETING_UDP_FLOWS;
-        PortPlanner.Answer a = await(new Request(new PortRequest.Publish(network, wanted, owner, check.asks(), engine,
-                how), new Outcome(), Thread.currentThread()));
+        PortPlanner.Answer a = awaitPublish(network, mappings, owner, check, how);
         return new Replacement(a.mappings(), a.replaced());
+    }
+
+    private PortPlanner.Answer awaitPublish(String network, List<Wanted> mappings, String owner, HostPortCheck check,
+                                            PortRequest.Replace how) {
+        List<Wanted> wanted = List.copyOf(mappings);
+        Set<Long> engine = check.engineNames().isEmpty() ? Set.of() : engineSockets(network, wanted, owner, check.engineNames());
+        return await(new Request(new PortRequest.Publish(network, wanted, owner, check.asks(), engine, how),
+                new Outcome(), Thread.currentThread()));
     }
 
     /**
