@@ -1,6 +1,7 @@
 package dev.gatun.cli.cni;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.gatun.cli.docker.GatunCli;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
@@ -39,6 +40,39 @@ class CniChainedIT {
     void useHost(NetworkNamespace host) {
     }
 
+    CniExec lab(NetworkNamespace host) {
+        useHost(host);
+        return new CniExec(host, dir);
+    }
+
+    /**
+     * Chained mappings are on no network of gatun's: {@code gatun ls} lists them with network
+     * {@code -}, {@code gatun ls NET} of a network of gatun's does not, though it lists that
+     * network's own (a main-plugin attachment beside the chain).
+     */
+    @Test
+    void lsOfANetworkLeavesChainedMappingsOut(NetworkNamespace host, NetworkNamespace c1, NetworkNamespace c2)
+            throws IOException {
+        CniExec cni = lab(host);
+        cni.call("ADD", "m1", c2, "eth0", cni.config("1.0.0", "own", "10.106.0.0/24",
+                "{\"hostPort\": 9090, \"containerPort\": 90}")).ok();
+        String bridge = """
+                {"cniVersion": "1.0.0", "name": "chl", "type": "bridge", "bridge": "cnb3", "isGateway": true,
+                 "ipam": {"type": "host-local", "ranges": [[{"subnet": "10.107.0.0/24"}]], "dataDir": "%s"}}"""
+                .formatted(dir.resolve("ipam"));
+        JsonNode prev = cni.exec("bridge", cni.vars("ADD", "ch1", c1, "eth0"), bridge).ok().json();
+        cni.call("ADD", "ch1", c1, "eth0", CniExec.withPrevResult(gatunConfig("1.0.0", bridge,
+                "{\"hostPort\": 8080, \"containerPort\": 80}"), prev)).ok();
+
+        String all = GatunCli.ok("--netns", host.name(), "ls").out();
+        assertThat(all).containsPattern("(?m)^-\\s+tcp\\s+\\*:8080\\s+10\\.107\\.0\\.2:80\\s+ch1/eth0@chl$")
+                .containsPattern("(?m)^own\\s+tcp\\s+\\*:9090\\s+10\\.106\\.0\\.2:90\\s+m1/eth0$");
+        String own = GatunCli.ok("--netns", host.name(), "ls", "own").out();
+        assertThat(own).contains("m1/eth0").doesNotContain("8080").doesNotContain("ch1/eth0@chl");
+        JsonNode ownJson = GatunCli.ok("--netns", host.name(), "--json", "ls", "own").json();
+        assertThat(ownJson.findValuesAsText("owner")).containsExactly("m1/eth0");
+    }
+
     @Test
     void afterPtpLocalhostAndHairpinAnswer(NetworkNamespace host, NetworkNamespace c1, NetworkNamespace c2)
             throws IOException {
@@ -64,8 +98,7 @@ class CniChainedIT {
 
     private void everyVersion(NetworkNamespace host, NetworkNamespace c1, NetworkNamespace c2, MainConfig main)
             throws IOException {
-        useHost(host);
-        CniExec cni = new CniExec(host, dir);
+        CniExec cni = lab(host);
         Oracle.batch(host, "link add up0 type veth peer name up0p\naddr add " + HOST_IP + "/24 dev up0\nlink set up0 up\n"
                 + "link set up0p up\nlink set lo up\n");
         for (String version : VERSIONS) {

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The gatun CNI plugin run exactly as libcni runs a plugin: the executable named {@code gatun}
@@ -39,6 +40,8 @@ final class CniExec {
     final NetworkNamespace host;
     final Path dir;
     final Path bin;
+    /** How many times gatun itself was run (a served test compares it with the serve's log). */
+    final AtomicInteger gatunRuns = new AtomicInteger();
 
     CniExec(NetworkNamespace host, Path dir) {
         this.host = host;
@@ -82,8 +85,19 @@ final class CniExec {
 
     /** Runs the plugin {@code plugin} (gatun, or a reference plugin by name) with these variables (null: unset). */
     Result exec(String plugin, Map<String, String> vars, String stdin) {
+        return exec(List.of(), plugin, vars, stdin);
+    }
+
+    /** {@link #exec(String, Map, String)} under {@code wrapper} (a command that runs the plugin: setpriv, say). */
+    Result exec(List<String> wrapper, String plugin, Map<String, String> vars, String stdin) {
         Path exe = plugin.equals("gatun") ? bin.resolve("gatun") : Path.of(PLUGINS, plugin);
-        ProcessBuilder pb = new ProcessBuilder("nsenter", "--net=" + host.path(), exe.toString());
+        if (plugin.equals("gatun")) {
+            gatunRuns.incrementAndGet();
+        }
+        List<String> command = new ArrayList<>(List.of("nsenter", "--net=" + host.path()));
+        command.addAll(wrapper);
+        command.add(exe.toString());
+        ProcessBuilder pb = new ProcessBuilder(command);
         pb.environment().keySet().removeIf(k -> k.startsWith("CNI_"));
         vars.forEach((k, v) -> {
             if (v != null) {
@@ -159,6 +173,21 @@ final class CniExec {
         } catch (IOException e) {
             throw new AssertionError(e);
         }
+    }
+
+    /**
+     * A plugin of the test's own, {@code name} in the bin directory (first in CNI_PATH): a shell
+     * script with {@code body} after its #! line.
+     */
+    Path fakePlugin(String name, String body) {
+        Path p = bin.resolve(name);
+        try {
+            Files.writeString(p, "#!/bin/sh\n" + body);
+            p.toFile().setExecutable(true);
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+        return p;
     }
 
     /** The addresses host-local holds for network {@code name}: its reservation files. */

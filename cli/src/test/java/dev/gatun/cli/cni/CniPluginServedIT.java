@@ -12,11 +12,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * {@link CniPluginIT} with a {@code gatun serve} for each test's host namespace: every call goes
  * through the C client to the serve's POST /v1/cni and must answer exactly as the JVM path. The
- * serve logs each CNI call it ran, so a client that fell back to a JVM would fail here.
+ * serve logs each CNI call it ran: after each test, that count must equal the test's own count
+ * of gatun runs, so a single call that fell back to a JVM fails the test.
  */
 class CniPluginServedIT extends CniPluginIT {
 
     private final List<GatunServe> serves = new ArrayList<>();
+    private final List<CniExec> labs = new ArrayList<>();
 
     @Override
     void useHost(NetworkNamespace host) {
@@ -24,24 +26,46 @@ class CniPluginServedIT extends CniPluginIT {
     }
 
     @Override
+    CniExec lab(NetworkNamespace host) {
+        CniExec cni = super.lab(host);
+        labs.add(cni);
+        return cni;
+    }
+
+    @Override
     boolean selfHealing() {
         return true;
+    }
+
+    /** The CNI calls {@code serve} logged that it ran. */
+    static int ran(GatunServe serve) {
+        return serve.stderr().split("ran CNI ", -1).length - 1;
+    }
+
+    /** Asserts that the serves ran exactly the {@code calls} gatun runs of the test (their log is read from a pipe: waits for it). */
+    static void everyCallServed(List<GatunServe> serves, int calls) throws InterruptedException {
+        assertThat(calls).as("the test ran gatun").isPositive();
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (serves.stream().mapToInt(CniPluginServedIT::ran).sum() < calls && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        StringBuilder logs = new StringBuilder();
+        serves.forEach(s -> logs.append(s.stderr()));
+        assertThat(serves.stream().mapToInt(CniPluginServedIT::ran).sum())
+                .as("CNI calls the serve ran, of the test's %d; its log:%n%s", calls, logs).isEqualTo(calls);
+        for (GatunServe serve : serves) {
+            assertThat(serve.isAlive()).isTrue();
+        }
     }
 
     @AfterEach
     void callsWereServed() throws InterruptedException {
         try {
-            for (GatunServe serve : serves) {
-                // Its log is read from a pipe: give the last line a moment to arrive.
-                for (int i = 0; i < 100 && !serve.stderr().contains("ran CNI "); i++) {
-                    Thread.sleep(20);
-                }
-                assertThat(serve.stderr()).as("the serve's log: it ran the test's CNI calls").contains("ran CNI ");
-                assertThat(serve.isAlive()).isTrue();
-            }
+            everyCallServed(serves, labs.stream().mapToInt(l -> l.gatunRuns.get()).sum());
         } finally {
             serves.forEach(GatunServe::close);
             serves.clear();
+            labs.clear();
         }
     }
 }
