@@ -25,8 +25,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Someone else deletes one piece of what a long-running gatun keeps in place, with the real
@@ -337,16 +339,37 @@ class TamperingTest {
                 .orElseThrow(() -> new AssertionError("no rule with " + text + " in " + listing));
     }
 
-    /** Waits until two listings a little apart agree: the repair that set-up woke has finished. */
+    /** The wait above gives up loudly: a listing that never settles fails, one that settles returns. */
+    @Test
+    void awaitingQuietFailsWhenTheListingNeverSettles() throws InterruptedException {
+        AtomicInteger changing = new AtomicInteger();
+        assertThatThrownBy(() -> awaitQuiet(changing::incrementAndGet, 3, 1))
+                .isInstanceOf(AssertionError.class).hasMessageContaining("did not settle").hasMessageContaining("3 looks");
+        AtomicInteger settling = new AtomicInteger();
+        awaitQuiet(() -> Math.min(settling.incrementAndGet(), 2), 3, 1);
+        assertThat(settling).as("looked until two listings agreed").hasValue(3);
+    }
+
+    /**
+     * Waits until two listings a little apart agree: the repair that set-up woke has finished.
+     * A ruleset still changing after 50 looks (2.5 s) fails the test, since its "before" would
+     * be a moving target.
+     */
     private static void awaitQuiet(NetworkNamespace ns) throws InterruptedException {
-        Map<String, String> last = withoutCounters(tables(ns));
-        for (int i = 0; i < 50; i++) {
-            Thread.sleep(50);
-            Map<String, String> now = withoutCounters(tables(ns));
+        awaitQuiet(() -> withoutCounters(tables(ns)), 50, 50);
+    }
+
+    static <T> void awaitQuiet(Supplier<T> listing, int looks, long pauseMillis) throws InterruptedException {
+        T last = listing.get();
+        for (int i = 0; i < looks; i++) {
+            Thread.sleep(pauseMillis);
+            T now = listing.get();
             if (now.equals(last)) {
                 return;
             }
             last = now;
         }
+        throw new AssertionError("the ruleset did not settle: it still changed after " + looks + " looks "
+                + pauseMillis + " ms apart; last: " + last);
     }
 }
