@@ -120,6 +120,50 @@ class NoProcessIT {
         }
     }
 
+    /**
+     * The same exception in a serve: on a host with a legacy FORWARD drop, a network made and
+     * removed through it, and its check of the legacy table (every five seconds while that table
+     * exists), run nsenter, iptables-legacy-save and iptables-legacy-restore and nothing else.
+     */
+    @Test
+    void aServeOnALegacyForwardDropHostRunsOnlyTheLegacyTools(NetworkNamespace host) throws Exception {
+        String ns = host.name();
+        Oracle.in(host, "iptables-legacy", "-w", "-P", "FORWARD", "DROP");
+        Path trace = tmp.resolve("serve-legacy.strace");
+        try (GatunServe serve = GatunServe.start(ns)) {
+            Process strace = new ProcessBuilder("strace", "-f", "-qq", "-ttt", "-e", "trace=execve", "-o",
+                    trace.toString(), "-p", Long.toString(serve.pid())).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            try {
+                assertThat(eventually(Duration.ofSeconds(30), () -> everyThreadTraced(serve.pid(), strace.pid())))
+                        .as("strace attached to every thread of the serve").isTrue();
+                GatunCli.ok("--netns", ns, "net", "create", "n1", "--subnet", "10.88.0.0/16");
+                assertThat(Oracle.in(host, "iptables-legacy-save", "-t", "filter")).contains("-A FORWARD -j GATUN-ALLOW");
+                // The check of the legacy table: a save after the create's own, within its five seconds.
+                assertThat(eventually(Duration.ofSeconds(15), () -> programs(trace).stream()
+                        .filter(p -> p.equals("iptables-legacy-save")).count() >= 2)).as("the serve checked the legacy table again")
+                        .isTrue();
+                GatunCli.ok("--netns", ns, "net", "rm", "n1");
+                assertThat(Oracle.in(host, "iptables-legacy-save", "-t", "filter")).doesNotContain("GATUN");
+            } finally {
+                strace.destroy();
+                strace.waitFor();
+            }
+            assertThat(programs(trace)).as("programs the serve started").contains("iptables-legacy-restore")
+                    .containsOnly("nsenter", "iptables-legacy-save", "iptables-legacy-restore");
+        }
+    }
+
+    /** The programs a trace shows exec'd, by name, the JDK's jspawnhelper left out (it execs each of them). */
+    private static List<String> programs(Path trace) {
+        try {
+            return Files.readAllLines(trace).stream().map(EXEC::matcher).filter(Matcher::matches).map(m -> m.group(2))
+                    .filter(p -> !p.endsWith("/jspawnhelper")).map(p -> p.substring(p.lastIndexOf('/') + 1)).toList();
+        } catch (IOException e) {
+            return List.of();
+        }
+    }
+
     /** net create, attach, publish, ls, unpublish, detach, net rm: what a container's life asks of gatun. */
     private static List<List<String>> perContainerCommands(NetworkNamespace c1) {
         return List.of(List.of("net", "create", "n1", "--subnet", "10.88.0.0/16"), List.of("attach", "n1", c1.name()),
