@@ -1,37 +1,66 @@
 package dev.gatun.cli.cni;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.gatun.cli.docker.GatunCli;
 import dev.gatun.cli.docker.GatunServe;
 import dev.gatun.netns.NetworkNamespace;
 import org.junit.jupiter.api.AfterEach;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** {@link PodmanCniIT} with a {@code gatun serve} for the host namespace: Podman's plugin calls go through the C client. */
+/**
+ * {@link PodmanCniIT} with a {@code gatun serve} for the host namespace: Podman's plugin calls go
+ * through the C client. Every one of them must have run in the serve: its event log must hold
+ * every mapping published and unpublished as done by a CNI call it ran, and no change to
+ * gatun's table by another process (which is what a call that ran in a JVM of its own is).
+ */
 class PodmanCniServedIT extends PodmanCniIT {
 
-    private final List<GatunServe> serves = new ArrayList<>();
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Map<String, GatunServe> serves = new LinkedHashMap<>();
 
     @Override
     void useHost(NetworkNamespace host) {
-        serves.add(GatunServe.start(host.name(), null, "--log-requests"));
+        serves.put(host.name(), GatunServe.start(host.name(), null, "--log-requests"));
     }
 
     @AfterEach
-    void callsWereServed() throws InterruptedException {
+    void everyCallRanInTheServe() throws Exception {
         try {
-            for (GatunServe serve : serves) {
-                // Its log is read from a pipe: give the last line a moment to arrive.
-                for (int i = 0; i < 100 && !serve.stderr().contains("ran CNI ADD"); i++) {
-                    Thread.sleep(20);
+            assertThat(serves).as("a test here runs a serve").isNotEmpty();
+            for (Map.Entry<String, GatunServe> s : serves.entrySet()) {
+                List<JsonNode> events = events(s.getKey());
+                List<String> kinds = events.stream().map(e -> e.path("kind").asText()).toList();
+                assertThat(kinds).as("the serve's events").contains("publish", "unpublish").doesNotContain("outside-change");
+                for (JsonNode e : events) {
+                    if (List.of("publish", "unpublish").contains(e.path("kind").asText())) {
+                        assertThat(e.path("cause").asText()).as("who asked for %s; the serve's log:\n%s", e,
+                                s.getValue().stderr()).matches("CNI (ADD|DEL) \\S+");
+                    }
                 }
-                assertThat(serve.stderr()).as("the serve's log: it ran Podman's CNI calls").contains("ran CNI ADD");
             }
         } finally {
-            serves.forEach(GatunServe::close);
+            serves.values().forEach(GatunServe::close);
             serves.clear();
         }
+    }
+
+    /** Every event the serve of {@code namespace} kept, oldest first. */
+    private static List<JsonNode> events(String namespace) throws Exception {
+        String out = GatunCli.ok("--netns", namespace, "--json", "events", "--since", "1h", "--until", "now").out();
+        List<JsonNode> events = new ArrayList<>();
+        for (String line : out.strip().split("\n")) {
+            if (!line.isBlank()) {
+                events.add(JSON.readTree(line));
+            }
+        }
+        return events;
     }
 }

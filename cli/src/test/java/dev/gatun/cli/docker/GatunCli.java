@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * The real ./gatun launcher, run as a person runs it: one-shot commands here, the long-running
@@ -29,7 +30,20 @@ public final class GatunCli {
     /** The checkout: the directory of the launcher, where every command runs. */
     public static final Path ROOT = findRoot();
 
+    /** Told of every command {@link #run} finished, while a test watches ({@link #watch}). */
+    private static volatile Consumer<Run> watcher;
+
     private GatunCli() {}
+
+    /**
+     * Has {@code seen} told of every command that {@link #run}, {@link #runWith} or {@link #ok}
+     * finishes until the returned handle is closed: a test that must know which commands ran
+     * (that each went through a serve, say) without changing the tests that run them.
+     */
+    public static AutoCloseable watch(Consumer<Run> seen) {
+        watcher = seen;
+        return () -> watcher = null;
+    }
 
     public record Run(List<String> args, int code, String out, String err) {
         public JsonNode json() {
@@ -86,7 +100,13 @@ public final class GatunCli {
                 p.destroyForcibly();
                 throw new AssertionError("gatun " + String.join(" ", args) + " did not finish within 120 s; stderr: " + err.getNow(""));
             }
-            return new Run(List.of(args), p.exitValue(), Bounded.get(out, OUTPUT_OPEN, "stdout after the exit"), Bounded.get(err, OUTPUT_OPEN, "stderr after the exit"));
+            Run run = new Run(List.of(args), p.exitValue(), Bounded.get(out, OUTPUT_OPEN, "stdout after the exit"),
+                    Bounded.get(err, OUTPUT_OPEN, "stderr after the exit"));
+            Consumer<Run> w = watcher;
+            if (w != null) {
+                w.accept(run);
+            }
+            return run;
         } catch (IOException e) {
             throw new AssertionError(e);
         } catch (InterruptedException e) {
