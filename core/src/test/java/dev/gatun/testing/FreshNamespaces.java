@@ -74,8 +74,14 @@ public final class FreshNamespaces implements ParameterResolver, BeforeEachCallb
         return (List<String>) context.getStore(STORE).getOrComputeIfAbsent("created", k -> new ArrayList<String>());
     }
 
-    /** Skips (or, with CI=true, fails) unless this process may create and enter namespaces. */
+    /**
+     * Skips (or, with CI=true, fails) unless this process may create and enter namespaces. Under
+     * {@code ci/test --unprivileged} (system property gatun.unprivileged) it always skips, root or not.
+     */
     public static void requirePrivileges() {
+        if (Boolean.getBoolean("gatun.unprivileged")) {
+            Assumptions.abort("privileged test, not run: ci/test --unprivileged runs only the tests that need no root");
+        }
         if (hasPrivileges()) {
             return;
         }
