@@ -74,22 +74,34 @@ public final class FreshNamespaces implements ParameterResolver, BeforeEachCallb
         return (List<String>) context.getStore(STORE).getOrComputeIfAbsent("created", k -> new ArrayList<String>());
     }
 
+    private static final String WHY = "needs CAP_SYS_ADMIN and CAP_NET_ADMIN (run as root) to create network namespaces";
+
     /**
      * Skips (or, with CI=true, fails) unless this process may create and enter namespaces. Under
      * {@code ci/test --unprivileged} (system property gatun.unprivileged) it always skips, root or not.
      */
     public static void requirePrivileges() {
+        String skip = skipReason();
+        if (skip != null) {
+            Assumptions.abort(skip);
+        }
+        if (!hasPrivileges()) {
+            throw new AssertionError("privileged test " + WHY + "; with CI=true it fails instead of skipping");
+        }
+    }
+
+    /**
+     * Why a privileged test is skipped here, or null when it runs: with the privileges, or with
+     * CI=true, where it fails without them.
+     */
+    public static String skipReason() {
         if (Boolean.getBoolean("gatun.unprivileged")) {
-            Assumptions.abort("privileged test, not run: ci/test --unprivileged runs only the tests that need no root");
+            return "privileged test, not run: ci/test --unprivileged runs only the tests that need no root";
         }
-        if (hasPrivileges()) {
-            return;
+        if (hasPrivileges() || "true".equals(System.getenv("CI"))) {
+            return null;
         }
-        String why = "needs CAP_SYS_ADMIN and CAP_NET_ADMIN (run as root) to create network namespaces";
-        if ("true".equals(System.getenv("CI"))) {
-            throw new AssertionError("privileged test " + why + "; with CI=true it fails instead of skipping");
-        }
-        Assumptions.abort("privileged test " + why);
+        return "privileged test " + WHY;
     }
 
     static boolean hasPrivileges() {
