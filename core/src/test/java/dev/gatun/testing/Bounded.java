@@ -6,6 +6,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
 
 /**
  * Waits with a bound: a thread, process or task that hangs fails the test, naming what hung,
@@ -42,6 +43,26 @@ public final class Bounded {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new AssertionError("interrupted waiting for " + what, e);
+        }
+    }
+
+    /**
+     * Waits until {@code done} holds, asking every 50 ms, for at most {@code limit}: a wait for an
+     * event instead of a sleep that guesses how long it takes. Fails naming {@code what} when the
+     * event does not come.
+     */
+    public static void until(Duration limit, String what, BooleanSupplier done) {
+        long deadline = System.nanoTime() + limit.toNanos();
+        while (!done.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(what + " did not happen within " + limit);
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted waiting for " + what, e);
+            }
         }
     }
 

@@ -74,16 +74,34 @@ public final class FreshNamespaces implements ParameterResolver, BeforeEachCallb
         return (List<String>) context.getStore(STORE).getOrComputeIfAbsent("created", k -> new ArrayList<String>());
     }
 
-    /** Skips (or, with CI=true, fails) unless this process may create and enter namespaces. */
+    private static final String WHY = "needs CAP_SYS_ADMIN and CAP_NET_ADMIN (run as root) to create network namespaces";
+
+    /**
+     * Skips (or, with CI=true, fails) unless this process may create and enter namespaces. Under
+     * {@code ci/test --unprivileged} (system property gatun.unprivileged) it always skips, root or not.
+     */
     public static void requirePrivileges() {
-        if (hasPrivileges()) {
-            return;
+        String skip = skipReason();
+        if (skip != null) {
+            Assumptions.abort(skip);
         }
-        String why = "needs CAP_SYS_ADMIN and CAP_NET_ADMIN (run as root) to create network namespaces";
-        if ("true".equals(System.getenv("CI"))) {
-            throw new AssertionError("privileged test " + why + "; with CI=true it fails instead of skipping");
+        if (!hasPrivileges()) {
+            throw new AssertionError("privileged test " + WHY + "; with CI=true it fails instead of skipping");
         }
-        Assumptions.abort("privileged test " + why);
+    }
+
+    /**
+     * Why a privileged test is skipped here, or null when it runs: with the privileges, or with
+     * CI=true, where it fails without them.
+     */
+    public static String skipReason() {
+        if (Boolean.getBoolean("gatun.unprivileged")) {
+            return "privileged test, not run: ci/test --unprivileged runs only the tests that need no root";
+        }
+        if (hasPrivileges() || "true".equals(System.getenv("CI"))) {
+            return null;
+        }
+        return "privileged test " + WHY;
     }
 
     static boolean hasPrivileges() {

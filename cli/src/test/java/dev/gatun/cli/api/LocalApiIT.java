@@ -2,6 +2,7 @@ package dev.gatun.cli.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.gatun.cli.RepairWitness;
 import dev.gatun.cli.Served;
 import dev.gatun.cli.cni.PodmanCniIT;
 import dev.gatun.cli.docker.GatunCli;
@@ -394,6 +395,7 @@ class LocalApiIT {
         GatunCli.ok("--netns", host.name(), "net", "create", "n1", "--subnet", "10.88.0.0/16");
         Map<String, String> noClient = Map.of("GATUN_NO_CLIENT", "1");
         try (GatunServe serve = GatunServe.start(host.name(), null, "--log-requests")) {
+            RepairWitness witness = RepairWitness.publish(host, "n1", "10.88.255.2", 65000);
             GatunCli.Run published = GatunCli.runWith(noClient, "--netns", host.name(), "publish", "n1", "10.88.0.2",
                     "-p", "8080:80");
             assertThat(published.code()).as(published.err()).isZero();
@@ -407,8 +409,9 @@ class LocalApiIT {
             assertThat(serve.stderr()).as("the serve ran both")
                     .contains("ran gatun --netns " + host.name() + " publish n1 10.88.0.2 -p 8080:80: exit 0")
                     .contains("ran gatun --netns " + host.path().toAbsolutePath() + " unpublish n1 10.88.0.2: exit 0");
-            // The serve's repair answers within a second; the removal it was told of stays removed.
-            Thread.sleep(2_000);
+            // Once the serve has repaired a later removal behind its back, it has acted on this
+            // one too: the removal it was told of stays removed.
+            witness.awaitRepair(serve);
             assertThat(Oracle.in(host, "nft", "list", "table", "inet", "gatun")).as("nft lists gatun's table")
                     .contains("table inet gatun").doesNotContain("8080");
         }

@@ -8,10 +8,12 @@ import dev.gatun.nft.Nftables;
 import dev.gatun.nft.RulesetMonitor;
 import dev.gatun.nft.Transaction;
 import dev.gatun.testing.FreshNamespaces;
+import dev.gatun.testing.SkipWithoutPrivileges;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.lifecycle.AddLifecycleHook;
 import net.jqwik.api.lifecycle.AfterContainer;
 import net.jqwik.api.lifecycle.BeforeContainer;
 
@@ -33,6 +35,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * with their messages included, and every map's content must be what the store in memory,
  * whose properties the planner's tests check, gives for the same case.
  */
+@AddLifecycleHook(SkipWithoutPrivileges.class)
 class PortPlannerOnKernelTest {
 
     private static final List<InetAddress> HOST_ADDRESSES = List.of(InetAddress.ofLiteral("192.0.2.10"),
