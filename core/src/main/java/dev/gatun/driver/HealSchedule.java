@@ -31,6 +31,13 @@ final class HealSchedule {
     static final long MAX_RETRY_DELAY_MILLIS = 1_000;
     /** How often the backstop looks when no notification came. */
     static final long BACKSTOP_MILLIS = 5_000;
+    /**
+     * After a repair that followed lost notifications, everything is read once more when none
+     * came for this long: the kernel sends a transaction's notifications while it applies it,
+     * so the read that the overrun woke may have run before the end of the very transaction
+     * whose notifications overran (a flood's last deletions, lost with the rest).
+     */
+    static final long RECHECK_AFTER_OVERRUN_MILLIS = 250;
 
     /** One repair: other firewalls too, gatun's whole table, or only these sets of it; and whether events were lost. */
     record Repair(boolean foreign, boolean wholeTable, Set<String> sets, boolean eventsLost) {}
@@ -45,6 +52,8 @@ final class HealSchedule {
     private final Set<String> damagedSets = new HashSet<>();
     /** The monitor lost notifications (ENOBUFS): the next repair reads everything, and says why once. */
     private boolean overran;
+    /** A repair read everything after lost notifications: once they are quiet, it is read again. */
+    private boolean recheckAfterOverrun;
     /** How much longer than usual the next repair waits: grows while repairs fail. */
     private long retryDelayMillis;
     /** Backstops since the last that read gatun's own table. */
@@ -82,7 +91,12 @@ final class HealSchedule {
 
     /** How long the healer waits for a notification before the backstop looks. */
     long backstopMillis() {
-        return backstopMillis;
+        return recheckAfterOverrun ? Math.min(RECHECK_AFTER_OVERRUN_MILLIS, backstopMillis) : backstopMillis;
+    }
+
+    /** Whether the next backstop is the read again after lost notifications. */
+    boolean recheckingAfterOverrun() {
+        return recheckAfterOverrun;
     }
 
     /** How long the healer waits once woken, for the rest of a flush (and while repairs fail, longer). */
@@ -92,7 +106,11 @@ final class HealSchedule {
 
     /** The healer woke: by a notification, or by the backstop when none came. */
     void woke(boolean byBackstop) {
-        if (byBackstop && ++backstopsWithoutOwnTable >= OWN_TABLE_EVERY) {
+        if (byBackstop && recheckAfterOverrun) {
+            recheckAfterOverrun = false;
+            wholeTable = true;
+            foreignChanged = true;
+        } else if (byBackstop && ++backstopsWithoutOwnTable >= OWN_TABLE_EVERY) {
             wholeTable = true;
         }
         damageSuspected = false;
@@ -111,6 +129,7 @@ final class HealSchedule {
         wholeTable = false;
         damagedSets.clear();
         overran = false;
+        recheckAfterOverrun |= r.eventsLost();
         return r.foreign() || r.wholeTable() || !r.sets().isEmpty() ? r : null;
     }
 

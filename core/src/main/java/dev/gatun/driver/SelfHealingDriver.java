@@ -180,6 +180,10 @@ public final class SelfHealingDriver implements GatunDriver {
             wakeLock.lock();
             try {
                 backstop = !schedule.damageSuspected() && !woken.await(schedule.backstopMillis(), TimeUnit.MILLISECONDS);
+                if (backstop && schedule.recheckingAfterOverrun() && repairCause == null) {
+                    repairKind = HealListener.Cause.EVENTS_LOST;
+                    repairCause = "the check after lost nftables notifications";
+                }
                 schedule.woke(backstop);
                 settle = schedule.settleMillis();
             } catch (InterruptedException e) {

@@ -89,4 +89,26 @@ class HealScheduleTest {
         schedule.woke(false);
         assertThat(schedule.take(false)).isEqualTo(new HealSchedule.Repair(true, false, Set.of(), false));
     }
+
+    @Test
+    void afterAnOverrunEverythingIsReadOnceMoreWhenTheNotificationsAreQuiet() {
+        schedule.overran();
+        schedule.woke(false);
+        schedule.take(false);
+        schedule.succeeded();
+        assertThat(schedule.backstopMillis()).as("the wait for quiet after the overrun's repair")
+                .isEqualTo(HealSchedule.RECHECK_AFTER_OVERRUN_MILLIS);
+        // A notification in the meantime is repaired as usual, and the read again still waits for quiet.
+        schedule.elementsRemoved("ports4");
+        schedule.woke(false);
+        assertThat(schedule.take(false)).isEqualTo(new HealSchedule.Repair(false, false, Set.of("ports4"), false));
+        assertThat(schedule.recheckingAfterOverrun()).isTrue();
+
+        schedule.woke(true);
+        assertThat(schedule.take(false)).as("the read again, of everything")
+                .isEqualTo(new HealSchedule.Repair(true, true, Set.of(), false));
+        assertThat(schedule.backstopMillis()).as("then the usual backstop").isEqualTo(HealSchedule.BACKSTOP_MILLIS);
+        schedule.woke(true);
+        assertThat(schedule.take(false)).as("an ordinary backstop reads nothing").isNull();
+    }
 }
