@@ -546,7 +546,9 @@ public final class NetlinkSocket implements AutoCloseable {
             String later = others == 0 ? "" : " (and " + others + " later operations failed too)";
             if (errno == libc_h.EPERM || errno == libc_h.EACCES) {
                 // One sentence about privilege, but with the kernel's own words: EPERM has other causes too.
-                return new PrivilegeException(operation + " in " + namespace.describe() + later, errno, ack.message());
+                // Most operations name their namespace already; the others get it here, once.
+                String where = operation.contains(namespace.describe()) ? "" : " in " + namespace.describe();
+                return new PrivilegeException(operation + where + later, errno, ack.message());
             }
             return new NetlinkException(operation + later, errno, ack.message(), rejection(request));
         }
