@@ -3,8 +3,10 @@ package dev.gatun.cli;
 import dev.gatun.cli.docker.GatunCli;
 import dev.gatun.cli.docker.GatunServe;
 import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.testing.Bounded;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
+import dev.gatun.testing.Tracing;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -92,7 +94,7 @@ class NoProcessIT {
                     trace.toString(), "-p", Long.toString(serve.pid())).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
             try {
-                assertThat(eventually(Duration.ofSeconds(30), () -> everyThreadTraced(serve.pid(), strace.pid())))
+                assertThat(Bounded.eventually(Duration.ofSeconds(30), () -> Tracing.everyThreadTraced(serve.pid(), strace.pid())))
                         .as("strace attached to every thread of the serve").isTrue();
                 List<List<String>> commands = perContainerCommands(c1);
                 for (List<String> command : commands.subList(0, 3)) { // up to the publish
@@ -135,12 +137,12 @@ class NoProcessIT {
                     trace.toString(), "-p", Long.toString(serve.pid())).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
             try {
-                assertThat(eventually(Duration.ofSeconds(30), () -> everyThreadTraced(serve.pid(), strace.pid())))
+                assertThat(Bounded.eventually(Duration.ofSeconds(30), () -> Tracing.everyThreadTraced(serve.pid(), strace.pid())))
                         .as("strace attached to every thread of the serve").isTrue();
                 GatunCli.ok("--netns", ns, "net", "create", "n1", "--subnet", "10.88.0.0/16");
                 assertThat(Oracle.in(host, "iptables-legacy-save", "-t", "filter")).contains("-A FORWARD -j GATUN-ALLOW");
                 // The check of the legacy table: a save after the create's own, within its five seconds.
-                assertThat(eventually(Duration.ofSeconds(15), () -> programs(trace).stream()
+                assertThat(Bounded.eventually(Duration.ofSeconds(15), () -> programs(trace).stream()
                         .filter(p -> p.equals("iptables-legacy-save")).count() >= 2)).as("the serve checked the legacy table again")
                         .isTrue();
                 GatunCli.ok("--netns", ns, "net", "rm", "n1");
@@ -218,31 +220,5 @@ class NoProcessIT {
             }
         }
         return new Traced(run, execs);
-    }
-
-    /** Whether strace ({@code tracer}) traces every thread of {@code pid} (TracerPid in each task's status). */
-    private static boolean everyThreadTraced(long pid, long tracer) {
-        try (var tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
-            return tasks.allMatch(t -> {
-                try {
-                    return Files.readAllLines(t.resolve("status")).contains("TracerPid:\t" + tracer);
-                } catch (IOException e) {
-                    return true; // a thread that ended meanwhile
-                }
-            });
-        } catch (IOException e) {
-            return false;
-        }
-    }
-
-    private static boolean eventually(Duration within, java.util.function.BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + within.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                return false;
-            }
-            Thread.sleep(50);
-        }
-        return true;
     }
 }

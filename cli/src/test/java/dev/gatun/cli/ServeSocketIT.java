@@ -5,6 +5,7 @@ import dev.gatun.cli.api.ServeSockets;
 import dev.gatun.cli.docker.GatunCli;
 import dev.gatun.cli.docker.GatunServe;
 import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.testing.Bounded;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
 import org.junit.jupiter.api.Test;
@@ -135,7 +136,7 @@ class ServeSocketIT {
             GatunCli.ok("--netns", other.name(), "net", "create", "n1", "--subnet", "10.88.0.0/16");
             GatunCli.ok("--netns", other.name(), "publish", "n1", "10.88.0.2", "-p", "8080:80");
             Oracle.in(other, "nft", "flush", "map", "inet", "gatun", "ports4");
-            assertThat(eventually(REPAIR, () -> Oracle.in(other, "nft", "list", "map", "inet", "gatun", "ports4").contains("8080")))
+            assertThat(Bounded.eventually(REPAIR, () -> Oracle.in(other, "nft", "list", "map", "inet", "gatun", "ports4").contains("8080")))
                     .as("the nftables serve put the mapping back; the serve: %s", serve.stderr()).isTrue();
         }
     }
@@ -157,18 +158,6 @@ class ServeSocketIT {
         String[] ss = {"ss", "-Htuanp"};
         String out = ns == null ? Oracle.host(ss) : Oracle.in(ns, ss);
         return out.lines().filter(l -> pids.stream().anyMatch(l::contains)).toList();
-    }
-
-    /** Polls every 50 ms until {@code condition} holds or {@code within} is over; whether it held. */
-    private static boolean eventually(Duration within, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + within.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                return false;
-            }
-            Thread.sleep(50);
-        }
-        return true;
     }
 
     /** Whether {@code condition} held at every look, every 50 ms, for all of {@code during}. */

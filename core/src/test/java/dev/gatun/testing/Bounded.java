@@ -66,6 +66,26 @@ public final class Bounded {
         }
     }
 
+    /**
+     * Whether {@code condition} came to hold within {@code within}, asked every 50 ms: for a test
+     * that asserts on the answer with its own words, or asserts that something did not happen.
+     */
+    public static boolean eventually(Duration within, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + within.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted waiting", e);
+            }
+        }
+        return true;
+    }
+
     /** The exit code of {@code p}; a process still running after {@code limit} is killed and fails the test. */
     public static int waitFor(Process p, Duration limit, String what) {
         try {

@@ -7,6 +7,7 @@ import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.HostFirewalls;
 import dev.gatun.testing.Lab;
 import dev.gatun.testing.Oracle;
+import dev.gatun.testing.Tracing;
 import dev.gatun.testing.XtablesLockHolder;
 import org.junit.jupiter.api.Test;
 
@@ -400,7 +401,7 @@ class DockerHostIT {
                         trace.toString(), "-p", Long.toString(serve.pid())).redirectErrorStream(true)
                         .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
                 try {
-                    assertThat(Probe.poll(SETTLE, () -> threadsTraced(serve.pid(), strace.pid())))
+                    assertThat(Probe.poll(SETTLE, () -> Tracing.everyThreadTraced(serve.pid(), strace.pid())))
                             .as("strace attached to every thread of the serve").isTrue();
                     lab.dockerOk("network", "create", "--subnet", "172.31.251.0/24", "appnet");
                     lab.dockerOk(run("web", "18600:80", "5354:53/udp").toArray(String[]::new));
@@ -433,21 +434,6 @@ class DockerHostIT {
                 Files.deleteIfExists(trace);
             }
         });
-    }
-
-    /** Whether strace ({@code tracer}) traces every thread of {@code pid} (TracerPid in each task's status). */
-    private static boolean threadsTraced(long pid, long tracer) {
-        try (var tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
-            return tasks.allMatch(t -> {
-                try {
-                    return Files.readAllLines(t.resolve("status")).contains("TracerPid:\t" + tracer);
-                } catch (IOException e) {
-                    return true; // a thread that ended meanwhile
-                }
-            });
-        } catch (IOException e) {
-            return false;
-        }
     }
 
     private static void refusedSoon(NetworkNamespace outside, int port) {
