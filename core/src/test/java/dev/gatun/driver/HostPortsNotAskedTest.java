@@ -4,6 +4,7 @@ import dev.gatun.Gatun;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.Bounded;
 import dev.gatun.testing.FreshNamespaces;
+import dev.gatun.testing.Oracle;
 import dev.gatun.testing.Specs;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -64,6 +65,29 @@ class HostPortsNotAskedTest {
                         .hasMessageContaining("*:9091/tcp is in use on the host");
             }
         }
+    }
+
+    /**
+     * Shown on any kernel, SCTP or not: a publish asks the host's sockets through a sock_diag
+     * socket, opened in the namespace at the first publish that asks and kept. An SCTP publish
+     * opens none; the control, a TCP publish, does (the namespace's /proc/net/netlink lists it).
+     */
+    @Test
+    void anSctpPublishSendsNoSocketQuestion(NetworkNamespace host) {
+        try (GatunDriver gatun = Specs.withNetwork(Gatun.open(host, "nftables"))) {
+            assertThat(sockDiagSockets(host)).as("sock_diag sockets before any publish").isZero();
+            assertThat(gatun.publish("n1", C1, ports("9090:90/sctp"), "web")).hasSize(1);
+            assertThat(sockDiagSockets(host)).as("sock_diag sockets after an SCTP publish").isZero();
+            assertThat(gatun.publish("n1", C1, ports("9091:91/tcp"), "web")).hasSize(1);
+            assertThat(sockDiagSockets(host)).as("the control: after a TCP publish").isPositive();
+        }
+    }
+
+    /** The sock_diag (NETLINK_SOCK_DIAG, protocol 4) sockets of processes in {@code ns}, from its /proc/net/netlink. */
+    private static long sockDiagSockets(NetworkNamespace ns) {
+        // Columns: sk Eth Pid Groups ...; Eth is the netlink protocol, Pid 0 the kernel's own end.
+        return Oracle.in(ns, "cat", "/proc/net/netlink").lines().skip(1).map(l -> l.trim().split("\\s+"))
+                .filter(f -> f.length > 2 && f[1].equals("4") && !f[2].equals("0")).count();
     }
 
     /** The kernel has no SCTP. */
