@@ -300,7 +300,12 @@ public final class BridgeDriver implements GatunDriver {
 
     @Override
     public Consumer<RulesetEvent> followRuleset() {
-        return publisher.follow();
+        Consumer<RulesetEvent> follower = publisher.follow();
+        // Long-running, so the link watch starts and the host's networks and addresses are read
+        // now, as the first publish would read them.
+        cache.counted();
+        cache.localAddresses();
+        return follower;
     }
 
     /** How often publishing read the kernel rather than answering from memory (-1: it keeps none), for tests. */

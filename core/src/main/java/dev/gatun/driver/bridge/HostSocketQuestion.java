@@ -36,11 +36,18 @@ final class HostSocketQuestion implements CommitLoop.HeldSockets, AutoCloseable 
     private static final InetAddress WILDCARD6 = InetAddress.ofLiteral("::");
 
     private final NetworkNamespace host;
-    /** Opened at the first batch that asks. */
+    /** Opened at the first batch that asks, or by {@link #open}. */
     private HostSockets sockets;
 
     HostSocketQuestion(NetworkNamespace host) {
         this.host = host;
+    }
+
+    /** Opens the socket now rather than at the first batch that asks (a long-running driver's first request). */
+    void open() {
+        if (sockets == null) {
+            sockets = HostSockets.open(host);
+        }
     }
 
     @Override
@@ -73,9 +80,7 @@ final class HostSocketQuestion implements CommitLoop.HeldSockets, AutoCloseable 
         if (tcp.isEmpty() && udp.isEmpty()) {
             return List.of();
         }
-        if (sockets == null) {
-            sockets = HostSockets.open(host);
-        }
+        open();
         List<BoundSocket> held = new ArrayList<>(ask(Protocol.TCP, tcp));
         held.addAll(ask(Protocol.UDP, udp));
         return held;

@@ -309,6 +309,10 @@ final class Publisher implements AutoCloseable {
             }
             store = followed;
             committer = null;
+            // A driver that follows runs long: its sockets are opened now, not by its first
+            // publish (a serve's first request took some milliseconds more for them).
+            open();
+            sockets.open();
             return changes;
         } finally {
             leader.unlock();
