@@ -104,4 +104,24 @@ class ServedReuseTest {
         }
         assertThat(written.get()).as("the request's output, after the request").isNull();
     }
+
+    /**
+     * Nor the serve it ran for: the warm-up's requests run for a throwaway namespace's driver,
+     * whose listeners hold thousands of events, and a kept model would hold them all until the
+     * thread's next command of the same name.
+     */
+    @Test
+    void theKeptModelLetsGoOfTheServeItRanFor() throws InterruptedException {
+        Served served = new Served(NetworkNamespace.current(), "nftables", recording());
+        WeakReference<Served> ranFor = new WeakReference<>(served);
+        int code = Main.run(new String[]{"publish", "n1", "10.88.0.2", "-p", "8080:80"},
+                new PrintWriter(new StringWriter(), true), new PrintWriter(new StringWriter(), true), served);
+        assertThat(code).isZero();
+        served = null;
+        for (int i = 0; i < 20 && ranFor.get() != null; i++) {
+            System.gc();
+            Thread.sleep(10);
+        }
+        assertThat(ranFor.get()).as("the serve the request ran for, after the request").isNull();
+    }
 }
