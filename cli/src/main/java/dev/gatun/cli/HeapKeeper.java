@@ -1,10 +1,5 @@
 package dev.gatun.cli;
 
-import java.io.IOException;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
-
 /**
  * Gives the serve's heap back after a burst. The serve runs with the serial collector, which
  * returns heap to the system only at a full collection; a burst (publishing 50,000 mappings in
@@ -22,7 +17,6 @@ final class HeapKeeper implements AutoCloseable {
     private static final long MIN_GROWTH_BYTES = 16L << 20;
     /** Clock ticks of CPU in one period below which the serve counts as quiet: a tenth of it at 100 Hz. */
     private static final long QUIET_TICKS = 10;
-    private static final Path TASKS = Path.of("/proc/self/task");
 
     private final Thread thread;
     private volatile boolean running = true;
@@ -56,7 +50,7 @@ final class HeapKeeper implements AutoCloseable {
                 ticks = -1;
                 continue;
             }
-            long t = cpuTicks();
+            long t = ThreadTicks.allButCompilers();
             boolean quiet = t >= 0 && ticks >= 0 && t - ticks < QUIET_TICKS;
             ticks = t;
             if (quiet) {
@@ -64,34 +58,6 @@ final class HeapKeeper implements AutoCloseable {
                 settled = rt.totalMemory();
                 ticks = -1;
             }
-        }
-    }
-
-    /**
-     * User and system clock ticks so far of the process's threads other than the JIT compilers,
-     * which go on compiling for seconds after a burst; -1 when they cannot be read.
-     */
-    private static long cpuTicks() {
-        long sum = 0;
-        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(TASKS)) {
-            for (Path task : tasks) {
-                String stat;
-                try {
-                    stat = Files.readString(task.resolve("stat"));
-                } catch (IOException e) {
-                    continue; // the thread ended
-                }
-                String comm = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-                if (comm.startsWith("C1 Compiler") || comm.startsWith("C2 Compiler")) {
-                    continue;
-                }
-                // After "tid (comm) ", the fields from state on; utime and stime are the 12th and 13th.
-                String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                sum += Long.parseLong(f[11]) + Long.parseLong(f[12]);
-            }
-            return sum;
-        } catch (IOException | RuntimeException e) {
-            return -1;
         }
     }
 

@@ -90,6 +90,11 @@ final class ServeCommand extends Base {
                     "127.0.0.1; another than loopback only when named). Off by default."})
     String metrics;
 
+    @Option(names = "--no-warm-up", description = {"Ready at once: without first running the request path on a throwaway",
+            "namespace until the JIT has compiled it (5 to 8 s; without it the first",
+            "hundred requests take milliseconds each, not tenths of one)."})
+    boolean noWarmUp;
+
     @Option(names = "--log-requests", description = "Log every request of the local API (and each command it ran) on stderr.")
     boolean logRequests;
 
@@ -130,13 +135,7 @@ final class ServeCommand extends Base {
             throw e;
         }
         try {
-            GatunDriver plain = Gatun.open(host, driverName);
-            if (driverName.equals("nftables")) {
-                driver = SelfHealingDriver.start(plain, log, HealListener.both(events, meter));
-            } else {
-                driver = plain;
-                log.accept("driver " + driverName + ": running without self-healing, which needs the nftables driver");
-            }
+            driver = servedDriver(host, driverName, log, events, meter);
         } catch (RuntimeException e) {
             starting.close();
             if (meter != null) {
@@ -144,11 +143,10 @@ final class ServeCommand extends Base {
             }
             throw e;
         }
-        driver.listen(events);
-        Main.prepareServedCommands();
-        if (meter != null) {
-            meter.follow(driver);
+        if (!driverName.equals("nftables")) {
+            log.accept("driver " + driverName + ": running without self-healing, which needs the nftables driver");
         }
+        Main.prepareServedCommands();
         // The driver is closed unless a request may still run in it (see below).
         boolean[] stillRunning = {false};
         Release closeDriver = () -> {
@@ -164,6 +162,9 @@ final class ServeCommand extends Base {
              HeapKeeper heap = HeapKeeper.start();
              DockerFollower dockerd = dockerSocket == null ? null : DockerFollower.start(dockerSocket, driver, log)) {
             starting.close();
+            if (!noWarmUp && driverName.equals("nftables")) {
+                warmUp(log, logRequests);
+            }
             if (dockerd != null && !dockerd.awaitFirstPass(DOCKERD_FIRST_PASS)) {
                 log.accept("dockerd on " + dockerSocket + " has not answered in " + DOCKERD_FIRST_PASS.toSeconds()
                         + " s; ready with what the kernel holds, following it once it answers");
@@ -200,6 +201,42 @@ final class ServeCommand extends Base {
             log.accept("stopping; the kernel keeps every network, endpoint and port");
         }
         return ExitCode.OK;
+    }
+
+    /**
+     * Runs the request path on a throwaway namespace before the ready line (see ServeWarmUp); a
+     * failure is logged and the serve starts without it, as it would with --no-warm-up.
+     */
+    private static void warmUp(Consumer<String> log, boolean logRequests) {
+        try {
+            // Built as the serve's own driver is (listeners and request log included), so that
+            // the code compiled for it is the code the serve's requests run.
+            ServeWarmUp.Outcome done = ServeWarmUp.run((ns, events) -> servedDriver(ns, "nftables", line -> { }, events, null),
+                    logRequests ? line -> { } : null);
+            // What the warm-up allocated is garbage now: one full collection before the ready
+            // line gives the heap it grew back (the serial collector shrinks only then).
+            System.gc();
+            log.accept("warmed up: " + done.pairs() + " publish and unpublish pairs on a throwaway namespace in "
+                    + done.millis() + " ms" + (done.settled() ? "" : " (at its limit; the compilers were still busy)"));
+        } catch (RuntimeException e) {
+            log.accept("warm-up failed, starting without it: " + Failure.sentence(e));
+        }
+    }
+
+    /**
+     * The driver a serve of {@code host} runs: self-healing with the nftables driver, telling
+     * {@code events} (and {@code meter}, or null) of what it does and repairs.
+     */
+    private static GatunDriver servedDriver(NetworkNamespace host, String driverName, Consumer<String> log,
+                                            EventLog events, ServeMetrics meter) {
+        GatunDriver plain = Gatun.open(host, driverName);
+        GatunDriver driver = driverName.equals("nftables")
+                ? SelfHealingDriver.start(plain, log, HealListener.both(events, meter)) : plain;
+        driver.listen(events);
+        if (meter != null) {
+            meter.follow(driver);
+        }
+        return driver;
     }
 
     private static ServeMetrics startMetrics(InetSocketAddress address) {

@@ -27,8 +27,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class Training {
 
-    /** A test network's prefix, inside the throwaway namespace only. */
-    private static final String SUBNET = "10.213.0.0/24";
+    /** A test network's prefix, inside the throwaway namespaces only. */
+    private static final String SUBNET = ServeWarmUp.SUBNET;
     private static final String CONTAINER_IP = "10.213.0.2";
 
     private Training() {}
@@ -46,21 +46,18 @@ public final class Training {
         System.exit(code);
     }
 
-    /** Publish and unpublish pairs the serve's training sends: enough that its profiles are those of a busy serve. */
-    private static final int SERVE_PAIRS = 600;
-
     /**
      * The serve's training run (its cache is another, made with the serve's flags): a serve of a
-     * throwaway namespace in this JVM, sent over its socket what a serve gets most, as the C
-     * client sends it (publishes and unpublishes of one port and of a 32-port container, some
-     * listings), then stopped as SIGTERM stops it. The JVM writes the cache as it exits.
+     * throwaway namespace in this JVM, which before its ready line runs what a serve gets most
+     * through its own request path (ServeWarmUp), then stopped as SIGTERM stops it. The JVM
+     * writes the cache, with the profiles of that warm-up, as it exits.
      */
     static int serve(PrintWriter out) {
         String host = "gatun-training-serve-" + ProcessHandle.current().pid();
         try {
             NamedNamespaces.create(host);
             CountDownLatch ready = new CountDownLatch(1);
-            // Its ready line: it answers, and a client's look at the start lock no longer meets its own.
+            // Its ready line comes after its warm-up.
             PrintWriter watched = new PrintWriter(new Writer() {
                 @Override
                 public void write(char[] chars, int from, int length) {
@@ -87,23 +84,9 @@ public final class Training {
             if (!ready.await(60, TimeUnit.SECONDS) || !serve.isAlive()) {
                 return code[0] == 0 ? 1 : code[0];
             }
-            int sent = sent(host, List.of("net", "create", "t1", "--subnet", SUBNET));
-            for (int i = 0; i < SERVE_PAIRS && sent == 0; i++) {
-                int width = i % 4 == 3 ? 32 : 1;
-                int first = 20_000 + i * 32 % 30_000;
-                List<String> ports = new ArrayList<>();
-                for (int p = first; p < first + width; p++) {
-                    ports.addAll(List.of("-p", p + ":" + p));
-                }
-                sent = sent(host, concat(List.of("publish", "t1", CONTAINER_IP, "--owner", "training"), ports));
-                sent = sent == 0 ? sent(host, concat(List.of("unpublish", "t1", CONTAINER_IP, "--owner", "training"), ports)) : sent;
-                if (sent == 0 && i % 25 == 0) {
-                    sent = sent(host, List.of("ls"));
-                }
-            }
             Signal.raise(new Signal("TERM"));
             serve.join(TimeUnit.SECONDS.toMillis(30));
-            return sent != 0 ? sent : code[0];
+            return code[0];
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return 1;
@@ -112,18 +95,6 @@ public final class Training {
                 NamedNamespaces.delete(host);
             }
         }
-    }
-
-    /** Sends {@code command} to the serve of {@code host}: its exit code (1 if no serve ran it). */
-    private static int sent(String host, List<String> command) {
-        return ServeClient.forward(concat(List.of("--netns", host), command).toArray(String[]::new),
-                OutputStream.nullOutputStream(), OutputStream.nullOutputStream()).orElse(1);
-    }
-
-    private static List<String> concat(List<String> a, List<String> b) {
-        List<String> out = new ArrayList<>(a);
-        out.addAll(b);
-        return out;
     }
 
     /**

@@ -56,6 +56,16 @@ public final class ServeClient {
     }
 
     /**
+     * Runs {@code args} in the serve on {@code socket}, printing nothing, without the start lock:
+     * for a serve's warm-up of its own request path (the lock is for commands that may run in
+     * this JVM instead, which these never do). Its exit code; empty when it did not answer.
+     */
+    public static OptionalInt runQuietly(Path socket, List<String> args) {
+        OutputStream none = OutputStream.nullOutputStream();
+        return post(socket, cliRequest(args), none, none, ServeClient::commandStopped);
+    }
+
+    /**
      * Runs a CNI plugin call ({@code env}'s CNI_* variables, {@code config} from stdin) in the
      * serve of this process's namespace, as the C client sends it; empty when no serve runs it.
      * A serve that stops answering mid-call is a CNI error document (code 11, try again) on stdout.

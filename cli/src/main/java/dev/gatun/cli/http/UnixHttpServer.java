@@ -85,7 +85,10 @@ public final class UnixHttpServer implements AutoCloseable {
         } catch (IOException e) {
             throw new EnvironmentException("cannot create " + socket.getParent() + ": " + e.getMessage());
         }
-        QueuedThreadPool threads = new QueuedThreadPool(64, 2);
+        // At least two threads beside the acceptor and the selector: a request then finds one
+        // waiting, also after a quiet minute (idle threads above the minimum end after 60 s),
+        // instead of starting a thread, and runs the branch a serve's warm-up compiled.
+        QueuedThreadPool threads = new QueuedThreadPool(64, 4);
         threads.setName(threadName);
         threads.setDaemon(true);
         threads.setStopTimeout(THREADS_STOP_MILLIS);

@@ -88,8 +88,26 @@ public final class GatunServe implements AutoCloseable {
         return launch(List.of(launcher.toString()), env, List.of(args), null);
     }
 
+    /**
+     * Starts {@code gatun --netns NS serve} with its warm-up (the fixture's other starts skip it:
+     * five seconds and more before every serve's ready line, for tests that measure nothing).
+     */
+    public static GatunServe startWarmingUp(String namespace) {
+        return launch(List.of(GatunCli.launcher().toString()), Map.of(), List.of("--netns", namespace, "serve"), null, true);
+    }
+
     private static GatunServe launch(List<String> command, Map<String, String> env, List<String> args, String plugin) {
+        return launch(command, env, args, plugin, false);
+    }
+
+    private static GatunServe launch(List<String> command, Map<String, String> env, List<String> args, String plugin,
+                                     boolean warmUp) {
         List<String> cmd = new ArrayList<>(command);
+        int serveAt = args.indexOf("serve");
+        if (!warmUp && serveAt >= 0) {
+            args = new ArrayList<>(args);
+            args.add(serveAt + 1, "--no-warm-up");
+        }
         cmd.addAll(args);
         Process p;
         try {

@@ -1,0 +1,151 @@
+package dev.gatun.cli;
+
+import dev.gatun.cli.api.LocalApi;
+import dev.gatun.cli.api.ServeClient;
+import dev.gatun.cli.events.EventLog;
+import dev.gatun.cli.http.UnixHttpServer;
+import dev.gatun.driver.GatunDriver;
+import dev.gatun.netns.NamedNamespaces;
+import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.rtnl.Rtnetlink;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
+import java.util.function.Consumer;
+
+/**
+ * A serve's run of its own request path before its ready line. The JIT compiles a method only
+ * after it ran some hundreds of times, and the ahead-of-time cache holds classes and profiles,
+ * not code: without this, a serve's first requests run interpreted while the compilers catch up
+ * (a publish took 1 to 12 ms for its first hundred requests, against 0.7 warm). So the serve
+ * makes a throwaway namespace, serves it from this JVM exactly as it serves its own (the
+ * self-healing driver, the local API on that namespace's socket), sends it what a serve gets
+ * most, as the C client sends it (publishes and unpublishes of one port and, every fourth, of a
+ * 32-port container, on new ports each time, and now and then a listing) for some seconds,
+ * waits for the compilers to finish what those queued, and removes the namespace with everything
+ * in it. The serve's own namespace, driver, events and metrics see none of it.
+ */
+final class ServeWarmUp {
+
+    /** What the warm-up did: pairs sent, how long it took, and whether the compilers had settled (not the time limit). */
+    record Outcome(int pairs, long millis, boolean settled) {}
+
+    /** A test network's prefix, inside the throwaway namespace only. */
+    static final String SUBNET = "10.213.0.0/24";
+    private static final String CONTAINER_IP = "10.213.0.2";
+
+    /** Pairs sent at least, however slow they are: the first tier compiles a method after 200 calls. */
+    static final int MIN_PAIRS = 300;
+
+    /** The compilers are settled when they used at most one clock tick over this long. */
+    private static final long QUIET_NANOS = TimeUnit.MILLISECONDS.toNanos(300);
+
+    /**
+     * How long the requests are sent. The second compiler takes a method after some thousands of
+     * calls, and its compilations go on for as long as requests come (measured, bench/README.md
+     * "A serve just started"): 5 s of them (some 1,500 pairs here) is where longer stopped helping.
+     */
+    static final long REQUESTS_MILLIS = 5_000;
+
+    /** The longest the ready line waits for it, the compilers' catching up included; the requests after it finish the compiling. */
+    static final long LIMIT_MILLIS = 8_000;
+
+    private ServeWarmUp() {}
+
+    /**
+     * Warms up the request path of a serve with the nftables driver, the driver of the throwaway
+     * namespace opened by {@code open} (telling the events log it is given), the requests logged
+     * to {@code requestLog} (or null) as the serve's are; the namespace is gone when this returns.
+     */
+    static Outcome run(BiFunction<NetworkNamespace, EventLog, GatunDriver> open, Consumer<String> requestLog) {
+        String name = "gatun-warm-up-" + ProcessHandle.current().pid();
+        long start = System.nanoTime();
+        NetworkNamespace ns = NamedNamespaces.create(name);
+        // With its loopback up, as a host's: an IPv4 and an IPv6 address, so the code compiled
+        // for the host-socket question has met both kinds (a kind first met later is a deoptimization).
+        try (Rtnetlink rt = Rtnetlink.open(ns)) {
+            rt.setUp("lo", true);
+        }
+        EventLog events = new EventLog();
+        try (GatunDriver driver = open.apply(ns, events);
+             UnixHttpServer api = LocalApi.start(new Served(ns, "nftables", driver), requestLog, events, null)) {
+            Path socket = api.socket();
+            send(socket, ns, List.of("net", "create", "w1", "--subnet", SUBNET));
+            int pairs = 0;
+            long requestsEnd = start + TimeUnit.MILLISECONDS.toNanos(REQUESTS_MILLIS);
+            while (pairs < MIN_PAIRS || System.nanoTime() < requestsEnd) {
+                pair(socket, ns, pairs++);
+            }
+            boolean settled = compilersSettled(start + TimeUnit.MILLISECONDS.toNanos(LIMIT_MILLIS));
+            return new Outcome(pairs, millisSince(start), settled);
+        } finally {
+            if (NamedNamespaces.exists(name)) {
+                NamedNamespaces.delete(name);
+            }
+        }
+    }
+
+    /**
+     * Waits, sending nothing more, until the compilers have used at most one clock tick over
+     * {@link #QUIET_NANOS} (what the requests queued for them is compiled) or until {@code deadline}; whether they did.
+     */
+    private static boolean compilersSettled(long deadline) {
+        long windowStart = System.nanoTime();
+        long windowTicks = ThreadTicks.compilers();
+        while (System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+            long now = System.nanoTime();
+            if (now - windowStart >= QUIET_NANOS) {
+                long ticks = ThreadTicks.compilers();
+                if (ticks >= 0 && ticks - windowTicks <= 1) {
+                    return true;
+                }
+                windowStart = now;
+                windowTicks = ticks;
+            }
+        }
+        return false;
+    }
+
+    /** The {@code i}th publish and unpublish, of one port or (every fourth) 32, on ports of its own; a listing every 25th. */
+    private static void pair(Path socket, NetworkNamespace ns, int i) {
+        int width = i % 4 == 3 ? 32 : 1;
+        int first = 20_000 + i * 32 % 30_000;
+        List<String> ports = new ArrayList<>();
+        for (int p = first; p < first + width; p++) {
+            ports.addAll(List.of("-p", p + ":" + p));
+        }
+        send(socket, ns, concat(List.of("publish", "w1", CONTAINER_IP, "--owner", "warm-up"), ports));
+        send(socket, ns, concat(List.of("unpublish", "w1", CONTAINER_IP, "--owner", "warm-up"), ports));
+        if (i % 25 == 24) {
+            send(socket, ns, List.of("ls"));
+        }
+    }
+
+    /** One command line for the throwaway namespace's serve; a failure ends the warm-up (the serve starts without the rest). */
+    private static void send(Path socket, NetworkNamespace ns, List<String> command) {
+        int code = ServeClient.runQuietly(socket, concat(List.of("--netns", ns.path().toString()), command)).orElse(-1);
+        if (code != 0) {
+            throw new IllegalStateException("the warm-up's " + command.getFirst() + " on " + socket + " ended with "
+                    + (code < 0 ? "no answer" : "exit code " + code));
+        }
+    }
+
+    private static long millisSince(long start) {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    }
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> out = new ArrayList<>(a);
+        out.addAll(b);
+        return out;
+    }
+}

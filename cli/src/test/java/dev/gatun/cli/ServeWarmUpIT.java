@@ -1,0 +1,88 @@
+package dev.gatun.cli;
+
+import dev.gatun.cli.api.ServeSockets;
+import dev.gatun.cli.docker.GatunCli;
+import dev.gatun.cli.docker.GatunServe;
+import dev.gatun.netns.NamedNamespaces;
+import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.testing.FreshNamespaces;
+import dev.gatun.testing.Oracle;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A serve's warm-up before its ready line (cli/README.md): it runs the request path on a
+ * namespace of its own and leaves nothing of it: no namespace, no socket, no event and no
+ * element in the namespace it serves; without it (--no-warm-up) it says nothing of one. What it
+ * buys is measured in bench ("A serve just started"), not here.
+ */
+@ExtendWith(FreshNamespaces.class)
+class ServeWarmUpIT {
+
+    private static final Pattern WARMED = Pattern.compile("warmed up: (\\d+) publish and unpublish pairs");
+
+    @Test
+    void theWarmUpRunsBeforeReadyAndLeavesNothing(NetworkNamespace host) throws IOException, InterruptedException {
+        GatunCli.ok("--netns", host.name(), "net", "create", "n1", "--subnet", "10.71.0.0/24");
+        String rulesetBefore = Oracle.in(host, "nft", "list", "ruleset");
+        Set<Path> socketsBefore = sockets();
+        try (GatunServe serve = GatunServe.startWarmingUp(host.name())) {
+            // Logged before the ready line; the fixture reads stderr on a thread of its own.
+            assertThat(serve.awaitStderr(0, "warmed up:", Duration.ofSeconds(5))).as("the warm-up's line, in: %s", serve.stderr()).isTrue();
+            Matcher m = WARMED.matcher(serve.stderr());
+            assertThat(m.find()).as("the warm-up's line before ready, in: %s", serve.stderr()).isTrue();
+            assertThat(Integer.parseInt(m.group(1))).as("pairs sent").isGreaterThanOrEqualTo(300);
+            assertThat(serve.stderr()).doesNotContain("warm-up failed");
+
+            assertThat(NamedNamespaces.list()).as("namespaces once ready").noneMatch(n -> n.startsWith("gatun-warm-up-"));
+            assertThat(sockets()).as("sockets in /run/gatun once ready: the serve's own is the one new")
+                    .containsExactlyInAnyOrderElementsOf(union(socketsBefore, ServeSockets.of(host)));
+            assertThat(Oracle.in(host, "nft", "list", "ruleset")).as("the served namespace's ruleset").isEqualTo(rulesetBefore);
+            GatunCli.Run events = GatunCli.ok("--netns", host.name(), "events", "--since", "1970-01-01T00:00:00Z", "--until", "now");
+            assertThat(events.out()).as("the serve's events: none of the warm-up's").isEmpty();
+
+            // Then it serves as any serve: a publish is its own event and its namespace's element.
+            GatunCli.ok("--netns", host.name(), "publish", "n1", "10.71.0.2", "-p", "8080:80", "--owner", "after-warm-up");
+            assertThat(GatunCli.ok("--netns", host.name(), "events", "--since", "1970-01-01T00:00:00Z", "--until", "now").out())
+                    .contains("after-warm-up").doesNotContain("10.213.").doesNotContain("w1");
+            assertThat(Oracle.in(host, "nft", "list", "ruleset")).contains("8080");
+        }
+        assertThat(NamedNamespaces.list()).noneMatch(n -> n.startsWith("gatun-warm-up-"));
+    }
+
+    @Test
+    void withNoWarmUpTheServeIsReadyWithoutOne(NetworkNamespace host) throws InterruptedException {
+        try (GatunServe serve = GatunServe.start(host.name(), null, "--log-requests")) {
+            GatunCli.ok("--netns", host.name(), "ls");
+            // The control: its log of that request has been read, so a line before it would have been too.
+            assertThat(serve.awaitStderr(0, "ran gatun", Duration.ofSeconds(5))).as(serve.stderr()).isTrue();
+            assertThat(serve.stderr()).as("the fixture's serves start with --no-warm-up").doesNotContain("warmed up");
+        }
+    }
+
+    private static Set<Path> sockets() throws IOException {
+        if (!Files.isDirectory(ServeSockets.DIR)) {
+            return Set.of();
+        }
+        try (Stream<Path> files = Files.list(ServeSockets.DIR)) {
+            return files.filter(p -> p.getFileName().toString().endsWith(".sock")).collect(Collectors.toSet());
+        }
+    }
+
+    private static List<Path> union(Set<Path> before, Path added) {
+        return Stream.concat(before.stream(), Stream.of(added)).distinct().toList();
+    }
+}
