@@ -33,6 +33,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.ObjIntConsumer;
 
@@ -163,7 +164,8 @@ final class ServeCommand extends Base {
              DockerFollower dockerd = dockerSocket == null ? null : DockerFollower.start(dockerSocket, driver, log)) {
             starting.close();
             if (!noWarmUp && driverName.equals("nftables")) {
-                warmUp(log, logRequests);
+                // A SIGTERM meanwhile ends it: the stop stays as quick as at any other time.
+                warmUp(log, logRequests, () -> stop.getCount() == 0);
             }
             if (dockerd != null && !dockerd.awaitFirstPass(DOCKERD_FIRST_PASS)) {
                 log.accept("dockerd on " + dockerSocket + " has not answered in " + DOCKERD_FIRST_PASS.toSeconds()
@@ -207,17 +209,19 @@ final class ServeCommand extends Base {
      * Runs the request path on a throwaway namespace before the ready line (see ServeWarmUp); a
      * failure is logged and the serve starts without it, as it would with --no-warm-up.
      */
-    private static void warmUp(Consumer<String> log, boolean logRequests) {
+    private static void warmUp(Consumer<String> log, boolean logRequests, BooleanSupplier stopping) {
         try {
             // Built as the serve's own driver is (listeners and request log included), so that
             // the code compiled for it is the code the serve's requests run.
             ServeWarmUp.Outcome done = ServeWarmUp.run((ns, events) -> servedDriver(ns, "nftables", line -> { }, events, null),
-                    logRequests ? line -> { } : null);
+                    logRequests ? line -> { } : null, stopping);
             // What the warm-up allocated is garbage now: one full collection before the ready
             // line gives the heap it grew back (the serial collector shrinks only then).
             System.gc();
+            String why = done.settled() ? "" : stopping.getAsBoolean() ? " (cut short: stopping)"
+                    : " (at its limit; the compilers were still busy)";
             log.accept("warmed up: " + done.pairs() + " publish and unpublish pairs on a throwaway namespace in "
-                    + done.millis() + " ms" + (done.settled() ? "" : " (at its limit; the compilers were still busy)"));
+                    + done.millis() + " ms" + why);
         } catch (RuntimeException e) {
             log.accept("warm-up failed, starting without it: " + Failure.sentence(e));
         }

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 /**
@@ -32,6 +33,9 @@ final class ServeWarmUp {
 
     /** What the warm-up did: pairs sent, how long it took, and whether the compilers had settled (not the time limit). */
     record Outcome(int pairs, long millis, boolean settled) {}
+
+    /** The warm-up's namespace: this prefix and the serve's process id. */
+    private static final String PREFIX = "gatun-warm-up-";
 
     /** A test network's prefix, inside the throwaway namespace only. */
     static final String SUBNET = "10.213.0.0/24";
@@ -58,10 +62,13 @@ final class ServeWarmUp {
     /**
      * Warms up the request path of a serve with the nftables driver, the driver of the throwaway
      * namespace opened by {@code open} (telling the events log it is given), the requests logged
-     * to {@code requestLog} (or null) as the serve's are; the namespace is gone when this returns.
+     * to {@code requestLog} (or null) as the serve's are; it ends early once {@code stopping} (a
+     * SIGTERM while it runs). The namespace is gone when this returns.
      */
-    static Outcome run(BiFunction<NetworkNamespace, EventLog, GatunDriver> open, Consumer<String> requestLog) {
-        String name = "gatun-warm-up-" + ProcessHandle.current().pid();
+    static Outcome run(BiFunction<NetworkNamespace, EventLog, GatunDriver> open, Consumer<String> requestLog,
+                       BooleanSupplier stopping) {
+        removeLeftOvers();
+        String name = PREFIX + ProcessHandle.current().pid();
         long start = System.nanoTime();
         NetworkNamespace ns = NamedNamespaces.create(name);
         // With its loopback up, as a host's: an IPv4 and an IPv6 address, so the code compiled
@@ -76,10 +83,11 @@ final class ServeWarmUp {
             send(socket, ns, List.of("net", "create", "w1", "--subnet", SUBNET));
             int pairs = 0;
             long requestsEnd = start + TimeUnit.MILLISECONDS.toNanos(REQUESTS_MILLIS);
-            while (pairs < MIN_PAIRS || System.nanoTime() < requestsEnd) {
+            while ((pairs < MIN_PAIRS || System.nanoTime() < requestsEnd) && !stopping.getAsBoolean()) {
                 pair(socket, ns, pairs++);
             }
-            boolean settled = compilersSettled(start + TimeUnit.MILLISECONDS.toNanos(LIMIT_MILLIS));
+            boolean settled = !stopping.getAsBoolean()
+                    && compilersSettled(start + TimeUnit.MILLISECONDS.toNanos(LIMIT_MILLIS), stopping);
             return new Outcome(pairs, millisSince(start), settled);
         } finally {
             if (NamedNamespaces.exists(name)) {
@@ -92,10 +100,10 @@ final class ServeWarmUp {
      * Waits, sending nothing more, until the compilers have used at most one clock tick over
      * {@link #QUIET_NANOS} (what the requests queued for them is compiled) or until {@code deadline}; whether they did.
      */
-    private static boolean compilersSettled(long deadline) {
+    private static boolean compilersSettled(long deadline, BooleanSupplier stopping) {
         long windowStart = System.nanoTime();
         long windowTicks = ThreadTicks.compilers();
-        while (System.nanoTime() < deadline) {
+        while (System.nanoTime() < deadline && !stopping.getAsBoolean()) {
             try {
                 Thread.sleep(50);
             } catch (InterruptedException e) {
@@ -113,6 +121,26 @@ final class ServeWarmUp {
             }
         }
         return false;
+    }
+
+    /**
+     * Removes the namespaces of warm-ups whose serve is gone: one killed during its warm-up (a
+     * SIGKILL runs no clean-up) left its namespace, named after its process id, behind.
+     */
+    private static void removeLeftOvers() {
+        for (String n : NamedNamespaces.list()) {
+            if (!n.startsWith(PREFIX)) {
+                continue;
+            }
+            try {
+                long pid = Long.parseLong(n.substring(PREFIX.length()));
+                if (ProcessHandle.of(pid).isEmpty()) {
+                    NamedNamespaces.delete(n);
+                }
+            } catch (NumberFormatException e) {
+                // not a warm-up's name after all
+            }
+        }
     }
 
     /** The {@code i}th publish and unpublish, of one port or (every fourth) 32, on ports of its own; a listing every 25th. */

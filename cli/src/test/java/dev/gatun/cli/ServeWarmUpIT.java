@@ -5,6 +5,7 @@ import dev.gatun.cli.docker.GatunCli;
 import dev.gatun.cli.docker.GatunServe;
 import dev.gatun.netns.NamedNamespaces;
 import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.testing.Bounded;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
 import org.junit.jupiter.api.Test;
@@ -16,6 +17,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -70,6 +72,51 @@ class ServeWarmUpIT {
             // The control: its log of that request has been read, so a line before it would have been too.
             assertThat(serve.awaitStderr(0, "ran gatun", Duration.ofSeconds(5))).as(serve.stderr()).isTrue();
             assertThat(serve.stderr()).as("the fixture's serves start with --no-warm-up").doesNotContain("warmed up");
+        }
+    }
+
+    /** SIGTERM during the warm-up stops the serve as quickly as at any other time, and the warm-up's namespace goes. */
+    @Test
+    void aStopDuringTheWarmUpEndsItAtOnce(NetworkNamespace host) throws Exception {
+        Process serve = new ProcessBuilder(GatunCli.ROOT.resolve("gatun").toString(), "--netns", host.name(), "serve")
+                .directory(GatunCli.ROOT.toFile()).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        try {
+            // The launcher execs the JVM, which names its warm-up's namespace after its pid.
+            String warmUp = "gatun-warm-up-" + serve.pid();
+            Bounded.until(Duration.ofSeconds(120), warmUp + " while the serve starts", () -> NamedNamespaces.exists(warmUp));
+            long t0 = System.nanoTime();
+            serve.destroy(); // SIGTERM
+            // The warm-up alone has seconds left to run here; a stop takes under two (cli/README.md).
+            assertThat(serve.waitFor(5, TimeUnit.SECONDS)).as("the serve stopped within 5 s of SIGTERM").isTrue();
+            assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
+            assertThat(NamedNamespaces.exists(warmUp)).as("the warm-up's namespace after the stop").isFalse();
+        } finally {
+            serve.destroyForcibly();
+            serve.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /** A serve killed during its warm-up leaves its namespace; the next serve's warm-up removes it. */
+    @Test
+    void aWarmUpRemovesTheNamespaceOfOneKilledDuringItsOwn(NetworkNamespace host) throws Exception {
+        Process serve = new ProcessBuilder(GatunCli.ROOT.resolve("gatun").toString(), "--netns", host.name(), "serve")
+                .directory(GatunCli.ROOT.toFile()).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        String left = "gatun-warm-up-" + serve.pid();
+        try {
+            Bounded.until(Duration.ofSeconds(120), left + " while the serve starts", () -> NamedNamespaces.exists(left));
+            serve.destroyForcibly(); // SIGKILL: no clean-up runs
+            assertThat(serve.waitFor(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(NamedNamespaces.exists(left)).as("the control: %s left by the kill", left).isTrue();
+            try (GatunServe next = GatunServe.startWarmingUp(host.name())) {
+                assertThat(NamedNamespaces.exists(left)).as("%s once the next serve is ready", left).isFalse();
+            }
+        } finally {
+            serve.destroyForcibly();
+            if (NamedNamespaces.exists(left)) {
+                NamedNamespaces.delete(left);
+            }
         }
     }
 
