@@ -71,11 +71,23 @@ final class ServeWarmUp {
         String name = PREFIX + ProcessHandle.current().pid();
         long start = System.nanoTime();
         NetworkNamespace ns = NamedNamespaces.create(name);
-        // With its loopback up, as a host's: an IPv4 and an IPv6 address, so the code compiled
-        // for the host-socket question has met both kinds (a kind first met later is a deoptimization).
-        try (Rtnetlink rt = Rtnetlink.open(ns)) {
-            rt.setUp("lo", true);
+        try {
+            // With its loopback up, as a host's: an IPv4 and an IPv6 address, so the code compiled
+            // for the host-socket question has met both kinds (a kind first met later is a deoptimization).
+            try (Rtnetlink rt = Rtnetlink.open(ns)) {
+                rt.setUp("lo", true);
+            }
+            return warmUp(ns, open, requestLog, stopping, start);
+        } finally {
+            if (NamedNamespaces.exists(name)) {
+                NamedNamespaces.delete(name);
+            }
         }
+    }
+
+    /** The requests to the serve of {@code ns}, then the wait for the compilers. */
+    private static Outcome warmUp(NetworkNamespace ns, BiFunction<NetworkNamespace, EventLog, GatunDriver> open,
+                                  Consumer<String> requestLog, BooleanSupplier stopping, long start) {
         EventLog events = new EventLog();
         try (GatunDriver driver = open.apply(ns, events);
              UnixHttpServer api = LocalApi.start(new Served(ns, "nftables", driver), requestLog, events, null)) {
@@ -89,10 +101,6 @@ final class ServeWarmUp {
             boolean settled = !stopping.getAsBoolean()
                     && compilersSettled(start + TimeUnit.MILLISECONDS.toNanos(LIMIT_MILLIS), stopping);
             return new Outcome(pairs, millisSince(start), settled);
-        } finally {
-            if (NamedNamespaces.exists(name)) {
-                NamedNamespaces.delete(name);
-            }
         }
     }
 
