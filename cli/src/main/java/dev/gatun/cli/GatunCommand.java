@@ -86,7 +86,7 @@ public final class GatunCommand {
 
     public enum DriverChoice { auto, nftables, iptables, iptables_legacy, iptables_nft }
 
-    @Option(names = "--netns", paramLabel = "NAME|PATH",
+    @Option(names = "--netns", paramLabel = "NAME|PATH", parameterConsumer = OptionValue.class,
             description = "The network namespace that plays the host (default: the current one).")
     String netns;
 

@@ -37,10 +37,12 @@ final class PublishCommand extends Base {
     @Parameters(index = "1", paramLabel = "CONTAINER_IP")
     String containerIp;
 
-    @Option(names = "-p", required = true, paramLabel = "SPEC", description = "A port to publish; repeat for more.")
+    @Option(names = "-p", required = true, paramLabel = "SPEC",
+            parameterConsumer = OptionValue.class, description = "A port to publish; repeat for more.")
     List<String> specs;
 
-    @Option(names = "--owner", paramLabel = "ID", description = "Owner of the mappings (default: CONTAINER_IP).")
+    @Option(names = "--owner", paramLabel = "ID",
+            parameterConsumer = OptionValue.class, description = "Owner of the mappings (default: CONTAINER_IP).")
     String owner;
 
     @Option(names = "--skip-host-port-check", description = {"Publish without asking whether a socket of the host",

@@ -26,10 +26,12 @@ final class UnpublishCommand extends Base {
     @Parameters(index = "1", paramLabel = "CONTAINER_IP")
     String containerIp;
 
-    @Option(names = "-p", paramLabel = "SPEC", description = "A port to remove; without -p, all of the owner's.")
+    @Option(names = "-p", paramLabel = "SPEC",
+            parameterConsumer = OptionValue.class, description = "A port to remove; without -p, all of the owner's.")
     List<String> specs = List.of();
 
-    @Option(names = "--owner", paramLabel = "ID", description = "Owner of the mappings (default: CONTAINER_IP).")
+    @Option(names = "--owner", paramLabel = "ID",
+            parameterConsumer = OptionValue.class, description = "Owner of the mappings (default: CONTAINER_IP).")
     String owner;
 
     @Option(names = "--drain", description = "Return once the established connections through them have ended.")
