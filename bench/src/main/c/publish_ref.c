@@ -23,7 +23,9 @@
  * with the microseconds it took on a line of its own: a warm process, like gatun's
  * in-process driver. A line "bulk FIRST N" instead sends N new mappings in one batch (see bulk)
  * and answers with the microseconds of the whole batch; "commit FIRST [N]" makes N publishes of
- * their commit alone (see commit_only), the limit of a publish planned from memory.
+ * their commit alone (see commit_only), the limit of a publish planned from memory; "heard FIRST
+ * [N]" the same while a thread of this program listens to the namespace's nftables notifications
+ * and decodes them (see listen_thread), as a driver that follows the ruleset does.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -37,6 +39,7 @@
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -295,6 +298,48 @@ static void commit_only(struct mnl_socket *nl, uint16_t hport, uint32_t caddr, u
     gen = gen + 1 == 0 ? 1 : gen + 1;
 }
 
+/* Decodes one notification as a follower must: set elements into libnftnl's objects, the rest by header. */
+static int heard_cb(const struct nlmsghdr *nlh, void *data) {
+    (void) data;
+    int type = NFNL_MSG_TYPE(nlh->nlmsg_type);
+    if (type == NFT_MSG_NEWSETELEM || type == NFT_MSG_DELSETELEM) {
+        struct nftnl_set *s = nftnl_set_alloc();
+        if (s == NULL || nftnl_set_elems_nlmsg_parse(nlh, s) < 0) die("decode a notification");
+        nftnl_set_free(s);
+    }
+    return MNL_CB_OK;
+}
+
+/*
+ * Listens to the namespace's nftables notifications (NFNLGRP_NFTABLES) and decodes each, until the
+ * process ends. With a listener the kernel builds and sends a notification of every change in
+ * the commit itself: a driver that follows the ruleset pays that in each of its commits.
+ */
+static void *listen_thread(void *arg) {
+    struct mnl_socket *l = arg;
+    static char buf[1 << 16];
+    for (;;) {
+        ssize_t n = mnl_socket_recvfrom(l, buf, sizeof(buf));
+        if (n < 0) {
+            if (errno == ENOBUFS) continue;
+            die("listen");
+        }
+        if (mnl_cb_run(buf, (size_t) n, 0, 0, heard_cb, NULL) < 0) die("decode notifications");
+    }
+    return NULL;
+}
+
+/* Starts the listener once; it is in place before this returns (bound before the thread starts). */
+static void start_listening(void) {
+    static int started;
+    if (started) return;
+    struct mnl_socket *l = mnl_socket_open(NETLINK_NETFILTER);
+    if (!l || mnl_socket_bind(l, 1 << (NFNLGRP_NFTABLES - 1), MNL_SOCKET_AUTOPID) < 0) die("listener socket");
+    pthread_t t;
+    if (pthread_create(&t, NULL, listen_thread, l) != 0) die("listener thread");
+    started = 1;
+}
+
 /*
  * The floor of a bulk publish or a repair: N new elements in ports4 in one batch, without the
  * lookups before it. Element i maps tcp (even i) or udp (odd i) host port FIRST + i/2 to the
@@ -405,11 +450,13 @@ int main(int argc, char **argv) {
                 fflush(stdout);
                 continue;
             }
-            if (strncmp(line, "commit ", 7) == 0) {
-                if (sscanf(line + 7, "%d %d", &first, &n) < 1 || n < 1) {
+            int heard = strncmp(line, "heard ", 6) == 0;
+            if (strncmp(line, "commit ", 7) == 0 || heard) {
+                if (sscanf(line + (heard ? 6 : 7), "%d %d", &first, &n) < 1 || n < 1) {
                     fprintf(stderr, "bad commit line: %s", line);
                     return 2;
                 }
+                if (heard) start_listening();
                 for (int p = first; p < first + n; p++) {
                     long long t0 = now_us();
                     commit_only(nl, p, caddr, p, argv[4]);

@@ -145,13 +145,14 @@ public final class Harness implements Callable<Integer> {
             compare("publish-back-to-back", 0, quick ? 3 : 15, BLOCK, List.of(1),
                     List.of(Subjects.InProcess::gatun, () -> new Subjects.CReference(cRef), Subjects.InProcess::javaFloor,
                             () -> new Subjects.DockerIptables("iptables-nft", timer), Subjects.InProcess::gatunFollowed,
-                            () -> Subjects.CReference.commitOnly(cRef)));
+                            () -> Subjects.CReference.commitOnly(cRef), () -> Subjects.CReference.commitHeard(cRef)));
             int top = existing.getLast();
             progress("one publish after another, in blocks, with " + top + " mappings present");
             // Without iptables here: with 100,000 rules a Docker-style publish takes tens of seconds.
             compare("publish-back-to-back", top, quick ? 3 : 15, BLOCK, List.of(1),
                     List.of(Subjects.InProcess::gatun, () -> new Subjects.CReference(cRef), Subjects.InProcess::javaFloor,
-                            Subjects.InProcess::gatunFollowed, () -> Subjects.CReference.commitOnly(cRef)));
+                            Subjects.InProcess::gatunFollowed, () -> Subjects.CReference.commitOnly(cRef),
+                            () -> Subjects.CReference.commitHeard(cRef)));
             progress("publishing " + contention + " mappings while another process holds the xtables lock");
             contention(root, cRef, contention);
             progress("publishing a 32-port container");
@@ -431,6 +432,11 @@ public final class Harness implements Callable<Integer> {
         r.put("followed_over_commit_limit_back_to_back", ratio(find("publish-back-to-back", "gatun-followed", 0),
                 find("publish-back-to-back", "c-commit", 0)));
         r.put("gatun_over_commit_limit_back_to_back", ratio(find("publish-back-to-back", "gatun", 0),
+                find("publish-back-to-back", "c-commit", 0)));
+        // A follower is a listener, and the kernel makes every commit notify it: the same commit heard, in C.
+        r.put("followed_over_heard_commit_back_to_back", ratio(find("publish-back-to-back", "gatun-followed", 0),
+                find("publish-back-to-back", "c-commit-heard", 0)));
+        r.put("heard_commit_over_commit_limit_back_to_back", ratio(find("publish-back-to-back", "c-commit-heard", 0),
                 find("publish-back-to-back", "c-commit", 0)));
         r.put("iptables_nft_over_gatun", ratio(find("publish", "iptables-nft", 0), find("publish", "gatun", 0)));
         r.put("iptables_nft_over_gatun_back_to_back", ratio(find("publish-back-to-back", "iptables-nft", 0),

@@ -13,6 +13,9 @@ final class Method {
         m.put("gatun, java-floor", "in a JVM of their own per case, warm (publishing until the JIT is idle), driven over a"
                 + " pipe; each publish timed inside that JVM");
         m.put("c", "the C floor, one process per case, driven over a pipe; each publish timed inside it");
+        m.put("c-commit, c-commit-heard", "the C floor's commit of a publish alone (one batch guarded by the generation"
+                + " it made last), timed as c; c-commit-heard while a thread of the same program listens to the"
+                + " namespace's nftables notifications and decodes them, as gatun-followed's notification reader does");
         m.put("nft, iptables-nft, iptables-legacy, docker-nft-shape, gatun-cli, gatun-served, gatun-client", "as their users run them, from a process"
                 + " already inside the namespace: run_timed (bench/src/main/c), started once per tool and case in the"
                 + " tool's namespace, looks each tool up on PATH before its clock starts, then spawns it directly"

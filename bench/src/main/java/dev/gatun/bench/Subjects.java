@@ -407,6 +407,15 @@ final class Subjects {
             return new CReference("c-commit", binary, "commit ");
         }
 
+        /**
+         * The limit of a driver that follows the ruleset: the same commit while a thread of the
+         * program listens to the namespace's nftables notifications and decodes them. With a
+         * listener the kernel builds and sends a notification of each change inside the commit.
+         */
+        static CReference commitHeard(Path binary) {
+            return new CReference("c-commit-heard", binary, "heard ");
+        }
+
         private CReference(String tool, Path binary, String verb) {
             super(tool, ns -> List.of("ip", "netns", "exec", ns, binary.toString(), "1", CONTAINER, "1", "bench", "0"));
             this.verb = verb;
