@@ -31,7 +31,7 @@ public final class OptionValue implements IParameterConsumer {
     public void consumeParameters(Stack<String> args, ArgSpec argSpec, CommandSpec commandSpec) {
         OptionSpec option = (OptionSpec) argSpec;
         if (option.auxiliaryTypes().length != 1 || option.auxiliaryTypes()[0] != String.class
-                || !option.arity().toString().equals("1")) {
+                || option.arity().min() != 1 || option.arity().max() != 1) {
             throw new IllegalStateException("OptionValue takes single String values; option " + option.longestName()
                     + " has type " + option.type().getSimpleName() + " and arity " + option.arity());
         }

@@ -1,12 +1,15 @@
 package dev.gatun.cli;
 
 import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Combinators;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Model.ArgSpec;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
@@ -17,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * {@link OptionValue} parses as picocli does: every command line, valid or not, gives the same
@@ -37,7 +41,7 @@ class OptionValueTest {
         Arbitrary<List<String>> rest = Arbitraries.of(TOKENS).list().ofMaxSize(9);
         Arbitrary<List<String>> global = Arbitraries.of(List.<String>of(), List.of("--netns", "h1"), List.of("--netns"),
                 List.of("--netns=h2"), List.of("--netns", "--json"), List.of("--netns", "h1", "--netns", "h2"));
-        return net.jqwik.api.Combinators.combine(global, Arbitraries.of("publish", "unpublish"), rest)
+        return Combinators.combine(global, Arbitraries.of("publish", "unpublish"), rest)
                 .as((g, command, r) -> {
                     List<String> line = new ArrayList<>(g);
                     line.add(command);
@@ -79,6 +83,19 @@ class OptionValueTest {
         assertThat(outcome(GatunCommand.commandLine(new String[] {"publish"}),
                 new String[] {"publish", "n1", "x", "-p", "1", "--owner", "a", "--owner", "b"}))
                 .containsEntry("refused", "OverwrittenOptionException: option '--owner' (ID) should be specified only once");
+    }
+
+    @Command(name = "misused")
+    static final class Misused {
+        @Option(names = "--count", parameterConsumer = OptionValue.class)
+        int count;
+    }
+
+    @Example
+    void anOptionThatIsNotOneStringIsRefusedNamingIt() {
+        // Its values would need picocli's conversion, which the consumer does not make.
+        assertThatThrownBy(() -> new CommandLine(new Misused()).parseArgs("--count", "3"))
+                .hasMessageContaining("option --count has type int");
     }
 
     /** What parsing {@code args} with {@code cli} left: each option's and parameter's value, or the refusal. */
