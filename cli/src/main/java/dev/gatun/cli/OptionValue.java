@@ -18,8 +18,8 @@ import java.util.Stack;
  * <p>Why: before it takes a detached option value, picocli asks whether the value resembles an
  * option, by parsing it as a Long and then as a Double; for a value such as "8080:80" that is two
  * exceptions, each filling in its stack trace. In a serve the parse runs some 60 frames deep
- * under Jetty, and those exceptions were about 60 us of a one-port publish and 400 us of a
- * 32-port one (bench/README.md). The answer matters only to a parser that refuses unknown
+ * under Jetty: parsing a publish command line took 83 us with one port and 453 with 32, and 59
+ * with either once its option values came here (bench/README.md, the run at a648882). The answer matters only to a parser that refuses unknown
  * options as option values, which gatun's is not; what does matter (a value missing, or another
  * option, a subcommand or "--" in its place; a single option given twice) is checked here, as
  * picocli's interpreter checks it. {@code OptionValueTest} holds every use against picocli's own
