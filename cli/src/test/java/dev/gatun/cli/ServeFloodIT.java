@@ -28,6 +28,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @ExtendWith(FreshNamespaces.class)
 class ServeFloodIT {
 
+    private static final String OVERRAN = "the event socket overran, ENOBUFS";
+
     private static String gatunMap(NetworkNamespace ns) {
         return Oracle.in(ns, "nft", "list", "map", "inet", "gatun", "ports4");
     }
@@ -69,12 +71,16 @@ class ServeFloodIT {
                         () -> Oracle.tryIn(host, "ip", "link", "show", "dev", "fa0").exitCode() == 0);
                 // Deleted at the end of a burst of 50,000 rules in one transaction, which overruns the
                 // serve's event socket: the deletion's own notification is likely among those lost.
-                nft(host, Floods.foreignRules(50_000) + "delete element inet gatun ports4 { tcp . 8080 }\n");
-                assertThat(links.isDone()).as("the link flood still runs after the deletion").isFalse();
-                // The overrun's read may run before the transaction's end; the read once the
-                // notifications are quiet finds the deletion, sooner than the 5 s backstop would.
-                Bounded.until(Duration.ofSeconds(2), "gatun's element back after the transaction that overran",
-                        () -> gatunMap(host).contains("tcp . 8080"));
+                // Whether the serve's reader falls behind is up to the scheduler (one run in three here
+                // kept up): a burst that did not overrun is followed by another, three at most.
+                for (int burst = 1; burst <= 3 && !serve.stderr().contains(OVERRAN); burst++) {
+                    nft(host, Floods.foreignRules(50_000) + "delete element inet gatun ports4 { tcp . 8080 }\n");
+                    assertThat(links.isDone()).as("the link flood still runs after the deletion").isFalse();
+                    // The overrun's read may run before the transaction's end; the read once the
+                    // notifications are quiet finds the deletion, sooner than the 5 s backstop would.
+                    Bounded.until(Duration.ofSeconds(2), "gatun's element back after burst " + burst,
+                            () -> gatunMap(host).contains("tcp . 8080"));
+                }
                 during = GatunCli.run("--netns", ns, "publish", "n1", "10.88.0.3", "-p", "8081:81", "--owner", "web-2");
             } finally {
                 deletionChecked.set(true);
@@ -89,7 +95,7 @@ class ServeFloodIT {
             }
             assertThat(back).as("gatun's element a second after the floods; serve's log:\n%s", serve.stderr()).isTrue();
             // What the test is for: the floods overran the serve's event socket, and it read everything again.
-            assertThat(serve.stderr()).as("the serve's log").contains("the event socket overran, ENOBUFS");
+            assertThat(serve.stderr()).as("the serve's log").contains(OVERRAN);
             assertThat(during.code()).as("a publish during the floods: %s", during.err()).isZero();
             assertThat(gatunMap(host)).contains("tcp . 8081");
             GatunCli.ok("--netns", ns, "publish", "n1", "10.88.0.4", "-p", "8082:82", "--owner", "web-3");

@@ -130,7 +130,8 @@ class SelfHealingOverrunTest {
         try (SelfHealingDriver d = SelfHealingDriver.start(Gatun.open(host, "nftables"), line -> {}, 4096)) {
             d.publish("n1", C1, ports("8080:80"), "alice");
             boolean overran = false;
-            for (int attempt = 1; attempt <= 5 && !overran; attempt++) {
+            // Ten: under load the reader may keep up with several in a row (five were not enough once in CI).
+            for (int attempt = 1; attempt <= 10 && !overran; attempt++) {
                 long before = d.overruns();
                 int port = 9000 + attempt;
                 nftFile(host, Floods.foreignTable(20_000) + "flush set ip other s\n"
@@ -144,7 +145,7 @@ class SelfHealingOverrunTest {
                         .as("attempt %d, overran: %s", attempt, overran)
                         .isInstanceOf(ConflictException.class).hasMessageContaining("owner bob");
             }
-            assertThat(overran).as("the kernel overran the 4 KiB queue in one of five transactions").isTrue();
+            assertThat(overran).as("the kernel overran the 4 KiB queue in one of ten transactions").isTrue();
         }
     }
 
