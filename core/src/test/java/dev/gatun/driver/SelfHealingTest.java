@@ -3,6 +3,7 @@ package dev.gatun.driver;
 import dev.gatun.Gatun;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.rtnl.Prefix;
+import dev.gatun.testing.Bounded;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
 import dev.gatun.testing.Specs;
@@ -10,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.net.InetAddress;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -90,6 +92,8 @@ class SelfHealingTest {
 
             Oracle.in(host, "nft", "flush", "map", "inet", "gatun", "ports4");
             assertThat(awaitRuleset(host, before)).as("after flushing the ports4 map").isEqualTo(before);
+            // The log line follows the commit that put the map back.
+            Bounded.eventually(Duration.ofSeconds(2), () -> log.stream().anyMatch(l -> l.contains("alice")));
             assertThat(log).anyMatch(l -> l.contains("8080/tcp") && l.contains("alice"));
         }
     }

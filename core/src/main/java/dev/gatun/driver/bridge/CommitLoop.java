@@ -64,7 +64,9 @@ final class CommitLoop {
     List<PortPlanner.Answer> commit(List<PortRequest> batch, PortListener listener) {
         List<InetAddress> addressesFirst = anyWildcard(batch) ? hostAddresses.get() : List.of();
         // Asked once: a retry after a stale read is about gatun's maps, not the host's sockets.
-        List<BoundSocket> held = heldSockets.of(batch, addressesFirst);
+        // Asked only if a plan needs it: a key gatun holds already (a replace, a publish again)
+        // is gatun's, and no socket changes that.
+        Supplier<List<BoundSocket>> held = new AskedOnce(() -> heldSockets.of(batch, addressesFirst));
         // The answers and UDP flushes of an attempt whose commit lost its reply: it may have been applied.
         List<PortPlanner.Answer> lost = null;
         List<PortMapping> lostFlushes = List.of();
@@ -216,5 +218,23 @@ final class CommitLoop {
     private static void backOff(int attempt) {
         long micros = ThreadLocalRandom.current().nextLong(10, 50L * Math.min(attempt, 20) + 20);
         LockSupport.parkNanos(micros * 1000);
+    }
+
+    /** The host's sockets, asked at the first need and kept for the rest of the batch's attempts. */
+    private static final class AskedOnce implements Supplier<List<BoundSocket>> {
+        private final Supplier<List<BoundSocket>> ask;
+        private List<BoundSocket> held;
+
+        AskedOnce(Supplier<List<BoundSocket>> ask) {
+            this.ask = ask;
+        }
+
+        @Override
+        public List<BoundSocket> get() {
+            if (held == null) {
+                held = ask.get();
+            }
+            return held;
+        }
     }
 }

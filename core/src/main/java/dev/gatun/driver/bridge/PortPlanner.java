@@ -18,13 +18,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * What a batch of requests changes, judged against one reading of the mapping store: a host
  * port held by another owner, on the same key or overlapping it (every address against one
  * address), or by a socket of the host, refuses its request; a request's changes count for the
- * requests after it in the batch. Pure: it asks nothing but the view, and a refused request
- * changes nothing. After a stale read the caller plans again on a fresh view.
+ * requests after it in the batch. It asks nothing but the view and, only for a key that is not
+ * gatun's yet, the host's sockets; a refused request changes nothing. After a stale read the caller plans again on a fresh view.
  */
 final class PortPlanner {
 
@@ -92,7 +93,8 @@ final class PortPlanner {
     private final MappingStore.View view;
     /** Walked by index: an iterator for each mapping would be 100,000 more objects in a bulk publish. */
     private final List<InetAddress> localAddresses;
-    private final List<BoundSocket> held;
+    /** Asked only when a checking publish wants a key gatun does not hold. */
+    private final Supplier<List<BoundSocket>> held;
     private final String hostName;
     /**
      * What the view was asked ahead, in one round trip, in the order {@link #prefetch} asked:
@@ -106,7 +108,7 @@ final class PortPlanner {
     /** Keys planned by earlier requests of the batch: the mapping they leave there (null: none). */
     private final Map<HostKey, PortMapping> claimed;
 
-    private PortPlanner(MappingStore.View view, List<InetAddress> localAddresses, List<BoundSocket> held,
+    private PortPlanner(MappingStore.View view, List<InetAddress> localAddresses, Supplier<List<BoundSocket>> held,
                         String hostName, int requests) {
         this.starts = new int[requests];
         this.view = view;
@@ -125,6 +127,12 @@ final class PortPlanner {
      */
     static BatchPlan plan(MappingStore.View view, List<PortRequest> batch, List<InetAddress> localAddresses,
                           List<BoundSocket> held, String hostName) {
+        return plan(view, batch, localAddresses, () -> held, hostName);
+    }
+
+    /** Plans as above, asking {@code held} at most when a checking publish wants a key gatun does not hold. */
+    static BatchPlan plan(MappingStore.View view, List<PortRequest> batch, List<InetAddress> localAddresses,
+                          Supplier<List<BoundSocket>> held, String hostName) {
         PortPlanner planner = new PortPlanner(view, localAddresses, held, hostName, batch.size());
         List<List<PortMapping>> wanted = new ArrayList<>(batch.size());
         for (PortRequest r : batch) {
@@ -288,7 +296,7 @@ final class PortPlanner {
      * named later), unless the socket is one of the engine's own reservations.
      */
     private void checkHostSockets(PortMapping m, Set<Long> engineSockets) {
-        for (BoundSocket s : held) {
+        for (BoundSocket s : held.get()) {
             if (s.protocol() == m.protocol().number() && s.port() == m.hostPort() && !engineSockets.contains(s.inode())
                     && s.holds(m.containerIp() instanceof Inet4Address, m.hostIp())) {
                 throw new HostPortInUseException(m.describeHost(), hostName, s);

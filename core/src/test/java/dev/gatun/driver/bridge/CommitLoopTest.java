@@ -7,11 +7,13 @@ import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.Protocol;
 import dev.gatun.netlink.GenerationConflictException;
 import dev.gatun.netlink.ReplyTimeoutException;
+import dev.gatun.sockdiag.BoundSocket;
 import org.junit.jupiter.api.Test;
 
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 import static dev.gatun.driver.bridge.PortPlannerTest.mapping;
 import static dev.gatun.driver.bridge.PortPlannerTest.publish;
@@ -181,5 +183,49 @@ class CommitLoopTest {
         assertThat(answers.get(1).refused()).isInstanceOf(ConflictException.class);
         assertThat(heard).containsExactly("+n1 5353 app");
         assertThat(flushed).containsExactly(udp);
+    }
+
+    /**
+     * The host's sockets are asked only for a key gatun does not hold: a replace of another
+     * owner's key and a publish again by its own owner ask nothing; a new key asks once per
+     * batch, also when a stale read makes the batch planned again.
+     */
+    @Test
+    void theHostsSocketsAreAskedOnlyForAKeyGatunDoesNotHold() {
+        int[] asked = {0};
+        CommitLoop counting = new CommitLoop(store, List::of, (batch, local) -> {
+            asked[0]++;
+            return List.of();
+        }, flushed::addAll, "host1");
+        store.put(mapping(null, 8080, A, 80, "old"));
+
+        PortRequest replace = new PortRequest.Publish("n1", List.of(wanted(null, 8080, INTRUDER, 80)), "new", true,
+                Set.of(), PortRequest.Replace.DELETING_UDP_FLOWS);
+        assertThat(counting.commit(List.of(replace), null).getFirst().replaced()).extracting(PortMapping::owner)
+                .containsExactly("old");
+        assertThat(counting.commit(List.of(publish("new", wanted(null, 8080, A, 80))), null).getFirst().refused())
+                .isNull();
+        assertThat(asked[0]).as("a replace and a publish again of a held key").isZero();
+
+        store.staleNextRead(s -> s.put(mapping(null, 9090, A, 80, "intruder")));
+        assertThat(counting.commit(List.of(publish("new", wanted(null, 7070, A, 80), wanted(null, 7071, A, 80))),
+                null).getFirst().refused()).isNull();
+        assertThat(store.reads).as("the stale read and the fresh one").isEqualTo(4);
+        assertThat(asked[0]).as("two new keys, planned twice").isEqualTo(1);
+    }
+
+    /** A socket on a new key still refuses it, found by the question asked at its need. */
+    @Test
+    void aSocketOnANewKeyStillRefusesIt() {
+        BoundSocket listening = new BoundSocket(false, 6,
+                InetAddress.ofLiteral("0.0.0.0"), 7070, false, 0, 4242L);
+        CommitLoop withAService = new CommitLoop(store, List::of, (batch, local) -> List.of(listening),
+                flushed::addAll, "host1");
+
+        RuntimeException refused = withAService.commit(List.of(publish("new", wanted(null, 7070, A, 80))), null)
+                .getFirst().refused();
+
+        assertThat(refused).isInstanceOf(ConflictException.class).hasMessageContaining("7070");
+        assertThat(store.mappings()).isEmpty();
     }
 }
