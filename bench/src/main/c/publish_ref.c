@@ -5,13 +5,13 @@
  *   1. a non-blocking read of a socket subscribed to rtnetlink's link and address groups; only
  *      when it shows a change (or at the first publish), an RTM_GETADDR dump (the host's
  *      addresses, for the address-bound overlap check and the next step), as gatun's cache does
- *   1b. in one datagram, a SOCK_DIAG_BY_FAMILY lookup (exact, not a dump) of the TCP socket that
- *      would take a connection to the host port on 0.0.0.0 and on each local IPv4 address: is
- *      the port held by a socket of the host? (it is not here: the publish goes on)
  *   2. in one datagram: NFT_MSG_GETGEN (the generation the commit is guarded with), then
  *      NFT_MSG_GETSETELEM on ports4 for the key (is the port held?) and on hostip4 for each
- *      local IPv4 address (is it held on one address?)
- *   5. a batch: BEGIN with NFNL_BATCH_GENID, NEWSETELEM on ports4 with the owner comment, END
+ *      local IPv4 address (is it held on one address?), none asking for an ACK
+ *   3. the key being new, in one datagram, a SOCK_DIAG_BY_FAMILY lookup (exact, not a dump) of
+ *      the TCP socket that would take a connection to the host port on 0.0.0.0 and on each local
+ *      IPv4 address: is the port held by a socket of the host? (it is not here: the publish goes on)
+ *   4. a batch: BEGIN with NFNL_BATCH_GENID, NEWSETELEM on ports4 with the owner comment, END
  * bench's SameMessagesTest holds it to that: it compares the datagrams of a warm publish with
  * gatun's byte for byte, but for sequence numbers, port ids and the generation id.
  * Built by the bench harness with gcc against libnftnl and libmnl; run inside the namespace.
@@ -115,7 +115,7 @@ static int ignore_cb(const struct nlmsghdr *nlh, void *data) { return MNL_CB_OK;
  * nftnl_set_elems_nlmsg_build_payload puts the set's name before the table's, other bytes.
  */
 static void put_lookup(char **at, const char *set, const void *key, uint32_t len) {
-    struct nlmsghdr *nlh = nftnl_nlmsg_build_hdr(*at, NFT_MSG_GETSETELEM, NFPROTO_INET, NLM_F_ACK, ++seq);
+    struct nlmsghdr *nlh = nftnl_nlmsg_build_hdr(*at, NFT_MSG_GETSETELEM, NFPROTO_INET, 0, ++seq);
     mnl_attr_put_strz(nlh, NFTA_SET_ELEM_LIST_TABLE, "gatun");
     mnl_attr_put_strz(nlh, NFTA_SET_ELEM_LIST_SET, set);
     struct nlattr *list = mnl_attr_nest_start(nlh, NFTA_SET_ELEM_LIST_ELEMENTS);
@@ -129,7 +129,10 @@ static void put_lookup(char **at, const char *set, const void *key, uint32_t len
     *at += MNL_ALIGN(nlh->nlmsg_len);
 }
 
-/* Sends GETGEN and the lookups in one datagram, reads until each has its answer; returns the generation. */
+/*
+ * Sends GETGEN and the lookups in one datagram, none asking for an ACK, and reads until each has
+ * its one answer (the generation, the element, or ENOENT); returns the generation.
+ */
 static uint32_t lookups(struct mnl_socket *nl, char *start, char *end, int count) {
     if (mnl_socket_sendto(nl, start, end - start) < 0) die("send lookups");
     uint32_t gen = 0;
@@ -138,8 +141,13 @@ static uint32_t lookups(struct mnl_socket *nl, char *start, char *end, int count
         int n = mnl_socket_recvfrom(nl, buf, sizeof(buf));
         if (n < 0) die("recv lookups");
         for (struct nlmsghdr *m = (struct nlmsghdr *)buf; mnl_nlmsg_ok(m, n); m = mnl_nlmsg_next(m, &n)) {
-            if (m->nlmsg_type == NLMSG_ERROR) answered++;
-            else if ((m->nlmsg_type & 0xff) == NFT_MSG_NEWGEN) gen_cb(m, &gen);
+            answered++;
+            if (m->nlmsg_type == NLMSG_ERROR) {
+                int error = ((struct nlmsgerr *) mnl_nlmsg_get_payload(m))->error;
+                if (error != 0 && error != -ENOENT) { errno = -error; die("lookup"); }
+            } else if ((m->nlmsg_type & 0xff) == NFT_MSG_NEWGEN) {
+                gen_cb(m, &gen);
+            }
         }
     }
     return gen;
@@ -147,7 +155,7 @@ static uint32_t lookups(struct mnl_socket *nl, char *start, char *end, int count
 
 /* Whether a TCP socket of the host would take a connection to the port on the wildcard or a
  * local address, as gatun asks before it publishes: one exact inet_diag lookup each, all in one
- * datagram; each answers with the socket and an ACK, or with ENOENT. */
+ * datagram, none asking for an ACK; each answers with the socket or with ENOENT. */
 static int port_held(struct mnl_socket *diag, uint16_t port) {
     static char requests[1 << 15];
     char *at = requests;
@@ -155,7 +163,7 @@ static int port_held(struct mnl_socket *diag, uint16_t port) {
     for (int i = -1; i < naddrs; i++) {
         struct nlmsghdr *nlh = mnl_nlmsg_put_header(at);
         nlh->nlmsg_type = SOCK_DIAG_BY_FAMILY;
-        nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+        nlh->nlmsg_flags = NLM_F_REQUEST;
         nlh->nlmsg_seq = ++seq;
         struct inet_diag_req_v2 *r = mnl_nlmsg_put_extra_header(nlh, sizeof(*r));
         r->sdiag_family = AF_INET;
@@ -174,10 +182,10 @@ static int port_held(struct mnl_socket *diag, uint16_t port) {
         if (n < 0) die("recv sock_diag");
         for (struct nlmsghdr *m = (struct nlmsghdr *) buf; mnl_nlmsg_ok(m, n); m = mnl_nlmsg_next(m, &n)) {
             if (m->nlmsg_seq < first || m->nlmsg_seq > seq) continue;
+            answered++;
             if (m->nlmsg_type == NLMSG_ERROR) {
                 int error = ((struct nlmsgerr *) mnl_nlmsg_get_payload(m))->error;
                 if (error != 0 && error != -ENOENT) { errno = -error; die("sock_diag lookup"); }
-                answered++;
             } else if (m->nlmsg_type == SOCK_DIAG_BY_FAMILY) {
                 found++;
             }
@@ -206,13 +214,9 @@ static void publish(struct mnl_socket *nl, struct mnl_socket *rt, struct mnl_soc
     tcp_mapping(hport, caddr, cport, key, data);
 
     if (host_changed(watch)) dump_addresses(rt);
-    if (port_held(diag, hport)) {
-        fprintf(stderr, "host port %d is in use on the host\n", hport);
-        exit(3);
-    }
     static char requests[1 << 15];
     char *at = requests;
-    struct nlmsghdr *getgen = nftnl_nlmsg_build_hdr(at, NFT_MSG_GETGEN, AF_UNSPEC, NLM_F_ACK, ++seq);
+    struct nlmsghdr *getgen = nftnl_nlmsg_build_hdr(at, NFT_MSG_GETGEN, AF_UNSPEC, 0, ++seq);
     at += MNL_ALIGN(getgen->nlmsg_len);
     put_lookup(&at, "ports4", key, sizeof(key));
     for (int i = 0; i < naddrs; i++) {
@@ -222,6 +226,10 @@ static void publish(struct mnl_socket *nl, struct mnl_socket *rt, struct mnl_soc
         put_lookup(&at, "hostip4", hkey, sizeof(hkey));
     }
     uint32_t gen = lookups(nl, requests, at, naddrs + 2);
+    if (port_held(diag, hport)) {
+        fprintf(stderr, "host port %d is in use on the host\n", hport);
+        exit(3);
+    }
     if (commit_one(nl, gen, key, data, owner) != 0) {
         errno = EAGAIN;
         die("commit");
@@ -276,7 +284,7 @@ static int commit_one(struct mnl_socket *nl, uint32_t gen, const uint8_t key[8],
 /* The current generation: one GETGEN. */
 static uint32_t generation(struct mnl_socket *nl) {
     char request[256];
-    nftnl_nlmsg_build_hdr(request, NFT_MSG_GETGEN, AF_UNSPEC, NLM_F_ACK, ++seq);
+    nftnl_nlmsg_build_hdr(request, NFT_MSG_GETGEN, AF_UNSPEC, 0, ++seq);
     return lookups(nl, request, request + MNL_ALIGN(((struct nlmsghdr *) request)->nlmsg_len), 1);
 }
 

@@ -105,11 +105,8 @@ final class JavaFloor implements Worker.Tool {
         if (hostChanged()) {
             dumpAddresses();
         }
-        if (portHeld(port)) {
-            throw new IllegalStateException("java-floor: host port " + port + " is in use on the host");
-        }
         MemorySegment getGen = libnftnl_h.nftnl_nlmsg_build_hdr(requests, (short) kernel_h.NFT_MSG_GETGEN,
-                (short) libc_h.AF_UNSPEC, (short) kernel_h.NLM_F_ACK, ++seq).reinterpret(nlmsghdr.sizeof());
+                (short) libc_h.AF_UNSPEC, (short) 0, ++seq).reinterpret(nlmsghdr.sizeof());
         long end = align(nlmsghdr.nlmsg_len(getGen));
         end = putLookup(end, ports, key, 8);
         for (int i = 0; i < addressCount; i++) {
@@ -119,6 +116,10 @@ final class JavaFloor implements Worker.Tool {
             end = putLookup(end, hostIp, hostKey, 12);
         }
         int generation = lookups(end, addressCount + 2);
+        // The key is new: only now does a socket of the host matter.
+        if (portHeld(port)) {
+            throw new IllegalStateException("java-floor: host port " + port + " is in use on the host");
+        }
 
         MemorySegment b = libmnl_h.mnl_nlmsg_batch_start(batch, batch.byteSize());
         MemorySegment begin = libnftnl_h.nftnl_batch_begin(libmnl_h.mnl_nlmsg_batch_current(b), ++seq);
@@ -154,7 +155,7 @@ final class JavaFloor implements Worker.Tool {
     /**
      * Whether a TCP socket of the host would take a connection to the port on 0.0.0.0 or a local
      * address: one exact SOCK_DIAG_BY_FAMILY lookup each, all in one datagram, as gatun asks
-     * before it publishes. Each answers with the socket and an ACK, or with ENOENT.
+     * before it publishes a new key. None asks for an ACK: each answers with the socket, or with ENOENT.
      */
     private boolean portHeld(int port) {
         int per = (int) (nlmsghdr.sizeof() + inet_diag_req_v2.sizeof());
@@ -164,7 +165,7 @@ final class JavaFloor implements Worker.Tool {
             MemorySegment nlh = diagRequest.asSlice((long) (i + 1) * per, per);
             nlmsghdr.nlmsg_len(nlh, per);
             nlmsghdr.nlmsg_type(nlh, (short) kernel_h.SOCK_DIAG_BY_FAMILY);
-            nlmsghdr.nlmsg_flags(nlh, (short) (kernel_h.NLM_F_REQUEST | kernel_h.NLM_F_ACK));
+            nlmsghdr.nlmsg_flags(nlh, (short) kernel_h.NLM_F_REQUEST);
             nlmsghdr.nlmsg_seq(nlh, ++seq);
             MemorySegment r = nlh.asSlice(nlmsghdr.sizeof());
             inet_diag_req_v2.sdiag_family(r, (byte) libc_h.AF_INET);
@@ -186,12 +187,12 @@ final class JavaFloor implements Worker.Tool {
                 short type = buffer.get(ValueLayout.JAVA_SHORT, at + 4);
                 int sequence = buffer.get(ValueLayout.JAVA_INT, at + 8);
                 if (sequence >= first && sequence <= seq) {
+                    answered++;
                     if (type == kernel_h.NLMSG_ERROR) {
                         int error = buffer.get(ValueLayout.JAVA_INT, at + nlmsghdr.sizeof());
                         if (error != 0 && error != -libc_h.ENOENT) {
                             throw new IllegalStateException("java-floor: a sock_diag lookup failed: errno " + -error);
                         }
-                        answered++;
                     } else if (type == kernel_h.SOCK_DIAG_BY_FAMILY) {
                         found++;
                     }
@@ -251,7 +252,7 @@ final class JavaFloor implements Worker.Tool {
     /** Appends a GETSETELEM for one key at {@code at}; a missing element is the expected answer (ENOENT). */
     private long putLookup(long at, MemorySegment set, MemorySegment k, int length) {
         MemorySegment nlh = libnftnl_h.nftnl_nlmsg_build_hdr(requests.asSlice(at), (short) kernel_h.NFT_MSG_GETSETELEM,
-                (short) kernel_h.NFPROTO_INET, (short) kernel_h.NLM_F_ACK, ++seq).reinterpret(requests.byteSize() - at);
+                (short) kernel_h.NFPROTO_INET, (short) 0, ++seq).reinterpret(requests.byteSize() - at);
         libmnl_h.mnl_attr_put_strz(nlh, (short) kernel_h.NFTA_SET_ELEM_LIST_TABLE, table);
         libmnl_h.mnl_attr_put_strz(nlh, (short) kernel_h.NFTA_SET_ELEM_LIST_SET, set);
         MemorySegment list = libmnl_h.mnl_attr_nest_start(nlh, (short) kernel_h.NFTA_SET_ELEM_LIST_ELEMENTS);
@@ -265,7 +266,10 @@ final class JavaFloor implements Worker.Tool {
         return at + align(nlmsghdr.nlmsg_len(nlh));
     }
 
-    /** Sends GETGEN and the lookups in one datagram, reads until each has its answer; returns the generation. */
+    /**
+     * Sends GETGEN and the lookups in one datagram, none asking for an ACK, and reads until each
+     * has its one answer (the generation, the element, or ENOENT); returns the generation.
+     */
     private int lookups(long end, int count) {
         send(nft, requests, end, "the lookups");
         int generation = 0;
@@ -274,8 +278,12 @@ final class JavaFloor implements Worker.Tool {
             for (long at = 0; at + nlmsghdr.sizeof() <= n; ) {
                 int length = buffer.get(ValueLayout.JAVA_INT, at);
                 int type = Short.toUnsignedInt(buffer.get(ValueLayout.JAVA_SHORT, at + 4));
+                answered++;
                 if (type == kernel_h.NLMSG_ERROR) {
-                    answered++;
+                    int error = buffer.get(ValueLayout.JAVA_INT, at + nlmsghdr.sizeof());
+                    if (error != 0 && error != -libc_h.ENOENT) {
+                        throw new IllegalStateException("java-floor: a lookup failed: errno " + -error);
+                    }
                 } else if ((type & 0xff) == kernel_h.NFT_MSG_NEWGEN) {
                     for (long a = at + nlmsghdr.sizeof() + nfgenmsg.sizeof(); a + ATTRIBUTE_HEADER <= at + length; ) {
                         int attributeLength = Short.toUnsignedInt(buffer.get(ValueLayout.JAVA_SHORT, a));

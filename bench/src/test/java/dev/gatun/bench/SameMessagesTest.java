@@ -49,12 +49,14 @@ class SameMessagesTest {
                 ProcessHandle.current().info().command().orElseThrow(), "--enable-native-access=ALL-UNNAMED",
                 "-cp", System.getProperty("java.class.path"), Worker.class.getName(), tool, forTool.name(), "1")));
 
-        // What the floor sends: exact SOCK_DIAG_BY_FAMILY lookups in one datagram (would a TCP socket
-        // of the host take the port on 0.0.0.0 or on the namespace's one address, 10.88.0.1?), the
-        // lookups (GETGEN and GETSETELEM in one datagram), then the batch.
+        // What the floor sends: the lookups (GETGEN and GETSETELEM in one datagram, none asking for
+        // an ACK: flags NLM_F_REQUEST alone), then, the key being new, exact SOCK_DIAG_BY_FAMILY
+        // lookups in one datagram (would a TCP socket of the host take the port on 0.0.0.0 or on
+        // the namespace's one address, 10.88.0.1?), then the batch.
         assertThat(c).hasSize(3);
-        assertThat(c.get(0)).hasSize(2).allMatch(m -> m.contains("type 0x0014") && m.contains(": 0206"));
-        assertThat(c.get(1)).first().asString().contains("type 0x0a10");
+        assertThat(c.get(0)).first().asString().contains("type 0x0a10");
+        assertThat(c.get(0)).allMatch(m -> m.contains("flags 0x0001"));
+        assertThat(c.get(1)).hasSize(2).allMatch(m -> m.contains("type 0x0014 flags 0x0001") && m.contains(": 0206"));
         assertThat(c.get(2)).anyMatch(m -> m.contains("type 0x0a0c"));
         assertSameMessages(tool, c, other);
         assertThat(other).as("%s's datagrams of one warm publish against the C floor's", tool).isEqualTo(c);

@@ -253,15 +253,20 @@ public final class NetlinkSocket implements AutoCloseable {
     }
 
     /**
-     * Sends several independent requests in one datagram, each asking for an ACK, and reads
-     * every answer: one system call each way instead of one per request. Replies go to
-     * {@code onReply} with the request's index; returns each request's errno, 0 for success.
-     * An errno other than {@code tolerated} throws, naming that request's operation.
+     * Sends several independent lookups in one datagram and reads every answer: one system call
+     * each way instead of one per request. Each request must be a lookup the kernel answers with
+     * exactly one message, its reply or an error (a GET of one object, an exact sock_diag
+     * request): their NLM_F_ACK is cleared, since an ACK after each reply would be one more
+     * datagram to receive per request. Replies go to {@code onReply} with the request's index;
+     * returns each request's errno, 0 for success. An errno other than {@code tolerated} throws,
+     * naming that request's operation.
      */
     public int[] pipeline(MemorySegment requests, long length, int firstSequence, Operations operations,
                           BiConsumer<Integer, MemorySegment> onReply, int tolerated) {
         lock.lock();
         try {
+            NetlinkMessages.forEach(requests, length, m -> nlmsghdr.nlmsg_flags(m,
+                    (short) (NetlinkMessages.flags(m) & ~kernel_h.NLM_F_ACK)));
             send(requests, length, operations);
             int[] errnos = new int[operations.count()];
             boolean[] answered = new boolean[operations.count()];
@@ -276,20 +281,21 @@ public final class NetlinkSocket implements AutoCloseable {
                     if (index < 0 || index >= operations.count()) {
                         return; // a stale reply to something earlier on this socket
                     }
+                    if (answered[index]) {
+                        return; // one answer per request: nothing after it is
+                    }
+                    answered[index] = true;
+                    done[0]++;
                     if (!error) {
                         onReply.accept(index, m);
                         return;
                     }
-                    if (!answered[index]) {
-                        answered[index] = true;
-                        done[0]++;
-                        int err = -NetlinkMessages.error(m);
-                        if (err != 0 && err != tolerated && errnos[index] == 0) {
-                            errnos[index] = -1 - err; // remembered, thrown once every answer is in
-                            acks[index] = NetlinkMessages.extendedAck(m);
-                        } else {
-                            errnos[index] = err;
-                        }
+                    int err = -NetlinkMessages.error(m);
+                    if (err != 0 && err != tolerated) {
+                        errnos[index] = -1 - err; // remembered, thrown once every answer is in
+                        acks[index] = NetlinkMessages.extendedAck(m);
+                    } else {
+                        errnos[index] = err;
                     }
                 });
                 pending -= done[0];

@@ -210,13 +210,13 @@ public final class NftChannel implements AutoCloseable {
             long offset = 0;
             if (generationPending) {
                 MemorySegment nlh = libnftnl_h.nftnl_nlmsg_build_hdr(request, (short) kernel_h.NFT_MSG_GETGEN,
-                        (short) libc_h.AF_UNSPEC, (short) kernel_h.NLM_F_ACK, first).reinterpret(REQUEST_BYTES);
+                        (short) libc_h.AF_UNSPEC, (short) 0, first).reinterpret(REQUEST_BYTES);
                 offset = NetlinkMessages.align(nlmsghdr.nlmsg_len(nlh));
             }
             int count = 0;
             while (from + count < total && REQUEST_BYTES - offset > 4096) {
                 MemorySegment nlh = libnftnl_h.nftnl_nlmsg_build_hdr(request.asSlice(offset), (short) type,
-                        (short) requests.family(from + count), (short) kernel_h.NLM_F_ACK, first + lead + count)
+                        (short) requests.family(from + count), (short) 0, first + lead + count)
                         .reinterpret(REQUEST_BYTES - offset);
                 requests.write(from + count, nlh);
                 offset += NetlinkMessages.align(nlmsghdr.nlmsg_len(nlh));

@@ -114,10 +114,10 @@ public final class HostSockets implements AutoCloseable {
 
     /**
      * An exact SOCK_DIAG_BY_FAMILY request for the socket of {@code protocol} that takes packets
-     * to {@code local}, asking for an ACK: found, the socket then the ACK; not found, ENOENT.
+     * to {@code local}, answered with one message: found, the socket; not found, ENOENT.
      */
     static MemorySegment lookup(MemorySegment at, int protocol, InetSocketAddress local) {
-        MemorySegment nlh = NetlinkMessages.startRequest(at, kernel_h.SOCK_DIAG_BY_FAMILY, kernel_h.NLM_F_ACK);
+        MemorySegment nlh = NetlinkMessages.startRequest(at, kernel_h.SOCK_DIAG_BY_FAMILY, 0);
         MemorySegment r = NetlinkMessages.append(nlh, inet_diag_req_v2.sizeof());
         InetAddress address = local.getAddress();
         inet_diag_req_v2.sdiag_family(r, (byte) (address instanceof Inet6Address ? libc_h.AF_INET6 : libc_h.AF_INET));

@@ -120,7 +120,7 @@ class NftTransportTest {
             MemorySegment buffer = arena.allocate(64 * 1024, 8);
             int first = socket.reserveSequences(count);
             long offset = 0;
-            // Many GETGENs in one datagram, each answered with the generation and an ACK: far more than 1 KiB back.
+            // Many GETGENs in one datagram, each answered with the generation: far more than 1 KiB back.
             for (int i = 0; i < count; i++) {
                 MemorySegment nlh = libnftnl_h.nftnl_nlmsg_build_hdr(buffer.asSlice(offset), (short) kernel_h.NFT_MSG_GETGEN,
                         (short) libc_h.AF_UNSPEC, (short) kernel_h.NLM_F_ACK, first + i).reinterpret(buffer.byteSize() - offset);
