@@ -2,6 +2,7 @@ package dev.gatun.cli;
 
 import dev.gatun.cli.host.Installation;
 import dev.gatun.cli.host.RuntimeLayout;
+import dev.gatun.cli.host.ServeCache;
 import dev.gatun.cli.host.ServiceUnit;
 import dev.gatun.cli.host.Systemctl;
 import picocli.CommandLine.Command;
@@ -18,7 +19,8 @@ import java.util.Map;
         description = {"Install gatun on this host from this checkout (or installation): PREFIX/lib/gatun (launcher, "
                 + "jar), PREFIX/bin/gatun (the C client: the gatun command, which forwards to the running serve and "
                 + "starts a JVM only when none answers), and gatun.service, one serve for the host's network namespace "
-                + "(Type=notify, Restart=on-failure, ordered before docker.service and containerd.service).",
+                + "(Type=notify, Restart=on-failure, ordered before docker.service and containerd.service). As root it "
+                + "also makes the serve's ahead-of-time cache (some seconds), which the unit's serve cannot write itself.",
                 "Writes nothing until every path is free or gatun's, and lists what it wrote in "
                         + "PREFIX/lib/gatun/installed for gatun uninstall. Running it again replaces what changed and "
                         + "keeps the parts asked for before (a CNI link, say). Does not start the service: systemctl "
@@ -52,8 +54,16 @@ final class InstallCommand extends Base {
     public Integer call() {
         Installation.Target target = new Installation.Target(prefix, noSystemd ? null : unitDir, cniBinDir,
                 netavarkPluginDir);
-        List<Installation.Step> steps = Installation.install(RuntimeLayout.ofThisProcess("install"), target);
+        List<Installation.Step> steps = new ArrayList<>(Installation.install(RuntimeLayout.ofThisProcess("install"),
+                target));
         List<String> notes = new ArrayList<>();
+        Installation.Step cache = ServeCache.train(target);
+        if (cache != null) {
+            steps.add(cache);
+        } else {
+            notes.add("the serve's ahead-of-time cache could not be made (it needs root and nf_tables); the serve "
+                    + "starts without it, a little slower on its first requests");
+        }
         Path unit = noSystemd ? null : target.unitDir().resolve(ServiceUnit.NAME);
         boolean unitChanged = steps.stream().anyMatch(s -> s.path().equals(unit) && !s.outcome().equals("unchanged"));
         if (unit != null && Systemctl.manages(target.unitDir())) {

@@ -27,7 +27,7 @@ import java.util.function.Predicate;
  */
 public final class Installation {
 
-    /** The launcher's ahead-of-time caches, which it makes in PREFIX/lib/gatun at its first commands. */
+    /** The launcher's ahead-of-time caches in PREFIX/lib/gatun: the serve's made by install (see ServeCache), the others at the first commands. */
     static final List<String> CACHES = List.of("gatun-cli.aot", "gatun-cli-json.aot", "gatun-serve.aot");
 
     /** Where to install: the prefix, and the optional parts (null when not asked). */

@@ -85,7 +85,14 @@ public final class GatunServe implements AutoCloseable {
      * {@code env} added to this process's environment, and waits until it is ready.
      */
     public static GatunServe startLauncher(Path launcher, Map<String, String> env, String... args) {
-        return launch(List.of(launcher.toString()), env, List.of(args), null);
+        return startLauncher(List.of(), launcher, env, args);
+    }
+
+    /** As {@link #startLauncher(Path, Map, String...)}, behind {@code prefix} (a command that runs it in a sandbox, say). */
+    public static GatunServe startLauncher(List<String> prefix, Path launcher, Map<String, String> env, String... args) {
+        List<String> cmd = new ArrayList<>(prefix);
+        cmd.add(launcher.toString());
+        return launch(cmd, env, List.of(args), null);
     }
 
     /**

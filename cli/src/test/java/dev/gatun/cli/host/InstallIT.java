@@ -142,6 +142,41 @@ class InstallIT {
         }
     }
 
+    /**
+     * gatun.service's serve cannot write PREFIX/lib/gatun (ProtectSystem=full): install makes the
+     * serve's cache, and a serve whose lib directory is read-only starts from it. The control:
+     * without the cache the same read-only serve runs without one, and makes none.
+     */
+    @Test
+    void installMakesTheServesCacheThatAReadOnlyServeStartsFrom(NetworkNamespace host) throws Exception {
+        GatunCli.Run first = install("--no-systemd");
+        Path cache = prefix().resolve("lib/gatun/gatun-serve.aot");
+        assertThat(first.out()).contains("trained: " + cache);
+        assertThat(cache).isRegularFile();
+        assertThat(install("--no-systemd").out()).contains("unchanged: " + cache);
+
+        assertThat(readOnlyServeJavaFlags(host)).contains("-XX:AOTCache=" + cache);
+        Files.delete(cache);
+        assertThat(readOnlyServeJavaFlags(host)).noneMatch(a -> a.startsWith("-XX:AOTCache"));
+        assertThat(cache).doesNotExist();
+    }
+
+    /** The command line of the JVM a serve of the installed launcher runs with PREFIX/lib/gatun mounted read-only. */
+    private List<String> readOnlyServeJavaFlags(NetworkNamespace host) throws IOException, InterruptedException {
+        Path lib = prefix().resolve("lib/gatun");
+        // A mount namespace of its own: the read-only bind mount goes with the serve.
+        List<String> sandbox = List.of("unshare", "-m", "--propagation", "private", "sh", "-c",
+                "mount --bind \"$0\" \"$0\" && mount -o remount,bind,ro \"$0\" && exec \"$@\"", lib.toString());
+        try (GatunServe serve = GatunServe.startLauncher(sandbox, lib.resolve("gatun"), Map.of(), "--netns", host.name(),
+                "serve")) {
+            // unshare, sh and the launcher each exec the next: the process started is the JVM.
+            List<String> args = List.of(Files.readString(Path.of("/proc/" + serve.pid() + "/cmdline")).split("\0"));
+            assertThat(args.getFirst()).endsWith("/bin/java");
+            assertThat(serve.terminate()).isZero();
+            return args;
+        }
+    }
+
     @Test
     void theInstalledCommandRunsAPublishThroughTheServeWithNoOtherProcess(NetworkNamespace host) throws Exception {
         install("--no-systemd");
