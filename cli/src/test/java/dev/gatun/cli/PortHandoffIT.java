@@ -5,15 +5,19 @@ import dev.gatun.cli.docker.GatunCli;
 import dev.gatun.cli.docker.GatunServe;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.netns.ReplyServers;
+import dev.gatun.testing.Bounded;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Handoff;
 import dev.gatun.testing.Oracle;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.channels.DatagramChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -66,6 +70,83 @@ class PortHandoffIT {
                         "http://localhost/v1/networks/n1/ports"));
                 assertThat(r.stdout().strip()).as(r.stderr()).endsWith("200").contains("\"replaced\"");
             });
+        }
+    }
+
+    /**
+     * Drains wait on conntrack, not on the serve's threads: 70 at once (the API has 64 threads),
+     * half through the command line the C client forwards and half through the REST API, each
+     * waiting for a connection kept open through a port of its own. Meanwhile a publish and a
+     * listing through the API answer; once the connections close, every drain returns with none
+     * remaining.
+     */
+    @Test
+    void drainsThatWaitLeaveTheServeFreeToAnswer(NetworkNamespace host, NetworkNamespace out, NetworkNamespace ca)
+            throws Exception {
+        PodmanCniIT.outside(host, out);
+        String ns = host.name();
+        int count = 70;
+        try (GatunServe serve = GatunServe.start(ns); Handoff.LineServers tcp = new Handoff.LineServers()) {
+            Path socket = Path.of("/run/gatun/netns-" + host.inode() + ".sock");
+            GatunCli.ok("--netns", ns, "net", "create", "n1", "--subnet", "10.88.0.0/16");
+            GatunCli.ok("--netns", ns, "attach", "n1", ca.name(), "--ip", A);
+            tcp.start(ca, InetAddress.ofLiteral(A), 80, "a");
+            List<String> publish = new ArrayList<>(List.of("--netns", ns, "publish", "n1", A, "--owner", "a"));
+            for (int i = 0; i < count; i++) {
+                publish.addAll(List.of("-p", (9000 + i) + ":80"));
+            }
+            GatunCli.ok(publish.toArray(String[]::new));
+            List<Handoff.Kept> kept = new ArrayList<>();
+            List<Process> drains = new ArrayList<>();
+            try {
+                for (int i = 0; i < count; i++) {
+                    kept.add(Handoff.Kept.open(out, HOST_IP, 9000 + i));
+                    assertThat(kept.getLast().ask()).isEqualTo("a");
+                }
+                for (int i = 0; i < count; i++) {
+                    String port = (9000 + i) + ":80";
+                    List<String> cmd = i % 2 == 0
+                            ? List.of(GatunCli.ROOT.resolve("gatun").toString(), "--netns", ns, "unpublish", "n1", A,
+                                    "-p", port, "--owner", "a", "--drain", "--timeout", "120")
+                            : List.of("curl", "-sS", "--unix-socket", socket.toString(), "-X", "DELETE",
+                                    "-H", "Content-Type: application/json", "--data-binary", "{\"containerIp\": \"" + A
+                                            + "\", \"ports\": [\"" + port + "\"], \"owner\": \"a\", \"drain\": true, "
+                                            + "\"timeoutSeconds\": 120}", "http://localhost/v1/networks/n1/ports");
+                    drains.add(new ProcessBuilder(cmd).redirectErrorStream(true).start());
+                }
+                // Every drain has unpublished its port (the kernel's map says so): all 70 wait now.
+                boolean unpublished = Bounded.eventually(Duration.ofSeconds(60),
+                        () -> !Oracle.in(host, "nft", "list", "map", "inet", "gatun", "ports4").contains(": 10.88.0.2"));
+                assertThat(unpublished).as("every drain unpublished its port").isTrue();
+
+                Oracle.Result published = Oracle.run(List.of("curl", "-sS", "--max-time", "20", "--unix-socket",
+                        socket.toString(), "-X", "POST", "-H", "Content-Type: application/json", "--data-binary",
+                        "{\"containerIp\": \"" + A + "\", \"ports\": [\"8080:80\"], \"owner\": \"b\"}", "-w",
+                        "\n%{http_code}", "http://localhost/v1/networks/n1/ports"));
+                assertThat(published.stdout().strip()).as("a publish while 70 drains wait: %s", published.stderr())
+                        .endsWith("200");
+                Oracle.Result listed = Oracle.run(List.of("curl", "-sS", "--max-time", "20", "--unix-socket",
+                        socket.toString(), "http://localhost/v1/ports"));
+                assertThat(listed.stdout()).as(listed.stderr()).contains("8080").doesNotContain("9000");
+                assertThat(drains).as("drains still waiting for their connections").allMatch(Process::isAlive);
+
+                closeAll(kept);
+                for (Process d : drains) {
+                    assertThat(Bounded.waitFor(d, Duration.ofSeconds(30), "a drain")).isZero();
+                    String said = new String(d.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                    assertThat(said.replace(" ", "")).containsAnyOf("noestablishedconnectionthroughthemremains",
+                            "\"remaining\":0");
+                }
+            } finally {
+                closeAll(kept);
+                drains.forEach(Process::destroyForcibly);
+            }
+        }
+    }
+
+    private static void closeAll(List<Handoff.Kept> kept) throws IOException {
+        for (Handoff.Kept k : kept) {
+            k.close();
         }
     }
 

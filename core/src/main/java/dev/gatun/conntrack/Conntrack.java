@@ -71,35 +71,53 @@ public final class Conntrack implements AutoCloseable {
     }
 
     /**
-     * How many established TCP connections conntrack holds that came in on one of {@code ports}
-     * and were destination-NATed to {@code target}: what still runs through mappings that were
-     * removed or replaced (a new connection to the port now goes elsewhere, or nowhere). One
-     * walk of the table of {@code target}'s family.
+     * An established TCP connection that conntrack holds, destination-NATed: the address and
+     * port it was sent to (its original destination) and where it was NATed to (its reply's
+     * source).
      */
-    public int established(List<NattedPort> ports, InetAddress target) {
-        if (ports.isEmpty()) {
-            return 0;
-        }
-        int family = target instanceof Inet6Address ? libc_h.AF_INET6 : libc_h.AF_INET;
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment nlh = header(arena, kernel_h.IPCTNL_MSG_CT_GET, kernel_h.NLM_F_DUMP | kernel_h.NLM_F_ACK, family);
-            return socket.dump(nlh, nlmsghdr.nlmsg_len(nlh), "list conntrack entries",
-                    m -> isEstablishedTo(m, ports, target.getAddress()) ? Boolean.TRUE : null).size();
+    public record NattedFlow(byte[] destination, int port, byte[] target) {
+
+        /** Whether it came in on one of {@code ports} (TCP) and was NATed to {@code target}. */
+        public boolean isThrough(List<NattedPort> ports, InetAddress target) {
+            if (!Arrays.equals(this.target, target.getAddress())) {
+                return false;
+            }
+            for (NattedPort p : ports) {
+                if (p.protocol() == libc_h.IPPROTO_TCP && p.port() == port
+                        && (p.address() == null || Arrays.equals(p.address().getAddress(), destination))) {
+                    return true;
+                }
+            }
+            return false;
         }
     }
 
-    /** Whether an entry is an established TCP connection to one of the ports, NATed to {@code target}. */
-    static boolean isEstablishedTo(MemorySegment m, List<NattedPort> ports, byte[] target) {
+    /**
+     * Every established, destination-NATed TCP connection of one address family: one walk of
+     * the table, which every drain waiting meanwhile can share (see the driver's FlowDrain).
+     */
+    public List<NattedFlow> establishedNatted(boolean ipv6) {
+        int family = ipv6 ? libc_h.AF_INET6 : libc_h.AF_INET;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment nlh = header(arena, kernel_h.IPCTNL_MSG_CT_GET, kernel_h.NLM_F_DUMP | kernel_h.NLM_F_ACK, family);
+            return socket.dump(nlh, nlmsghdr.nlmsg_len(nlh), "list conntrack entries", Conntrack::establishedNatted);
+        }
+    }
+
+    /** The flow of an entry that is an established, destination-NATed TCP connection, else null. */
+    static NattedFlow establishedNatted(MemorySegment m) {
         long start = NetlinkMessages.align(NetlinkMessages.HEADER_BYTES + (int) nfgenmsg.sizeof());
-        boolean[] toPort = {false};
-        boolean[] toTarget = {false};
+        Tuple[] original = {null};
+        Tuple[] reply = {null};
+        int[] status = {0};
         int[] state = {-1};
         NetlinkMessages.forEachAttribute(m, start, (type, payload) -> {
-            if (type == kernel_h.CTA_TUPLE_ORIG) {
-                toPort[0] = Tuple.of(payload).isToAnyOf(ports);
+            if (type == kernel_h.CTA_STATUS) {
+                status[0] = NetlinkMessages.networkU32(payload, "CTA_STATUS");
+            } else if (type == kernel_h.CTA_TUPLE_ORIG) {
+                original[0] = Tuple.of(payload);
             } else if (type == kernel_h.CTA_TUPLE_REPLY) {
-                // The reply comes from where the connection was NATed to.
-                toTarget[0] = Arrays.equals(Tuple.of(payload).source(), target);
+                reply[0] = Tuple.of(payload);
             } else if (type == kernel_h.CTA_PROTOINFO) {
                 NetlinkMessages.forEachAttribute(payload, 0, (t, tcp) -> {
                     if (t == kernel_h.CTA_PROTOINFO_TCP) {
@@ -112,7 +130,12 @@ public final class Conntrack implements AutoCloseable {
                 });
             }
         });
-        return toPort[0] && toTarget[0] && state[0] == kernel_h.TCP_CONNTRACK_ESTABLISHED;
+        if (state[0] != kernel_h.TCP_CONNTRACK_ESTABLISHED || (status[0] & kernel_h.IPS_DST_NAT) == 0
+                || original[0] == null || reply[0] == null || original[0].protocol() != libc_h.IPPROTO_TCP) {
+            return null;
+        }
+        // The reply comes from where the connection was NATed to.
+        return new NattedFlow(original[0].destination(), original[0].port(), reply[0].source());
     }
 
     private List<byte[]> matching(int family, List<NattedPort> ports) {

@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The ctnetlink decoder fed what `conntrack -L` received from the kernel, mutated (ReplyFuzz):
- * it finds the entry's original tuple or throws gatun's own exception.
+ * it finds the entry's original tuple (and, for a drain, its flow) or throws gatun's own exception.
  */
 class ConntrackReplyFuzzPropertiesTest {
 
@@ -40,11 +40,13 @@ class ConntrackReplyFuzzPropertiesTest {
     void theSeedDecodes() {
         try (Arena arena = Arena.ofConfined()) {
             assertThat(Conntrack.tupleIfMatches(arena.allocateFrom(JAVA_BYTE, entries().getFirst()), PORTS)).isNull();
+            assertThat(Conntrack.establishedNatted(arena.allocateFrom(JAVA_BYTE, entries().getFirst()))).isNull();
         }
     }
 
     @Property(tries = 1000)
     void entries(@ForAll("mutatedEntries") byte[] message) {
         ReplyFuzz.decodes(message, m -> Conntrack.tupleIfMatches(m, PORTS));
+        ReplyFuzz.decodes(message, Conntrack::establishedNatted);
     }
 }

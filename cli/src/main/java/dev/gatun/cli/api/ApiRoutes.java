@@ -66,6 +66,26 @@ final class ApiRoutes {
     @FunctionalInterface
     interface Route {
         Answer run(GatunService service);
+
+        /** Whether it may wait long (a drain, for connections to end): answered on a thread of its own. */
+        default boolean waits() {
+            return false;
+        }
+
+        /** {@code route}, marked as one that waits. */
+        static Route waiting(Route route) {
+            return new Route() {
+                @Override
+                public Answer run(GatunService service) {
+                    return route.run(service);
+                }
+
+                @Override
+                public boolean waits() {
+                    return true;
+                }
+            };
+        }
     }
 
     /** How long an unpublish that drains waits when the request names no timeout: as the CLI's --timeout. */
@@ -147,7 +167,7 @@ final class ApiRoutes {
                         throw new Refused(400, what + ": \"timeoutSeconds\" must be 1 or more, not " + timeout);
                     }
                     Duration limit = Duration.ofSeconds(timeout == null ? DEFAULT_DRAIN_SECONDS : timeout);
-                    return s -> Answer.ok(Json.drained(s.unpublishAndDrain(r, limit)));
+                    return Route.waiting(s -> Answer.ok(Json.drained(s.unpublishAndDrain(r, limit))));
                 }
                 if (timeout != null) {
                     throw new Refused(400, what + ": \"timeoutSeconds\" is an option of \"drain\": true");

@@ -96,7 +96,14 @@ public final class LocalApi extends Handler.Abstract {
             String template = ApiPaths.check(request.getMethod(), path);
             byte[] body = body(request);
             switch (template) {
-                case ServeWire.CLI_PATH -> commandLine(ServeWire.commandLine(body), response, callback);
+                case ServeWire.CLI_PATH -> {
+                    List<String> args = ServeWire.commandLine(body);
+                    if (waitsOnConnections(args)) {
+                        aside(request, path, response, callback, () -> commandLine(args, response, callback));
+                        return true;
+                    }
+                    commandLine(args, response, callback);
+                }
                 case ServeWire.CNI_PATH -> cni(body, response, callback);
                 case ServeWire.NETAVARK_PATH -> netavark(body, response, callback);
                 case EventStream.PATH -> {
@@ -104,7 +111,11 @@ public final class LocalApi extends Handler.Abstract {
                     log(request, path, "200 (a stream)");
                 }
                 case OpenApiDocument.PATH -> reply(response, callback, 200, "application/json", OpenApiDocument.bytes());
-                default -> rest(request, path, body, response, callback);
+                default -> {
+                    if (rest(request, path, body, response, callback)) {
+                        return true; // answered aside, and counted there
+                    }
+                }
             }
         } catch (ApiRoutes.Refused e) {
             log(request, path, e.status + " " + e.getMessage());
@@ -114,30 +125,93 @@ public final class LocalApi extends Handler.Abstract {
             log(request, path, "421 " + e.getMessage());
             refuse(response, callback, 421, e.getMessage());
         }
+        counted(path, response);
+        return true;
+    }
+
+    private void counted(String path, Response response) {
         if (answered != null) {
             answered.accept(path, response.getStatus());
         }
-        return true;
+    }
+
+    /**
+     * Whether a command line may wait for a long time: an unpublish that drains waits until the
+     * established connections through its ports end (up to its timeout). Such a request runs
+     * aside, so that drains cannot take every thread the server has from publishes. A line this
+     * takes for one wrongly ("--drain" as a value) only runs on a thread of its own, as it would.
+     */
+    static boolean waitsOnConnections(List<String> args) {
+        return "unpublish".equals(GatunCommand.subcommandName(args.toArray(String[]::new))) && args.contains("--drain");
+    }
+
+    /**
+     * Answers on a virtual thread of its own and returns at once, as the event stream does: a
+     * drain waits on conntrack, not on one of the server's threads. The request counts as in
+     * flight until it is answered, so a serve that stops gives it the same grace as any other.
+     */
+    private void aside(Request request, String path, Response response, Callback callback, Runnable answer) {
+        Thread.ofVirtual().name("gatun-drain").start(() -> {
+            try {
+                answer.run();
+            } catch (ApiRoutes.Refused e) {
+                log(request, path, e.status + " " + e.getMessage());
+                refuse(response, callback, e.status, e.getMessage());
+            } catch (Served.Misdirected e) {
+                log(request, path, "421 " + e.getMessage());
+                refuse(response, callback, 421, e.getMessage());
+            } catch (RuntimeException e) {
+                callback.failed(e);
+            }
+            counted(path, response);
+        });
     }
 
     /**
      * Runs a REST request: its route's typed request, by the service over the serve's driver. A
      * failure is the CLI's error document, with the status of its class (and Retry-After when it
-     * may pass if tried again).
+     * may pass if tried again). True when it is answered aside (see {@link #aside}).
      */
-    private void rest(Request request, String path, byte[] body, Response response, Callback callback) {
+    private boolean rest(Request request, String path, byte[] body, Response response, Callback callback) {
         String what = request.getMethod() + " " + path;
         JsonNode json = body.length == 0 ? null : parse(body, what);
+        ApiRoutes.Route route;
+        try {
+            route = ApiRoutes.route(request.getMethod(), path, query(request), json);
+        } catch (ApiRoutes.Refused | Served.Misdirected e) {
+            throw e;
+        } catch (RuntimeException e) {
+            answer(request, path, response, callback, failed(e, response));
+            return false;
+        }
+        if (route.waits()) {
+            aside(request, path, response, callback, () -> run(request, path, route, response, callback));
+            return true;
+        }
+        run(request, path, route, response, callback);
+        return false;
+    }
+
+    private void run(Request request, String path, ApiRoutes.Route route, Response response, Callback callback) {
+        String what = request.getMethod() + " " + path;
         ApiRoutes.Answer answer;
         try {
-            ApiRoutes.Route route = ApiRoutes.route(request.getMethod(), path, query(request), json);
             answer = EventCause.as(what + " (local API)", () -> route.run(service));
         } catch (ApiRoutes.Refused | Served.Misdirected e) {
             throw e;
         } catch (RuntimeException e) {
-            ErrorStatus.retryAfterSeconds(e).ifPresent(s -> response.getHeaders().put(HttpHeader.RETRY_AFTER, Integer.toString(s)));
-            answer = new ApiRoutes.Answer(ErrorStatus.of(e), Json.error(ExitCode.of(e), Failure.sentence(e)));
+            answer = failed(e, response);
         }
+        answer(request, path, response, callback, answer);
+    }
+
+    /** A failure as the CLI's error document, with the status of its class (and Retry-After when it may pass if tried again). */
+    private static ApiRoutes.Answer failed(RuntimeException e, Response response) {
+        ErrorStatus.retryAfterSeconds(e).ifPresent(s -> response.getHeaders().put(HttpHeader.RETRY_AFTER, Integer.toString(s)));
+        return new ApiRoutes.Answer(ErrorStatus.of(e), Json.error(ExitCode.of(e), Failure.sentence(e)));
+    }
+
+    private void answer(Request request, String path, Response response, Callback callback, ApiRoutes.Answer answer) {
         log(request, path, Integer.toString(answer.status()));
         reply(response, callback, answer.status(), "application/json",
                 (Json.text(answer.document()) + "\n").getBytes(StandardCharsets.UTF_8));

@@ -52,6 +52,8 @@ public final class BridgeDriver implements GatunDriver {
     private final BridgeEndpoints endpoints;
     private final PublishedPorts ports;
     private final OtherFirewalls others;
+    /** Every drain of this driver shares its readings of the conntrack table. */
+    private final FlowDrain drains;
 
     private BridgeDriver(NetworkNamespace host, Firewall firewall) {
         this.host = host;
@@ -67,6 +69,7 @@ public final class BridgeDriver implements GatunDriver {
             }
         });
         this.others = new OtherFirewalls(firewall);
+        this.drains = new FlowDrain(host);
     }
 
     /** The driver on nftables: gatun's own table, changes as map elements in one transaction. */
@@ -242,7 +245,7 @@ public final class BridgeDriver implements GatunDriver {
 
     @Override
     public int drain(List<PortMapping> mappings, Duration timeout) {
-        return FlowDrain.await(host, mappings, timeout);
+        return drains.await(mappings, timeout);
     }
 
     @Override
@@ -375,5 +378,6 @@ public final class BridgeDriver implements GatunDriver {
     public void close() {
         publisher.close();
         cache.close();
+        drains.close();
     }
 }
