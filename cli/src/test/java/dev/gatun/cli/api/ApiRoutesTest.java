@@ -110,6 +110,20 @@ class ApiRoutesTest {
         assertThat(a.document()).isEqualTo(Json.mappings(List.of(made)));
     }
 
+    /** Only an unpublish that drains may wait long, and only it is answered aside (LocalApi). */
+    @Test
+    void onlyAnUnpublishThatDrainsWaits() {
+        String drain = "{\"containerIp\": \"10.88.0.2\", \"drain\": true}";
+        assertThat(ApiRoutes.route("DELETE", "/v1/networks/n1/ports", Map.of(), json(drain)).waits()).isTrue();
+        assertThat(ApiRoutes.route("DELETE", "/v1/networks/n1/ports", Map.of(),
+                json("{\"containerIp\": \"10.88.0.2\"}")).waits()).isFalse();
+        assertThat(ApiRoutes.route("POST", "/v1/networks/n1/ports", Map.of(),
+                json("{\"containerIp\": \"10.88.0.2\", \"ports\": [\"80\"]}")).waits()).isFalse();
+        assertThat(LocalApi.waitsOnConnections(List.of("--netns", "x", "unpublish", "n1", "10.88.0.2", "--drain"))).isTrue();
+        assertThat(LocalApi.waitsOnConnections(List.of("unpublish", "n1", "10.88.0.2"))).isFalse();
+        assertThat(LocalApi.waitsOnConnections(List.of("publish", "n1", "10.88.0.2", "-p", "80", "--drain"))).isFalse();
+    }
+
     @Test
     void checkHostPortsFalseSkipsTheCheckAndOnlyFalseDoes() {
         run("POST", "/v1/networks/n1/ports", Map.of(),
