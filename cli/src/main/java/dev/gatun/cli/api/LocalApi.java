@@ -118,15 +118,19 @@ public final class LocalApi extends Handler.Abstract {
                 }
             }
         } catch (ApiRoutes.Refused e) {
-            log(request, path, e.status + " " + e.getMessage());
-            refuse(response, callback, e.status, e.getMessage());
+            refused(request, path, response, callback, e.status, e.getMessage());
         } catch (Served.Misdirected e) {
             // 421: the client sent this to a serve that cannot run it; it runs it itself.
-            log(request, path, "421 " + e.getMessage());
-            refuse(response, callback, 421, e.getMessage());
+            refused(request, path, response, callback, 421, e.getMessage());
         }
         counted(path, response);
         return true;
+    }
+
+    /** Answers a request refused before it ran, and logs it. */
+    private void refused(Request request, String path, Response response, Callback callback, int status, String message) {
+        log(request, path, status + " " + message);
+        refuse(response, callback, status, message);
     }
 
     private void counted(String path, Response response) {
@@ -155,11 +159,9 @@ public final class LocalApi extends Handler.Abstract {
             try {
                 answer.run();
             } catch (ApiRoutes.Refused e) {
-                log(request, path, e.status + " " + e.getMessage());
-                refuse(response, callback, e.status, e.getMessage());
+                refused(request, path, response, callback, e.status, e.getMessage());
             } catch (Served.Misdirected e) {
-                log(request, path, "421 " + e.getMessage());
-                refuse(response, callback, 421, e.getMessage());
+                refused(request, path, response, callback, 421, e.getMessage());
             } catch (RuntimeException e) {
                 callback.failed(e);
             }
