@@ -175,12 +175,15 @@ final class ServeCommand extends Base {
                     + server.socket()) + (dockerd == null ? "" : ", following dockerd on " + dockerSocket)
                     + (meter == null ? "" : ", metrics on http://" + hostText(metricsAddress) + ":" + meter.port() + "/metrics")
                     + ", watching " + host.describe();
-            PrintWriter out = spec.commandLine().getOut();
-            out.println("ready: " + what + " (driver " + driverName + ")");
-            out.flush();
-            // Under systemd (Type=notify): ready only now, when the kernel was read and the API answers.
             SystemdNotify systemd = SystemdNotify.fromEnvironment();
-            notify(systemd, "READY=1\nSTATUS=serving " + what, log);
+            // A SIGTERM during the warm-up: stopping, so never ready (nothing is to start against it).
+            if (stop.getCount() > 0) {
+                PrintWriter out = spec.commandLine().getOut();
+                out.println("ready: " + what + " (driver " + driverName + ")");
+                out.flush();
+                // Under systemd (Type=notify): ready only now, when the kernel was read and the API answers.
+                notify(systemd, "READY=1\nSTATUS=serving " + what, log);
+            }
             stop.await();
             notify(systemd, "STOPPING=1", log);
             // Stop taking requests (the sockets go; a request that still arrives gets 503 and

@@ -35,7 +35,6 @@ final class ServeWarmUp {
     record Outcome(int pairs, long millis, boolean settled) {}
 
     /** The warm-up's namespace: this prefix and the serve's process id. */
-    private static final String PREFIX = "gatun-warm-up-";
 
     /** A test network's prefix, inside the throwaway namespace only. */
     static final String SUBNET = "10.213.0.0/24";
@@ -67,8 +66,9 @@ final class ServeWarmUp {
      */
     static Outcome run(BiFunction<NetworkNamespace, EventLog, GatunDriver> open, Consumer<String> requestLog,
                        BooleanSupplier stopping) {
-        removeLeftOvers();
-        String name = PREFIX + ProcessHandle.current().pid();
+        // A serve or a training killed during its own left its namespace, named after its process.
+        ThrowawayNamespaces.removeOrphans();
+        String name = ThrowawayNamespaces.of("warm-up");
         long start = System.nanoTime();
         NetworkNamespace ns = NamedNamespaces.create(name);
         try {
@@ -129,26 +129,6 @@ final class ServeWarmUp {
             }
         }
         return false;
-    }
-
-    /**
-     * Removes the namespaces of warm-ups whose serve is gone: one killed during its warm-up (a
-     * SIGKILL runs no clean-up) left its namespace, named after its process id, behind.
-     */
-    private static void removeLeftOvers() {
-        for (String n : NamedNamespaces.list()) {
-            if (!n.startsWith(PREFIX)) {
-                continue;
-            }
-            try {
-                long pid = Long.parseLong(n.substring(PREFIX.length()));
-                if (ProcessHandle.of(pid).isEmpty()) {
-                    NamedNamespaces.delete(n);
-                }
-            } catch (NumberFormatException e) {
-                // not a warm-up's name after all
-            }
-        }
     }
 
     /** The {@code i}th publish and unpublish, of one port or (every fourth) 32, on ports of its own; a listing every 25th. */

@@ -53,7 +53,7 @@ public final class Training {
      * writes the cache, with the profiles of that warm-up, as it exits.
      */
     static int serve(PrintWriter out) {
-        String host = "gatun-training-serve-" + ProcessHandle.current().pid();
+        String host = ThrowawayNamespaces.of("training-serve");
         try {
             NamedNamespaces.create(host);
             CountDownLatch ready = new CountDownLatch(1);
@@ -102,9 +102,8 @@ public final class Training {
      * {@code json}, to {@code out}; the first exit code that is not 0.
      */
     static int commands(boolean json, PrintWriter out) {
-        String tag = Long.toString(ProcessHandle.current().pid());
-        String host = "gatun-training-host-" + tag;
-        String container = "gatun-training-c-" + tag;
+        String host = ThrowawayNamespaces.of("training-host");
+        String container = ThrowawayNamespaces.of("training-c");
         try {
             NamedNamespaces.create(host);
             NamedNamespaces.create(container);

@@ -78,9 +78,10 @@ class ServeWarmUpIT {
     /** SIGTERM during the warm-up stops the serve as quickly as at any other time, and the warm-up's namespace goes. */
     @Test
     void aStopDuringTheWarmUpEndsItAtOnce(NetworkNamespace host) throws Exception {
+        Path output = Files.createTempFile("gatun-serve", ".out");
         Process serve = new ProcessBuilder(GatunCli.ROOT.resolve("gatun").toString(), "--netns", host.name(), "serve")
                 .directory(GatunCli.ROOT.toFile()).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+                .redirectOutput(output.toFile()).start();
         try {
             // The launcher execs the JVM, which names its warm-up's namespace after its pid.
             String warmUp = "gatun-warm-up-" + serve.pid();
@@ -91,31 +92,44 @@ class ServeWarmUpIT {
             assertThat(serve.waitFor(5, TimeUnit.SECONDS)).as("the serve stopped within 5 s of SIGTERM").isTrue();
             assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
             assertThat(NamedNamespaces.exists(warmUp)).as("the warm-up's namespace after the stop").isFalse();
+            String said = Files.readString(output);
+            assertThat(said).as("a serve stopped before it was ready says so, and not that it is ready")
+                    .contains("stopping").doesNotContain("ready:");
         } finally {
             serve.destroyForcibly();
             serve.waitFor(10, TimeUnit.SECONDS);
+            Files.deleteIfExists(output);
         }
     }
 
-    /** A serve killed during its warm-up leaves its namespace; the next serve's warm-up removes it. */
+    /**
+     * A serve killed during its warm-up leaves its namespace; the next serve's warm-up removes it,
+     * and a training run's left the same way.
+     */
     @Test
     void aWarmUpRemovesTheNamespaceOfOneKilledDuringItsOwn(NetworkNamespace host) throws Exception {
         Process serve = new ProcessBuilder(GatunCli.ROOT.resolve("gatun").toString(), "--netns", host.name(), "serve")
                 .directory(GatunCli.ROOT.toFile()).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         String left = "gatun-warm-up-" + serve.pid();
+        String training = "gatun-training-host-" + serve.pid();
         try {
             Bounded.until(Duration.ofSeconds(120), left + " while the serve starts", () -> NamedNamespaces.exists(left));
             serve.destroyForcibly(); // SIGKILL: no clean-up runs
             assertThat(serve.waitFor(10, TimeUnit.SECONDS)).isTrue();
             assertThat(NamedNamespaces.exists(left)).as("the control: %s left by the kill", left).isTrue();
+            // As a training run killed with SIGKILL leaves its own (its process is gone as well).
+            NamedNamespaces.create(training);
             try (GatunServe next = GatunServe.startWarmingUp(host.name())) {
                 assertThat(NamedNamespaces.exists(left)).as("%s once the next serve is ready", left).isFalse();
+                assertThat(NamedNamespaces.exists(training)).as("%s once the next serve is ready", training).isFalse();
             }
         } finally {
             serve.destroyForcibly();
-            if (NamedNamespaces.exists(left)) {
-                NamedNamespaces.delete(left);
+            for (String n : List.of(left, training)) {
+                if (NamedNamespaces.exists(n)) {
+                    NamedNamespaces.delete(n);
+                }
             }
         }
     }
