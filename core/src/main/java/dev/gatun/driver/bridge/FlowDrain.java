@@ -12,34 +12,69 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
  * Waits for the established TCP connections through mappings that no longer take new ones (an
- * unpublish, a replace) to end: each waiting drain looks every {@link #POLL}, so its wait ends
- * within about twice that of the last one closing. A look reads conntrack's table at most once
- * per {@link #POLL} for all drains waiting at once, not once per drain: a walk of the table is
- * milliseconds on a busy host, and 70 drains each walking it every 20 ms took both cores of a
- * serve. Only TCP has an established state; UDP and SCTP mappings are not waited for.
+ * unpublish, a replace) to end. Each waiting drain looks every {@link #POLL} at a reading of
+ * conntrack's table that all drains waiting at once share: a walk of the table is milliseconds
+ * on a busy host, and 70 drains each walking it every 20 ms took both cores of a serve. A reading
+ * is at most {@link #POLL} old, or, where the table takes long to walk, at most {@link #SHARE}
+ * times as old as its walk took, so that drains never spend more than about a tenth of a core on
+ * it: on a small table a drain ends within about 40 ms of the last connection closing, on a huge
+ * one later. Only TCP has an established state; UDP and SCTP mappings are not waited for.
  */
 final class FlowDrain implements AutoCloseable {
 
-    /** How often a drain looks, and how old a reading of the table it takes. */
+    /** How often a drain looks, and how old a reading of the table it takes at most on a small table. */
     static final Duration POLL = Duration.ofMillis(20);
 
-    /** One reading of a family's established, destination-NATed flows, and when it began. */
-    private record Reading(long startedNanos, List<Conntrack.NattedFlow> flows) {}
+    /** A reading lasts this many times as long as its walk took: walking costs at most 1/SHARE of a core. */
+    static final int SHARE = 10;
 
-    private final NetworkNamespace host;
+    /** Reads one family's established, destination-NATed flows (true: IPv6). */
+    interface Table extends AutoCloseable {
+        List<Conntrack.NattedFlow> read(boolean ipv6);
+
+        @Override
+        void close();
+    }
+
+    /** One reading of a family's flows, and until when it serves. */
+    private record Reading(long freshUntilNanos, List<Conntrack.NattedFlow> flows) {}
+
+    private final Supplier<Table> open;
+    private final LongSupplier clock;
     private final ReentrantLock lock = new ReentrantLock();
     /** Opened at the first drain, under {@link #lock}. */
-    private Conntrack conntrack;
+    private Table table;
     /** The latest readings, IPv4 then IPv6, under {@link #lock}. */
     private final Reading[] latest = new Reading[2];
     private boolean closed;
 
     FlowDrain(NetworkNamespace host) {
-        this.host = host;
+        this(() -> {
+            Conntrack c = Conntrack.open(host);
+            return new Table() {
+                @Override
+                public List<Conntrack.NattedFlow> read(boolean ipv6) {
+                    return c.establishedNatted(ipv6);
+                }
+
+                @Override
+                public void close() {
+                    c.close();
+                }
+            };
+        }, System::nanoTime);
+    }
+
+    /** {@code open}: the table, opened at the first look; {@code clock}: nanoseconds, as System.nanoTime. */
+    FlowDrain(Supplier<Table> open, LongSupplier clock) {
+        this.open = open;
+        this.clock = clock;
     }
 
     /** How many connections remain at the timeout (0: none remained). */
@@ -52,7 +87,7 @@ final class FlowDrain implements AutoCloseable {
         if (byTarget.isEmpty()) {
             return 0;
         }
-        long deadline = System.nanoTime() + timeout.toNanos();
+        long deadline = clock.getAsLong() + timeout.toNanos();
         while (true) {
             int left = 0;
             for (Map.Entry<InetAddress, List<Conntrack.NattedPort>> e : byTarget.entrySet()) {
@@ -62,7 +97,7 @@ final class FlowDrain implements AutoCloseable {
                     }
                 }
             }
-            if (left == 0 || System.nanoTime() - deadline >= 0) {
+            if (left == 0 || clock.getAsLong() - deadline >= 0) {
                 return left;
             }
             try {
@@ -74,21 +109,23 @@ final class FlowDrain implements AutoCloseable {
         }
     }
 
-    /** The family's flows as read at most {@link #POLL} ago, reading the table again when older. */
-    private List<Conntrack.NattedFlow> flows(boolean ipv6) {
+    /** The family's flows from a reading that still serves (see the class), reading the table again when none does. */
+    List<Conntrack.NattedFlow> flows(boolean ipv6) {
         lock.lock();
         try {
             if (closed) {
                 throw new IllegalStateException("the driver is closed");
             }
             int i = ipv6 ? 1 : 0;
-            long now = System.nanoTime();
             Reading r = latest[i];
-            if (r == null || now - r.startedNanos() >= POLL.toNanos()) {
-                if (conntrack == null) {
-                    conntrack = Conntrack.open(host);
+            long now = clock.getAsLong();
+            if (r == null || now - r.freshUntilNanos() >= 0) {
+                if (table == null) {
+                    table = open.get();
                 }
-                r = new Reading(now, conntrack.establishedNatted(ipv6));
+                List<Conntrack.NattedFlow> flows = table.read(ipv6);
+                long took = clock.getAsLong() - now;
+                r = new Reading(now + Math.max(POLL.toNanos(), SHARE * took), flows);
                 latest[i] = r;
             }
             return r.flows();
@@ -104,9 +141,9 @@ final class FlowDrain implements AutoCloseable {
             closed = true;
             latest[0] = null;
             latest[1] = null;
-            if (conntrack != null) {
-                conntrack.close();
-                conntrack = null;
+            if (table != null) {
+                table.close();
+                table = null;
             }
         } finally {
             lock.unlock();
