@@ -19,20 +19,16 @@ import java.util.stream.Collectors;
 /**
  * Waits for the established TCP connections through mappings that no longer take new ones (an
  * unpublish, a replace) to end. Each waiting drain looks every {@link #POLL} at a reading of
- * conntrack's table that all drains waiting at once share: a walk of the table is milliseconds
- * on a busy host, and 70 drains each walking it every 20 ms took both cores of a serve. A reading
- * is at most {@link #POLL} old, or, where the table takes long to walk, at most {@link #SHARE}
- * times as old as its walk took, so that drains never spend more than about a tenth of a core on
- * it: on a small table a drain ends within about 40 ms of the last connection closing, on a huge
- * one later. Only TCP has an established state; UDP and SCTP mappings are not waited for.
+ * conntrack's table at most {@link #POLL} old, which all drains waiting at once share: a walk of
+ * the table is milliseconds on a busy host, and 70 drains each walking it every 20 ms took both
+ * cores of a serve; shared, the walks take one thread at most. A drain ends within about 40 ms
+ * of the last connection closing. Only TCP has an established state; UDP and SCTP mappings are
+ * not waited for.
  */
 final class FlowDrain implements AutoCloseable {
 
-    /** How often a drain looks, and how old a reading of the table it takes at most on a small table. */
+    /** How often a drain looks, and how old a reading of the table it takes at most. */
     static final Duration POLL = Duration.ofMillis(20);
-
-    /** A reading lasts this many times as long as its walk took: walking costs at most 1/SHARE of a core. */
-    static final int SHARE = 10;
 
     /** Reads one family's established, destination-NATed flows (true: IPv6). */
     interface Table extends AutoCloseable {
@@ -42,7 +38,7 @@ final class FlowDrain implements AutoCloseable {
         void close();
     }
 
-    /** One reading of a family's flows, and until when it serves. */
+    /** One reading of a family's flows, and until when it serves: {@link #POLL} from its start. */
     private record Reading(long freshUntilNanos, List<Conntrack.NattedFlow> flows) {}
 
     private final Supplier<Table> open;
@@ -109,7 +105,7 @@ final class FlowDrain implements AutoCloseable {
         }
     }
 
-    /** The family's flows from a reading that still serves (see the class), reading the table again when none does. */
+    /** The family's flows as read at most {@link #POLL} ago, reading the table again when older. */
     List<Conntrack.NattedFlow> flows(boolean ipv6) {
         lock.lock();
         try {
@@ -123,9 +119,7 @@ final class FlowDrain implements AutoCloseable {
                 if (table == null) {
                     table = open.get();
                 }
-                List<Conntrack.NattedFlow> flows = table.read(ipv6);
-                long took = clock.getAsLong() - now;
-                r = new Reading(now + Math.max(POLL.toNanos(), SHARE * took), flows);
+                r = new Reading(now + POLL.toNanos(), table.read(ipv6));
                 latest[i] = r;
             }
             return r.flows();

@@ -15,9 +15,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * How drains read conntrack's table, against a stand-in table and clock: every drain looking
- * while a reading serves shares it; a reading serves for {@link FlowDrain#POLL}, or
- * {@link FlowDrain#SHARE} times as long as its walk took; a drain counts only the flows through
- * its own ports to its own container.
+ * while a reading serves ({@link FlowDrain#POLL}) shares it; a drain counts only the flows
+ * through its own ports to its own container.
  */
 class FlowDrainTest {
 
@@ -26,7 +25,6 @@ class FlowDrainTest {
     private static final InetAddress HOST = InetAddress.ofLiteral("192.0.2.1");
 
     private long now = 1_000_000_000L;
-    private long walkNanos;
     private final List<Boolean> reads = new ArrayList<>();
     private List<Conntrack.NattedFlow> flows = List.of();
 
@@ -36,7 +34,6 @@ class FlowDrainTest {
             public List<Conntrack.NattedFlow> read(boolean ipv6) {
                 synchronized (FlowDrainTest.this) {
                     reads.add(ipv6);
-                    now += walkNanos;
                     return flows;
                 }
             }
@@ -71,19 +68,6 @@ class FlowDrainTest {
         d.flows(false);
         d.flows(true);
         assertThat(reads).as("a reading a poll old, and the other family's own").containsExactly(false, false, true);
-    }
-
-    @Test
-    void aSlowWalkServesLonger() {
-        FlowDrain d = drain();
-        walkNanos = Duration.ofMillis(5).toNanos();
-        d.flows(false); // read at t, done at t + 5 ms: serves until t + 50 ms
-        advance(Duration.ofMillis(40).toNanos());
-        d.flows(false);
-        assertThat(reads).as("45 ms after a 5 ms walk").hasSize(1);
-        advance(Duration.ofMillis(5).toNanos());
-        d.flows(false);
-        assertThat(reads).as("50 ms after it").hasSize(2);
     }
 
     @Test
