@@ -256,8 +256,9 @@ public final class NetlinkSocket implements AutoCloseable {
      * Sends several independent lookups in one datagram and reads every answer: one system call
      * each way instead of one per request. Each request must be a lookup the kernel answers with
      * exactly one message, its reply or an error (a GET of one object, an exact sock_diag
-     * request): their NLM_F_ACK is cleared, since an ACK after each reply would be one more
-     * datagram to receive per request. Replies go to {@code onReply} with the request's index;
+     * request), built without NLM_F_ACK: an ACK after each reply would be one more datagram to
+     * receive per request (one that came anyway is skipped as stale by a later read). Replies go
+     * to {@code onReply} with the request's index;
      * returns each request's errno, 0 for success. An errno other than {@code tolerated} throws,
      * naming that request's operation.
      */
@@ -265,8 +266,6 @@ public final class NetlinkSocket implements AutoCloseable {
                           BiConsumer<Integer, MemorySegment> onReply, int tolerated) {
         lock.lock();
         try {
-            NetlinkMessages.forEach(requests, length, m -> nlmsghdr.nlmsg_flags(m,
-                    (short) (NetlinkMessages.flags(m) & ~kernel_h.NLM_F_ACK)));
             send(requests, length, operations);
             int[] errnos = new int[operations.count()];
             boolean[] answered = new boolean[operations.count()];

@@ -123,26 +123,6 @@ public final class NftChannel implements AutoCloseable {
                 operation + " in " + namespace().describe(), decode);
     }
 
-    /**
-     * Asks for one object (a GET without NLM_F_DUMP, naming it in the payload) and decodes the
-     * answer; empty when the kernel says it does not exist (ENOENT).
-     */
-    public <T> Optional<T> get(String operation, int type, int family, NftBatch.PayloadWriter payload,
-                               Function<MemorySegment, T> decode) {
-        int seq = socket.reserveSequences(1);
-        MemorySegment nlh = libnftnl_h.nftnl_nlmsg_build_hdr(request, (short) type, (short) family,
-                (short) kernel_h.NLM_F_ACK, seq).reinterpret(REQUEST_BYTES);
-        payload.write(nlh);
-        List<T> found = new ArrayList<>();
-        int errno = socket.transact(nlh, NetlinkMessages.align(nlmsghdr.nlmsg_len(nlh)), seq,
-                Operations.of(operation + " in " + namespace().describe()), NetlinkSocket.AckedRange.only(0),
-                reply -> found.add(decode.apply(reply)), libc_h.ENOENT);
-        if (errno == libc_h.ENOENT) {
-            return Optional.empty();
-        }
-        return found.stream().findFirst();
-    }
-
     /** The GET requests of one {@link #getAll}: how many, and each one's family and payload. */
     public interface Requests {
         Requests NONE = new Requests() {

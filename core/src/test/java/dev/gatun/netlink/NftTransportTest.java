@@ -123,7 +123,7 @@ class NftTransportTest {
             // Many GETGENs in one datagram, each answered with the generation: far more than 1 KiB back.
             for (int i = 0; i < count; i++) {
                 MemorySegment nlh = libnftnl_h.nftnl_nlmsg_build_hdr(buffer.asSlice(offset), (short) kernel_h.NFT_MSG_GETGEN,
-                        (short) libc_h.AF_UNSPEC, (short) kernel_h.NLM_F_ACK, first + i).reinterpret(buffer.byteSize() - offset);
+                        (short) libc_h.AF_UNSPEC, (short) 0, first + i).reinterpret(buffer.byteSize() - offset);
                 offset += NetlinkMessages.align(nlmsghdr.nlmsg_len(nlh));
             }
             long length = offset;
