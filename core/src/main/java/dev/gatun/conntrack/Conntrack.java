@@ -99,7 +99,7 @@ public final class Conntrack implements AutoCloseable {
     public List<NattedFlow> establishedNatted(boolean ipv6) {
         int family = ipv6 ? libc_h.AF_INET6 : libc_h.AF_INET;
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment nlh = header(arena, kernel_h.IPCTNL_MSG_CT_GET, kernel_h.NLM_F_DUMP | kernel_h.NLM_F_ACK, family);
+            MemorySegment nlh = nattedDump(arena, family);
             return socket.dump(nlh, nlmsghdr.nlmsg_len(nlh), "list conntrack entries", Conntrack::establishedNatted);
         }
     }
@@ -140,7 +140,7 @@ public final class Conntrack implements AutoCloseable {
 
     private List<byte[]> matching(int family, List<NattedPort> ports) {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment nlh = header(arena, kernel_h.IPCTNL_MSG_CT_GET, kernel_h.NLM_F_DUMP | kernel_h.NLM_F_ACK, family);
+            MemorySegment nlh = nattedDump(arena, family);
             return socket.dump(nlh, nlmsghdr.nlmsg_len(nlh), "list conntrack entries", m -> tupleIfMatches(m, ports));
         }
     }
@@ -223,6 +223,20 @@ public final class Conntrack implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /**
+     * A dump of one family's destination-NATed entries, the only ones gatun asks about: the
+     * kernel (from Linux 5.19) then walks its table and sends those alone, where a host's own
+     * connections would otherwise be sent and decoded too. An older kernel ignores the filter
+     * and sends every entry; the decoders check the status either way.
+     */
+    static MemorySegment nattedDump(Arena arena, int family) {
+        MemorySegment nlh = header(arena, kernel_h.IPCTNL_MSG_CT_GET, kernel_h.NLM_F_DUMP | kernel_h.NLM_F_ACK, family);
+        int dstNat = Integer.reverseBytes(kernel_h.IPS_DST_NAT); // network order, as CTA_STATUS is
+        mnl_attr_put_u32(nlh, (short) kernel_h.CTA_STATUS, dstNat);
+        mnl_attr_put_u32(nlh, (short) kernel_h.CTA_STATUS_MASK, dstNat);
+        return nlh;
     }
 
     private static MemorySegment header(Arena arena, int message, int flags, int family) {

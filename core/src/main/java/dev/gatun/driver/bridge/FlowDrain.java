@@ -20,7 +20,8 @@ import java.util.stream.Collectors;
  * Waits for the established TCP connections through mappings that no longer take new ones (an
  * unpublish, a replace) to end. Each waiting drain looks every {@link #POLL} at a reading of
  * conntrack's table at most {@link #POLL} old, which all drains waiting at once share: a walk of
- * the table is milliseconds on a busy host, and 70 drains each walking it every 20 ms took both
+ * the table is milliseconds on a busy host (20,000 entries: 10 ms with the kernel sending the
+ * NATed ones alone, 52 ms decoding them all), and 70 drains each walking it every 20 ms took both
  * cores of a serve; shared, the walks take one thread at most. A drain ends within about 40 ms
  * of the last connection closing. Only TCP has an established state; UDP and SCTP mappings are
  * not waited for.
