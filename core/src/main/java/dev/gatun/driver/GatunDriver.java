@@ -6,6 +6,7 @@ import dev.gatun.nft.RulesetEvent;
 
 import java.net.InetAddress;
 import java.util.Collection;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -42,6 +43,13 @@ public interface GatunDriver extends NetworkDriver {
 
     /** The published ports whose container address is on none of this driver's networks; their network is null. */
     List<PortMapping> publishedOutside();
+
+    /** Every published port: {@link #published published(null)}, then {@link #publishedOutside}. */
+    default List<PortMapping> allPublished() {
+        List<PortMapping> all = new ArrayList<>(published(null));
+        all.addAll(publishedOutside());
+        return all;
+    }
 
     /**
      * For each published port that a socket of the host holds now (it came after the port was

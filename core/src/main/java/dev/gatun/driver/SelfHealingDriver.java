@@ -503,6 +503,11 @@ public final class SelfHealingDriver implements GatunDriver {
     }
 
     @Override
+    public List<PortMapping> allPublished() {
+        return inner.allPublished();
+    }
+
+    @Override
     public List<PortTraffic> traffic(String network) {
         return inner.traffic(network);
     }

@@ -15,11 +15,13 @@ import java.net.InetSocketAddress;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
@@ -49,6 +51,43 @@ class OutsidePublishTest {
             assertThat(d.published(null)).as("on no network of gatun's").isEmpty();
             assertThat(d.unpublishOutside("podman", FOREIGN, List.of(), "c1/eth0@podman")).hasSize(2);
             assertThat(elements(host)).doesNotContain("8080");
+        }
+    }
+
+    /** One reading for `gatun ls`: the ports of each network, then those outside them, as the two listings give them. */
+    @Test
+    void allPublishedListsEachNetworksPortsThenThoseOutside(NetworkNamespace host) {
+        try (GatunDriver d = Gatun.open(host, "nftables")) {
+            d.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
+            d.publishOutside("podman", FOREIGN, List.of(PortSpec.parse("9090:90")), "c1/eth0@podman", HostPortCheck.SKIP);
+            d.publish("n1", InetAddress.ofLiteral("10.88.0.2"), List.of(PortSpec.parse("8080:80"),
+                    PortSpec.parse("5353:53/udp")), "web", HostPortCheck.SKIP);
+
+            List<PortMapping> all = d.allPublished();
+
+            assertThat(all).extracting(PortMapping::network, PortMapping::hostPort).containsExactly(
+                    tuple("n1", 8080), tuple("n1", 5353),
+                    tuple(null, 9090));
+            List<PortMapping> twoReadings = new ArrayList<>(d.published(null));
+            twoReadings.addAll(d.publishedOutside());
+            assertThat(all).isEqualTo(twoReadings);
+        }
+    }
+
+    /** The maps are read without listing the table first: a missing table is no mappings, not a failure. */
+    @Test
+    void aHostWithoutGatunsTableListsNoMappings(NetworkNamespace host) {
+        try (GatunDriver d = Gatun.open(host, "nftables")) {
+            assertThat(Oracle.in(host, "nft", "list", "tables")).doesNotContain("gatun");
+            assertThat(d.publishedOutside()).isEmpty();
+            assertThat(d.published(null)).isEmpty();
+
+            d.publishOutside("podman", FOREIGN, List.of(PortSpec.parse("8080:80")), "c1/eth0@podman", HostPortCheck.SKIP);
+            assertThat(d.publishedOutside()).hasSize(1);
+            Oracle.in(host, "nft", "delete", "table", "inet", "gatun");
+
+            assertThat(d.publishedOutside()).isEmpty();
+            assertThat(d.traffic(null)).isEmpty();
         }
     }
 

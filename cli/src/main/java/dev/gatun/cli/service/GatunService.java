@@ -82,13 +82,7 @@ public final class GatunService {
     }
 
     public List<PortMapping> ports(ListPorts r) {
-        return drivers.with(d -> {
-            List<PortMapping> listed = new ArrayList<>(d.published(r.network()));
-            if (r.network() == null) {
-                listed.addAll(d.publishedOutside());
-            }
-            return listed;
-        });
+        return drivers.with(d -> r.network() == null ? d.allPublished() : d.published(r.network()));
     }
 
     /** {@link #ports} with each mapping's counts (null where its network has no counters). */

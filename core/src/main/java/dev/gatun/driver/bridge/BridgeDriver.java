@@ -287,6 +287,11 @@ public final class BridgeDriver implements GatunDriver {
     }
 
     @Override
+    public List<PortMapping> allPublished() {
+        return ports.all();
+    }
+
+    @Override
     public List<PortTraffic> traffic(String network) {
         return ports.traffic(network == null ? networks() : List.of(network(network)));
     }

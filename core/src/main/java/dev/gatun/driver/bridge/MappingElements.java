@@ -3,6 +3,7 @@ package dev.gatun.driver.bridge;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortTraffic;
 import dev.gatun.driver.Protocol;
+import dev.gatun.netlink.NetlinkException;
 import dev.gatun.nft.Concatenation;
 import dev.gatun.nft.NftSet;
 import dev.gatun.nft.Nftables;
@@ -35,7 +36,7 @@ final class MappingElements {
     static List<PortMapping> all(Nftables nft) {
         List<PortMapping> out = new ArrayList<>();
         for (NftSet map : MAPS) {
-            for (StoredElement e : nft.storedElements(map)) {
+            for (StoredElement e : storedOrNone(nft, map)) {
                 out.add(mapping(map, e));
             }
         }
@@ -46,12 +47,28 @@ final class MappingElements {
     static List<PortTraffic> traffic(Nftables nft) {
         List<PortTraffic> out = new ArrayList<>();
         for (NftSet map : MAPS) {
-            for (StoredElement e : nft.storedElements(map)) {
+            for (StoredElement e : storedOrNone(nft, map)) {
                 Counter c = e.counter();
                 out.add(new PortTraffic(mapping(map, e), c == null ? null : new PortTraffic.Traffic(c.packets(), c.bytes())));
             }
         }
         return out;
+    }
+
+    /**
+     * A map's elements; none when the kernel has no such map: gatun's table is not made yet, or
+     * someone removed it (a serve puts it back). Asked directly rather than after listing the
+     * table, which cost six times as much as reading all four maps.
+     */
+    private static List<StoredElement> storedOrNone(Nftables nft, NftSet map) {
+        try {
+            return nft.storedElements(map);
+        } catch (NetlinkException e) {
+            if (e.isNotFound()) {
+                return List.of();
+            }
+            throw e;
+        }
     }
 
     /** Per map, one element list: the transaction splits it into messages by size. */

@@ -139,12 +139,9 @@ final class NftablesFirewall implements Firewall {
         return fromMaps(MappingElements::traffic);
     }
 
-    /** What {@code read} makes of the four maps; nothing when there is no table yet. */
+    /** What {@code read} makes of the four maps (a missing one has no mappings: see MappingElements). */
     private <T> List<T> fromMaps(Function<Nftables, List<T>> read) {
         try (Nftables nft = Nftables.open(host)) {
-            if (nft.listWithoutElements(GatunRuleset.TABLE).tables().isEmpty()) {
-                return List.of();
-            }
             return read.apply(nft);
         }
     }

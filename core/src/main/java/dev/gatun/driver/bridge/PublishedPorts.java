@@ -173,11 +173,25 @@ final class PublishedPorts {
         return out;
     }
 
+    /** {@link #published} of every network, then {@link #publishedOutside}: one reading of the maps and the networks. */
+    List<PortMapping> all() {
+        List<Network> all = networks.get();
+        List<PortMapping> mappings = firewall.mappings();
+        List<PortMapping> out = inNetworks(mappings, m -> m, (m, n) -> Publisher.named(n, m), all);
+        out.addAll(outside(mappings, all));
+        return out;
+    }
+
     /** The mappings to addresses on no network of gatun's, by protocol and host port. */
     List<PortMapping> publishedOutside() {
-        List<Prefix> subnets = networks.get().stream().flatMap(n -> n.subnets().stream()).toList();
+        return outside(firewall.mappings(), networks.get());
+    }
+
+    /** Those of {@code mappings} to addresses on none of {@code networks}, by protocol and host port. */
+    private static List<PortMapping> outside(List<PortMapping> mappings, List<Network> networks) {
+        List<Prefix> subnets = networks.stream().flatMap(n -> n.subnets().stream()).toList();
         List<PortMapping> out = new ArrayList<>();
-        for (PortMapping m : firewall.mappings()) {
+        for (PortMapping m : mappings) {
             if (subnets.stream().noneMatch(p -> p.contains(m.containerIp()))) {
                 out.add(Publisher.named(null, m));
             }
