@@ -56,7 +56,7 @@ public final class Main {
                 misdirected[0] = m;
                 return ExitCode.ENVIRONMENT;
             }
-            return fail(json, out, err, ExitCode.of(e), Failure.sentence(e));
+            return fail(json, out, err, ExitCode.of(e), naming(line, Failure.sentence(e)));
         });
         cli.setParameterExceptionHandler((e, a) -> {
             if (json) {
@@ -140,6 +140,21 @@ public final class Main {
         cli.setErr(NOWHERE);
         cli.setExecutionExceptionHandler(NO_EXECUTION_HANDLER);
         cli.setParameterExceptionHandler(NO_PARAMETER_HANDLER);
+    }
+
+    /**
+     * {@code sentence} led by the command that failed ("publish: network n1 does not exist"), so
+     * that a script's log names the operation as well as the bad value; unchanged when it names
+     * the command already, or when the failure is the top level's own.
+     */
+    static String naming(CommandLine failed, String sentence) {
+        String command = failed.getCommandSpec().qualifiedName(" ");
+        int space = command.indexOf(' ');
+        if (space < 0) {
+            return sentence;
+        }
+        command = command.substring(space + 1);
+        return sentence.startsWith(command + ":") || sentence.startsWith(command + " ") ? sentence : command + ": " + sentence;
     }
 
     private static int fail(boolean json, PrintWriter out, PrintWriter err, int code, String message) {

@@ -54,6 +54,18 @@ class BadInputTest {
         assertThat(r.err()).startsWith("gatun: ").contains(named).doesNotContain(NOWHERE);
     }
 
+    /** A script's log names the operation as well as the value: the command that failed leads, once. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "publish n1 10.88.0.2 -p 70000:80           | gatun: publish: port spec '70000:80'",
+            "net create n1 --subnet 10.88.0.0/33        | gatun: net create: ",
+            "unpublish n1 10.88.0.2 --drain --timeout 0 | gatun: unpublish: --timeout 0 "})
+    void aFailureNamesItsCommandOnce(String line, String start) {
+        Run r = run(line.split(" "));
+        assertThat(r.code()).as("exit code; stderr: %s", r.err()).isEqualTo(2);
+        assertThat(r.err()).startsWith(start).doesNotContain("unpublish: unpublish");
+    }
+
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
             "publish n1 10.88.0.2 -p 70000:80 | 70000",
