@@ -75,8 +75,7 @@ public final class SelfHealingDriver implements GatunDriver {
         inner.listen(new Recorder());
         // Before the monitor starts: it then hears every notification from before the first publish.
         this.follower = inner.followRuleset();
-        inner.published(null).forEach(wanted::put);
-        inner.publishedOutside().forEach(wanted::put);
+        inner.allPublished().forEach(wanted::put);
         this.monitor = RulesetMonitor.start(inner.host(), this::onEvent, eventQueueBytes);
         this.healer = Thread.ofPlatform().daemon().name("gatun-healer").start(this::heal);
     }

@@ -16,7 +16,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.stream.Stream;
 
 /**
  * Chooses a host port for a binding that leaves it to the driver: the lowest port of a range
@@ -51,7 +50,7 @@ final class FreePorts {
         }
         Set<Integer> taken = new HashSet<>();
         // Ports a CNI chain published outside gatun's networks are taken too.
-        for (PortMapping m : Stream.concat(driver.published(null).stream(), driver.publishedOutside().stream()).toList()) {
+        for (PortMapping m : driver.allPublished()) {
             if (m.protocol() == protocol && (hostIp == null || m.hostIp() == null || hostIp.equals(m.hostIp()))) {
                 taken.add(m.hostPort());
             }
