@@ -34,7 +34,7 @@ abstract class Base implements Callable<Integer> {
             public <T> T with(Function<GatunDriver, T> work) {
                 return withDriver(work);
             }
-        });
+        }, root.served != null);
     }
 
     /** Runs {@code work} with a driver for the host: the serve's own when served (never closed here), else a new one. */

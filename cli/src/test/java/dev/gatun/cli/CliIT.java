@@ -41,6 +41,27 @@ class CliIT {
     void useHost(NetworkNamespace host) {
     }
 
+    /** The words doctor's serve check must say for {@code host}: here no serve answers. */
+    String serveCheckSays(NetworkNamespace host) {
+        return "none for network namespace " + host.name() + ": each command starts a JVM";
+    }
+
+    @Test
+    void doctorSaysWhetherAServeAnswersForTheNamespace(NetworkNamespace host) {
+        useHost(host);
+        JsonNode checks = GatunCli.ok("--netns", host.name(), "--json", "doctor").json();
+        List<JsonNode> serve = new ArrayList<>();
+        checks.forEach(c -> {
+            if (c.get("check").asText().equals("serve")) {
+                serve.add(c);
+            }
+        });
+        assertThat(serve).singleElement().satisfies(c -> {
+            assertThat(c.get("ok").asBoolean()).isTrue();
+            assertThat(c.get("detail").asText()).contains(serveCheckSays(host));
+        });
+    }
+
     @Test
     void networksEndpointsAndPortsWithJson(NetworkNamespace host, NetworkNamespace c1) {
         useHost(host);

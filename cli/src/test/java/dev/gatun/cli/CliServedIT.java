@@ -42,6 +42,12 @@ class CliServedIT extends CliIT {
         serves.put(host.name(), GatunServe.start(host.name(), null, "--log-requests"));
     }
 
+    /** The serve runs doctor itself, and says so. */
+    @Override
+    String serveCheckSays(NetworkNamespace host) {
+        return "this doctor ran in the gatun serve answering on /run/gatun/netns-" + host.inode() + ".sock";
+    }
+
     @BeforeEach
     void watchCommands() {
         watching = GatunCli.watch(runs::add);

@@ -65,7 +65,7 @@ public final class LocalApi extends Handler.Abstract {
 
     private LocalApi(Served served, Consumer<String> requestLog, EventLog events, ObjIntConsumer<String> answered) {
         this.served = served;
-        this.service = new GatunService(served::host, Drivers.of(served.driver()));
+        this.service = new GatunService(served::host, Drivers.of(served.driver()), true);
         this.requestLog = requestLog;
         this.events = events;
         this.answered = answered;

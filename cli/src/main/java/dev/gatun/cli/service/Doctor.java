@@ -1,6 +1,7 @@
 package dev.gatun.cli.service;
 
 import dev.gatun.Gatun;
+import dev.gatun.cli.api.ServeSockets;
 import dev.gatun.cli.service.DoctorReport.Check;
 import dev.gatun.driver.Network;
 import dev.gatun.driver.GatunDriver;
@@ -9,6 +10,9 @@ import dev.gatun.netlink.NftChannel;
 import dev.gatun.netns.NetworkNamespace;
 
 import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,10 +30,12 @@ final class Doctor {
 
     private final Supplier<NetworkNamespace> host;
     private final Drivers drivers;
+    private final boolean inServe;
 
-    Doctor(Supplier<NetworkNamespace> host, Drivers drivers) {
+    Doctor(Supplier<NetworkNamespace> host, Drivers drivers, boolean inServe) {
         this.host = host;
         this.drivers = drivers;
+        this.inServe = inServe;
     }
 
     DoctorReport run() {
@@ -56,6 +62,7 @@ final class Doctor {
             checks.add(new Check("nf_tables", false, e.getMessage()));
         }
         if (host != null) {
+            checks.add(serve(host));
             try {
                 Gatun.Choice choice = Gatun.choose(host);
                 checks.add(new Check("driver", true, "auto picks " + choice.driver() + ": " + choice.reason()));
@@ -74,6 +81,24 @@ final class Doctor {
             checks.addAll(bridges(host));
         }
         return new DoctorReport(checks, privileged && libs && nftables);
+    }
+
+    /**
+     * Whether a gatun serve answers for the namespace: the one-shot commands' speed depends on
+     * it more than on anything else. Either way gatun works, so the check passes.
+     */
+    private Check serve(NetworkNamespace host) {
+        Path socket = ServeSockets.of(host);
+        if (inServe) {
+            return new Check("serve", true, "this doctor ran in the gatun serve answering on " + socket);
+        }
+        try (SocketChannel c = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            c.connect(UnixDomainSocketAddress.of(socket));
+            return new Check("serve", true, "a gatun serve answers on " + socket);
+        } catch (IOException e) {
+            return new Check("serve", true, "none for " + host.describe() + ": each command starts a JVM of its own; "
+                    + "gatun serve (or gatun install, as a systemd service) answers them without one");
+        }
     }
 
     /** The file the dynamic loader opened for a library (its name carries the version), or null. */

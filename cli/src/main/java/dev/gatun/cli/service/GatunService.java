@@ -26,11 +26,18 @@ public final class GatunService {
 
     private final Supplier<NetworkNamespace> host;
     private final Drivers drivers;
+    private final boolean inServe;
 
-    /** Works on the namespace {@code host} names, with drivers {@code drivers} lends. */
+    /** Works on the namespace {@code host} names, with drivers {@code drivers} lends, in a process of its own. */
     public GatunService(Supplier<NetworkNamespace> host, Drivers drivers) {
+        this(host, drivers, false);
+    }
+
+    /** {@link #GatunService(Supplier, Drivers)}; {@code inServe}: run by the namespace's gatun serve. */
+    public GatunService(Supplier<NetworkNamespace> host, Drivers drivers, boolean inServe) {
         this.host = host;
         this.drivers = drivers;
+        this.inServe = inServe;
     }
 
     public Network createNetwork(CreateNetwork r) {
@@ -104,6 +111,6 @@ public final class GatunService {
     }
 
     public DoctorReport doctor() {
-        return new Doctor(host, drivers).run();
+        return new Doctor(host, drivers, inServe).run();
     }
 }
