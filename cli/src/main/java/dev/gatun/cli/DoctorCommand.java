@@ -7,7 +7,7 @@ import java.util.List;
 
 /** Checks what gatun needs on this host and what could get in its way. */
 @Command(name = "doctor", mixinStandardHelpOptions = true,
-        description = "Check privileges, libraries, nf_tables, iptables variants, other firewalls and gatun bridges.",
+        description = "Check privileges, libraries, nf_tables, a serve, iptables variants, other firewalls and gatun bridges.",
         footer = {"", "Exit code 0 when gatun can work here, 4 when something it needs is missing.",
                 "", "Examples:", "  gatun doctor", "  gatun --json doctor"})
 final class DoctorCommand extends Base {
