@@ -51,6 +51,13 @@ public interface GatunDriver extends NetworkDriver {
         return all;
     }
 
+    /** {@link #allPublished} with each mapping's counts ({@link #traffic}; null outside gatun's networks). */
+    default List<PortTraffic> allTraffic() {
+        List<PortTraffic> all = new ArrayList<>(traffic(null));
+        publishedOutside().forEach(m -> all.add(new PortTraffic(m, null)));
+        return all;
+    }
+
     /**
      * For each published port that a socket of the host holds now (it came after the port was
      * published: a publish checks first), one line naming the port, the socket and its process.

@@ -507,6 +507,11 @@ public final class SelfHealingDriver implements GatunDriver {
     }
 
     @Override
+    public List<PortTraffic> allTraffic() {
+        return inner.allTraffic();
+    }
+
+    @Override
     public List<PortTraffic> traffic(String network) {
         return inner.traffic(network);
     }

@@ -74,6 +74,24 @@ class OutsidePublishTest {
         }
     }
 
+    /** `gatun ls --stats` likewise: a counted network's ports with their counts, then those outside with none. */
+    @Test
+    void allTrafficListsEachNetworksCountsThenThoseOutside(NetworkNamespace host) {
+        try (GatunDriver d = Gatun.open(host, "nftables")) {
+            d.createNetwork(NetworkSpec.named("n1").subnet4(Prefix.parse("10.88.0.0/16")).counters(true).build());
+            d.publishOutside("podman", FOREIGN, List.of(PortSpec.parse("9090:90")), "c1/eth0@podman", HostPortCheck.SKIP);
+            d.publish("n1", InetAddress.ofLiteral("10.88.0.2"), List.of(PortSpec.parse("8080:80")), "web", HostPortCheck.SKIP);
+
+            List<PortTraffic> all = d.allTraffic();
+
+            assertThat(all).extracting(t -> t.mapping().network(), t -> t.mapping().hostPort(), t -> t.traffic() != null)
+                    .containsExactly(tuple("n1", 8080, true), tuple(null, 9090, false));
+            List<PortTraffic> twoReadings = new ArrayList<>(d.traffic(null));
+            d.publishedOutside().forEach(m -> twoReadings.add(new PortTraffic(m, null)));
+            assertThat(all).isEqualTo(twoReadings);
+        }
+    }
+
     /** The maps are read without listing the table first: a missing table is no mappings, not a failure. */
     @Test
     void aHostWithoutGatunsTableListsNoMappings(NetworkNamespace host) {

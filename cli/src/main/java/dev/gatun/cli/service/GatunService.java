@@ -12,7 +12,6 @@ import dev.gatun.nft.Table;
 import dev.gatun.netns.NetworkNamespace;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
 
@@ -94,13 +93,7 @@ public final class GatunService {
 
     /** {@link #ports} with each mapping's counts (null where its network has no counters). */
     public List<PortTraffic> traffic(ListPorts r) {
-        return drivers.with(d -> {
-            List<PortTraffic> listed = new ArrayList<>(d.traffic(r.network()));
-            if (r.network() == null) {
-                d.publishedOutside().forEach(m -> listed.add(new PortTraffic(m, null)));
-            }
-            return listed;
-        });
+        return drivers.with(d -> r.network() == null ? d.allTraffic() : d.traffic(r.network()));
     }
 
     /** gatun's table in nft syntax, read back over netlink and rendered by gatun. */

@@ -292,6 +292,11 @@ public final class BridgeDriver implements GatunDriver {
     }
 
     @Override
+    public List<PortTraffic> allTraffic() {
+        return ports.allTraffic();
+    }
+
+    @Override
     public List<PortTraffic> traffic(String network) {
         return ports.traffic(network == null ? networks() : List.of(network(network)));
     }

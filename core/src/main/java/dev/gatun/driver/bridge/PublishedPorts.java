@@ -175,29 +175,41 @@ final class PublishedPorts {
 
     /** {@link #published} of every network, then {@link #publishedOutside}: one reading of the maps and the networks. */
     List<PortMapping> all() {
-        List<Network> all = networks.get();
-        List<PortMapping> mappings = firewall.mappings();
-        List<PortMapping> out = inNetworks(mappings, m -> m, (m, n) -> Publisher.named(n, m), all);
-        out.addAll(outside(mappings, all));
-        return out;
+        return everywhere(firewall.mappings(), m -> m, Publisher::named);
+    }
+
+    /** {@link #all} with each mapping's counts, where its network has counters: one reading too. */
+    List<PortTraffic> allTraffic() {
+        return everywhere(firewall.traffic(), PortTraffic::mapping,
+                (n, t) -> new PortTraffic(Publisher.named(n, t.mapping()), t.traffic()));
     }
 
     /** The mappings to addresses on no network of gatun's, by protocol and host port. */
     List<PortMapping> publishedOutside() {
-        return outside(firewall.mappings(), networks.get());
+        return outside(firewall.mappings(), m -> m, Publisher::named, networks.get());
     }
 
-    /** Those of {@code mappings} to addresses on none of {@code networks}, by protocol and host port. */
-    private static List<PortMapping> outside(List<PortMapping> mappings, List<Network> networks) {
+    /** The items of every network (see {@link #inNetworks}), then those outside them (see {@link #outside}). */
+    private <T> List<T> everywhere(List<T> items, Function<T, PortMapping> mapping, BiFunction<String, T, T> named) {
+        List<Network> all = networks.get();
+        List<T> out = inNetworks(items, mapping, (t, n) -> named.apply(n, t), all);
+        out.addAll(outside(items, mapping, named, all));
+        return out;
+    }
+
+    /** The items whose mapping goes to an address on none of {@code networks}, their network null, by protocol and host port. */
+    private static <T> List<T> outside(List<T> items, Function<T, PortMapping> mapping, BiFunction<String, T, T> named,
+                                       List<Network> networks) {
         List<Prefix> subnets = networks.stream().flatMap(n -> n.subnets().stream()).toList();
-        List<PortMapping> out = new ArrayList<>();
-        for (PortMapping m : mappings) {
+        List<T> out = new ArrayList<>();
+        for (T item : items) {
+            PortMapping m = mapping.apply(item);
             if (subnets.stream().noneMatch(p -> p.contains(m.containerIp()))) {
-                out.add(Publisher.named(null, m));
+                out.add(named.apply(null, item));
             }
         }
-        out.sort(Comparator.comparing((PortMapping m) -> m.protocol().ordinal())
-                .thenComparingInt(PortMapping::hostPort));
+        out.sort(Comparator.comparing((T t) -> mapping.apply(t).protocol().ordinal())
+                .thenComparingInt(t -> mapping.apply(t).hostPort()));
         return out;
     }
 
