@@ -6,7 +6,6 @@ import dev.gatun.nft.RulesetEvent;
 
 import java.net.InetAddress;
 import java.util.Collection;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -44,19 +43,14 @@ public interface GatunDriver extends NetworkDriver {
     /** The published ports whose container address is on none of this driver's networks; their network is null. */
     List<PortMapping> publishedOutside();
 
-    /** Every published port: {@link #published published(null)}, then {@link #publishedOutside}. */
-    default List<PortMapping> allPublished() {
-        List<PortMapping> all = new ArrayList<>(published(null));
-        all.addAll(publishedOutside());
-        return all;
-    }
+    /**
+     * Every published port: {@link #published published(null)}, then {@link #publishedOutside},
+     * from one reading of the kernel.
+     */
+    List<PortMapping> allPublished();
 
     /** {@link #allPublished} with each mapping's counts ({@link #traffic}; null outside gatun's networks). */
-    default List<PortTraffic> allTraffic() {
-        List<PortTraffic> all = new ArrayList<>(traffic(null));
-        publishedOutside().forEach(m -> all.add(new PortTraffic(m, null)));
-        return all;
-    }
+    List<PortTraffic> allTraffic();
 
     /**
      * For each published port that a socket of the host holds now (it came after the port was

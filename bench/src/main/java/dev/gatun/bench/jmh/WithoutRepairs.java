@@ -80,6 +80,16 @@ record WithoutRepairs(GatunDriver inner) implements GatunDriver {
     }
 
     @Override
+    public List<PortMapping> allPublished() {
+        return inner.allPublished();
+    }
+
+    @Override
+    public List<PortTraffic> allTraffic() {
+        return inner.allTraffic();
+    }
+
+    @Override
     public List<String> hostPortsInUse() {
         return inner.hostPortsInUse();
     }
