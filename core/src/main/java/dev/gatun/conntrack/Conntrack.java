@@ -214,7 +214,7 @@ public final class Conntrack implements AutoCloseable {
             int seq = socket.reserveSequences(1);
             nlmsghdr.nlmsg_seq(nlh, seq);
             socket.transact(nlh, nlmsghdr.nlmsg_len(nlh), seq,
-                    Operations.of("delete a conntrack entry in " + socket.namespace().describe()),
+                    Operations.of("delete a conntrack entry"),
                     NetlinkSocket.AckedRange.only(0), null);
             return true;
         } catch (NetlinkException e) {

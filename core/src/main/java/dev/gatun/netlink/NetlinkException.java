@@ -19,7 +19,15 @@ public class NetlinkException extends ErrnoException {
     }
 
     public NetlinkException(String operation, int errno, String kernelMessage, String rejectedAttribute) {
-        super(operation, errno, format(operation, errno, kernelMessage, rejectedAttribute));
+        this(operation, operation, errno, kernelMessage, rejectedAttribute);
+    }
+
+    /**
+     * {@code named}: the operation as the message names it, with where it ran ("add table ip t in
+     * network namespace a"); {@link #operation} stays the operation alone.
+     */
+    public NetlinkException(String operation, String named, int errno, String kernelMessage, String rejectedAttribute) {
+        super(operation, errno, format(named, errno, kernelMessage, rejectedAttribute));
         this.kernelMessage = kernelMessage;
         this.rejectedAttribute = rejectedAttribute;
     }

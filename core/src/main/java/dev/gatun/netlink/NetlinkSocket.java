@@ -363,7 +363,7 @@ public final class NetlinkSocket implements AutoCloseable {
                 // Something is changing the data right now: give it a moment, longer each time.
                 LockSupport.parkNanos(attempt * 1_000_000L);
             }
-            throw new DumpInterruptedException(operation, "the kernel interrupted the dump " + DUMP_ATTEMPTS
+            throw new DumpInterruptedException(operation + where(), "the kernel interrupted the dump " + DUMP_ATTEMPTS
                     + " times because the data kept changing");
         } finally {
             lock.unlock();
@@ -455,7 +455,7 @@ public final class NetlinkSocket implements AutoCloseable {
         ensureSendBuffer(length);
         long sent = libmnl_h.mnl_socket_sendto(callState, mnl, data, length);
         if (sent < 0) {
-            throw Errno.exception("send " + operations.describe(), CallState.errno(callState));
+            throw Errno.exception("send " + operations.describe() + where(), CallState.errno(callState));
         }
     }
 
@@ -464,14 +464,22 @@ public final class NetlinkSocket implements AutoCloseable {
         if (n < 0) {
             int errno = CallState.errno(callState);
             if (errno == libc_h.EAGAIN) {
-                throw new ReplyTimeoutException(operations.describe(), replyTimeout);
+                throw new ReplyTimeoutException(operations.describe() + where(), replyTimeout);
             }
             if (errno == libc_h.ENOBUFS) {
-                throw new ReplyOverrunException(operations.describe());
+                throw new ReplyOverrunException(operations.describe() + where());
             }
-            throw Errno.exception("receive the reply to " + operations.describe(), errno);
+            throw Errno.exception("receive the reply to " + operations.describe() + where(), errno);
         }
         return n;
+    }
+
+    /**
+     * Where this socket's requests run, as every failure names it: the callers name their
+     * operations alone ("list tables"), and the socket, which knows its namespace, adds it.
+     */
+    private String where() {
+        return " in " + namespace.describe();
     }
 
     private void ensureOpen() {
@@ -551,11 +559,10 @@ public final class NetlinkSocket implements AutoCloseable {
             String later = others == 0 ? "" : " (and " + others + " later operations failed too)";
             if (errno == libc_h.EPERM || errno == libc_h.EACCES) {
                 // One sentence about privilege, but with the kernel's own words: EPERM has other causes too.
-                // Most operations name their namespace already; the others get it here, once.
-                String where = operation.contains(namespace.describe()) ? "" : " in " + namespace.describe();
-                return new PrivilegeException(operation + where + later, errno, ack.message());
+                return new PrivilegeException(operation + where() + later, errno, ack.message());
             }
-            return new NetlinkException(operation + later, errno, ack.message(), rejection(request));
+            return new NetlinkException(operation + later, operation + where() + later, errno, ack.message(),
+                    rejection(request));
         }
 
         /** Which attribute the kernel rejected or missed, named from the request that was sent; null when it did not say. */

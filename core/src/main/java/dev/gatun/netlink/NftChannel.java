@@ -120,7 +120,7 @@ public final class NftChannel implements AutoCloseable {
             filter.write(nlh);
         }
         return socket.dump(nlh, NetlinkMessages.align(nlmsghdr.nlmsg_len(nlh)),
-                operation + " in " + namespace().describe(), decode);
+                operation, decode);
     }
 
     /** The GET requests of one {@link #getAll}: how many, and each one's family and payload. */
@@ -202,8 +202,7 @@ public final class NftChannel implements AutoCloseable {
                 offset += NetlinkMessages.align(nlmsghdr.nlmsg_len(nlh));
                 count++;
             }
-            Operations ops = new Operations(lead + count, i -> (i < lead ? "read the ruleset generation" : operation)
-                    + " in " + namespace().describe());
+            Operations ops = new Operations(lead + count, i -> i < lead ? "read the ruleset generation" : operation);
             Object[] found = new Object[count];
             int base = from;
             socket.pipeline(request, offset, first, ops, (index, reply) -> {

@@ -236,7 +236,7 @@ public final class Rtnetlink implements AutoCloseable {
     /** Every link of the namespace. */
     public List<Link> links() {
         try (RtnlRequest r = new RtnlRequest("list links", kernel_h.RTM_GETLINK, kernel_h.NLM_F_DUMP, ifinfomsg.sizeof())) {
-            return socket.dump(r.message(), r.length(), r.operation + " in " + namespace().describe(), LinkDecoder::decode);
+            return socket.dump(r.message(), r.length(), r.operation, LinkDecoder::decode);
         }
     }
 
@@ -251,7 +251,7 @@ public final class Rtnetlink implements AutoCloseable {
         try (RtnlRequest r = new RtnlRequest("list links of kind " + kind, kernel_h.RTM_GETLINK, kernel_h.NLM_F_DUMP,
                 ifinfomsg.sizeof())) {
             r.begin(kernel_h.IFLA_LINKINFO).string(kernel_h.IFLA_INFO_KIND, kind).end();
-            return socket.dump(r.message(), r.length(), r.operation + " in " + namespace().describe(), LinkDecoder::decode);
+            return socket.dump(r.message(), r.length(), r.operation, LinkDecoder::decode);
         }
     }
 
@@ -271,7 +271,7 @@ public final class Rtnetlink implements AutoCloseable {
         int index = link == null ? 0 : link(link).index();
         try (RtnlRequest r = new RtnlRequest("list addresses", kernel_h.RTM_GETADDR, kernel_h.NLM_F_DUMP,
                 ifaddrmsg.sizeof())) {
-            List<InterfaceAddress> all = socket.dump(r.message(), r.length(), r.operation + " in " + namespace().describe(),
+            List<InterfaceAddress> all = socket.dump(r.message(), r.length(), r.operation,
                     AddressDecoder::decode);
             return index == 0 ? all : all.stream().filter(a -> a.index() == index).toList();
         }
@@ -318,7 +318,7 @@ public final class Rtnetlink implements AutoCloseable {
     /** The routes of the main table. */
     public List<Route> routes() {
         try (RtnlRequest r = new RtnlRequest("list routes", kernel_h.RTM_GETROUTE, kernel_h.NLM_F_DUMP, rtmsg.sizeof())) {
-            return socket.dump(r.message(), r.length(), r.operation + " in " + namespace().describe(), RouteDecoder::decode)
+            return socket.dump(r.message(), r.length(), r.operation, RouteDecoder::decode)
                     .stream().filter(rt -> rt != null && rt.table() == kernel_h.RT_TABLE_MAIN).toList();
         }
     }
@@ -383,7 +383,7 @@ public final class Rtnetlink implements AutoCloseable {
         int seq = socket.reserveSequences(1);
         nlmsghdr.nlmsg_flags(r.message(), (short) (nlmsghdr.nlmsg_flags(r.message()) | kernel_h.NLM_F_ACK));
         nlmsghdr.nlmsg_seq(r.message(), seq);
-        socket.transact(r.message(), r.length(), seq, Operations.of(r.operation + " in " + namespace().describe()),
+        socket.transact(r.message(), r.length(), seq, Operations.of(r.operation),
                 NetlinkSocket.AckedRange.only(0), null);
     }
 
@@ -393,7 +393,7 @@ public final class Rtnetlink implements AutoCloseable {
         nlmsghdr.nlmsg_seq(r.message(), seq);
         List<T> found = new ArrayList<>();
         try {
-            socket.transact(r.message(), r.length(), seq, Operations.of(r.operation + " in " + namespace().describe()),
+            socket.transact(r.message(), r.length(), seq, Operations.of(r.operation),
                     NetlinkSocket.AckedRange.only(0), m -> found.add(decode.apply(m)));
         } catch (NetlinkException e) {
             if (e.isNoSuchDevice() || e.isNotFound()) {

@@ -99,7 +99,7 @@ public final class HostSockets implements AutoCloseable {
                 }
                 int base = from;
                 Operations ops = new Operations(count, i -> "look up the " + name(protocol) + " socket of "
-                        + locals.get(base + i) + " in " + socket.namespace().describe());
+                        + locals.get(base + i));
                 socket.pipeline(requests, (long) LOOKUP_BYTES * count, first, ops, (index, reply) -> {
                     if (NetlinkMessages.type(reply) == kernel_h.SOCK_DIAG_BY_FAMILY && (protocol != libc_h.IPPROTO_TCP
                             || Byte.toUnsignedInt(inet_diag_msg.idiag_state(reply.asSlice(NetlinkMessages.HEADER_BYTES)))
@@ -153,7 +153,7 @@ public final class HostSockets implements AutoCloseable {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment nlh = request(arena, protocol, ipv6, ports, low, high);
             return socket.dump(nlh, nlmsghdr.nlmsg_len(nlh), "list the " + (protocol == libc_h.IPPROTO_TCP ? "TCP" : "UDP")
-                    + (ipv6 ? "v6" : "v4") + " sockets on ports " + low + "-" + high + " in " + socket.namespace().describe(),
+                    + (ipv6 ? "v6" : "v4") + " sockets on ports " + low + "-" + high,
                     m -> decode(m, protocol));
         }
     }

@@ -49,7 +49,7 @@ class NftTransportTest {
 
             assertThat(e.isNotFound()).as(e.getMessage()).isTrue();
             assertThat(e.operation()).isEqualTo("add chain ip no_such_table c");
-            assertThat(e.getMessage()).contains("ENOENT").contains("add chain ip no_such_table c");
+            assertThat(e.getMessage()).contains("ENOENT").contains("add chain ip no_such_table c in " + a.describe() + ":");
             // The kernel's NLMSGERR_ATTR_OFFS points at the table name it could not find (uAPI: NFTA_CHAIN_TABLE = 1).
             assertThat(e.rejectedAttribute()).isEqualTo("NFTA_CHAIN_TABLE (type 1)");
             assertThat(e.getMessage()).endsWith("rejected: NFTA_CHAIN_TABLE (type 1)");
@@ -107,7 +107,7 @@ class NftTransportTest {
 
             assertThat(e).isInstanceOf(RetryableException.class);
             assertThat(e.mayHaveApplied()).isTrue();
-            assertThat(e.getMessage()).isEqualTo("no reply from the kernel to read the generation within 200 ms");
+            assertThat(e.getMessage()).isEqualTo("no reply from the kernel to read the generation in " + a.describe() + " within 200 ms");
         }
     }
 
