@@ -77,7 +77,7 @@ class ApiRoutesTest {
         StandInDriver.Answer recorded = args -> result != null ? result : made(args);
         Map<String, StandInDriver.Answer> answers = new java.util.HashMap<>();
         for (String m : List.of("createNetwork", "deleteNetwork", "networks", "attach", "detach", "publish", "unpublish",
-                "published", "publishedOutside")) {
+                "published", "allPublished")) {
             answers.put(m, args -> {
                 calls.add(m);
                 arguments.add(args == null ? new Object[0] : args);
@@ -181,7 +181,7 @@ class ApiRoutesTest {
             "DELETE | /v1/networks/n1 | force=true | deleteNetwork     | n1 true",
             "DELETE | /v1/networks/n1 |            | deleteNetwork     | n1 false",
             "GET    | /v1/ports       | network=n1 | published         | n1",
-            "GET    | /v1/ports/      |            | published publishedOutside | null"})
+            "GET    | /v1/ports/      |            | allPublished      | "})
     void pathsWithoutABody(String method, String path, String query, String expected, String args) {
         Map<String, String> q = query == null ? Map.of() : Map.of(query.split("=")[0], query.split("=")[1]);
         Object empty = method.equals("DELETE") ? null : List.of();
