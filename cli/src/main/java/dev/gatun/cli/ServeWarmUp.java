@@ -131,7 +131,12 @@ final class ServeWarmUp {
         return false;
     }
 
-    /** The {@code i}th publish and unpublish, of one port or (every fourth) 32, on ports of its own; a listing every 25th. */
+    /**
+     * The {@code i}th publish and unpublish, of one port or (every fourth) 32, on ports of its
+     * own, every other four without {@code --owner} (the owner is then the container's address, as
+     * for most command lines): a branch the warm-up never took is a deoptimization at the first
+     * request that takes it. A listing every 25th.
+     */
     private static void pair(Path socket, NetworkNamespace ns, int i) {
         int width = i % 4 == 3 ? 32 : 1;
         int first = 20_000 + i * 32 % 30_000;
@@ -139,8 +144,9 @@ final class ServeWarmUp {
         for (int p = first; p < first + width; p++) {
             ports.addAll(List.of("-p", p + ":" + p));
         }
-        send(socket, ns, concat(List.of("publish", "w1", CONTAINER_IP, "--owner", "warm-up"), ports));
-        send(socket, ns, concat(List.of("unpublish", "w1", CONTAINER_IP, "--owner", "warm-up"), ports));
+        List<String> owner = i / 4 % 2 == 0 ? List.of("--owner", "warm-up") : List.of();
+        send(socket, ns, concat(concat(List.of("publish", "w1", CONTAINER_IP), owner), ports));
+        send(socket, ns, concat(concat(List.of("unpublish", "w1", CONTAINER_IP), owner), ports));
         if (i % 25 == 24) {
             send(socket, ns, List.of("ls"));
         }
