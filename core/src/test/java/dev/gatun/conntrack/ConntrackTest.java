@@ -30,9 +30,19 @@ class ConntrackTest {
 
     /** A connection from 10.0.0.1 to 10.0.0.2:{@code port}, destination-NATed to {@code target} unless it is null. */
     private static void establish(NetworkNamespace ns, int sourcePort, int port, InetAddress target) {
-        List<String> command = new ArrayList<>(List.of("conntrack", "-I", "-p", "tcp", "-s", "10.0.0.1",
-                "-d", HOST.getHostAddress(), "--sport", Integer.toString(sourcePort), "--dport", Integer.toString(port),
-                "--state", "ESTABLISHED", "-t", "300", "-u", "SEEN_REPLY"));
+        track(ns, List.of("-p", "tcp", "--state", "ESTABLISHED"), sourcePort, port, target);
+    }
+
+    /** A UDP flow from 10.0.0.1 to 10.0.0.2:{@code port}, destination-NATed to {@code target} unless it is null. */
+    private static void flow(NetworkNamespace ns, int sourcePort, int port, InetAddress target) {
+        track(ns, List.of("-p", "udp"), sourcePort, port, target);
+    }
+
+    private static void track(NetworkNamespace ns, List<String> protocol, int sourcePort, int port, InetAddress target) {
+        List<String> command = new ArrayList<>(List.of("conntrack", "-I"));
+        command.addAll(protocol);
+        command.addAll(List.of("-s", "10.0.0.1", "-d", HOST.getHostAddress(), "--sport", Integer.toString(sourcePort),
+                "--dport", Integer.toString(port), "-t", "300", "-u", "SEEN_REPLY"));
         if (target != null) {
             command.addAll(List.of("--dst-nat", target.getHostAddress()));
         }
@@ -52,6 +62,21 @@ class ConntrackTest {
             // Filtered in the kernel: the host's own connection is not sent at all.
             assertThat(sent).containsExactly(1);
         }
+    }
+
+    /** An unpublish's flush of UDP flows: the NATed flows to the port go, the host's own flow to it stays. */
+    @Test
+    void deletingNatedFlowsLeavesTheHostsOwn(NetworkNamespace ns) {
+        flow(ns, 1000, 5353, null);
+        flow(ns, 1001, 5353, CONTAINER);
+        flow(ns, 1002, 5354, CONTAINER);
+
+        try (Conntrack conntrack = Conntrack.open(ns)) {
+            int deleted = conntrack.deleteNatted(List.of(new Conntrack.NattedPort(false, libc_h.IPPROTO_UDP, null, 5353)));
+            assertThat(deleted).isEqualTo(1);
+        }
+        String left = Oracle.in(ns, "conntrack", "-L", "-p", "udp");
+        assertThat(left).contains("sport=1000").contains("sport=1002").doesNotContain("sport=1001");
     }
 
     @Test
