@@ -146,24 +146,23 @@ final class PublishedPorts {
 
     /** The mappings into {@code of}, each named by its network, by network, protocol and host port. */
     List<PortMapping> published(List<Network> of) {
-        return inNetworks(firewall.mappings(), m -> m, (m, n) -> Publisher.named(n, m), of);
+        return inNetworks(firewall.mappings(), m -> m, Publisher::named, of);
     }
 
     /** {@link #published} with each mapping's counts, where its network has counters. */
     List<PortTraffic> traffic(List<Network> of) {
-        return inNetworks(firewall.traffic(), PortTraffic::mapping,
-                (t, n) -> new PortTraffic(Publisher.named(n, t.mapping()), t.traffic()), of);
+        return inNetworks(firewall.traffic(), PortTraffic::mapping, PublishedPorts::named, of);
     }
 
     /** The items whose mapping goes to one of {@code of}, named by it, by network, protocol and host port. */
-    private static <T> List<T> inNetworks(List<T> items, Function<T, PortMapping> mapping, BiFunction<T, String, T> named,
+    private static <T> List<T> inNetworks(List<T> items, Function<T, PortMapping> mapping, BiFunction<String, T, T> named,
                                           List<Network> of) {
         List<T> out = new ArrayList<>();
         for (T item : items) {
             PortMapping m = mapping.apply(item);
             for (Network n : of) {
                 if (n.subnets().stream().anyMatch(p -> p.contains(m.containerIp()))) {
-                    out.add(named.apply(item, n.name()));
+                    out.add(named.apply(n.name(), item));
                 }
             }
         }
@@ -180,8 +179,12 @@ final class PublishedPorts {
 
     /** {@link #all} with each mapping's counts, where its network has counters: one reading too. */
     List<PortTraffic> allTraffic() {
-        return everywhere(firewall.traffic(), PortTraffic::mapping,
-                (n, t) -> new PortTraffic(Publisher.named(n, t.mapping()), t.traffic()));
+        return everywhere(firewall.traffic(), PortTraffic::mapping, PublishedPorts::named);
+    }
+
+    /** {@code t} with its mapping named by {@code network} (null: none of gatun's). */
+    private static PortTraffic named(String network, PortTraffic t) {
+        return new PortTraffic(Publisher.named(network, t.mapping()), t.traffic());
     }
 
     /** The mappings to addresses on no network of gatun's, by protocol and host port. */
@@ -192,7 +195,7 @@ final class PublishedPorts {
     /** The items of every network (see {@link #inNetworks}), then those outside them (see {@link #outside}). */
     private <T> List<T> everywhere(List<T> items, Function<T, PortMapping> mapping, BiFunction<String, T, T> named) {
         List<Network> all = networks.get();
-        List<T> out = inNetworks(items, mapping, (t, n) -> named.apply(n, t), all);
+        List<T> out = inNetworks(items, mapping, named, all);
         out.addAll(outside(items, mapping, named, all));
         return out;
     }
