@@ -79,16 +79,7 @@ public final class Conntrack implements AutoCloseable {
 
         /** Whether it came in on one of {@code ports} (TCP) and was NATed to {@code target}. */
         public boolean isThrough(List<NattedPort> ports, InetAddress target) {
-            if (!Arrays.equals(this.target, target.getAddress())) {
-                return false;
-            }
-            for (NattedPort p : ports) {
-                if (p.protocol() == libc_h.IPPROTO_TCP && p.port() == port
-                        && (p.address() == null || Arrays.equals(p.address().getAddress(), destination))) {
-                    return true;
-                }
-            }
-            return false;
+            return Arrays.equals(this.target, target.getAddress()) && toAnyOf(ports, libc_h.IPPROTO_TCP, destination, port);
         }
     }
 
@@ -194,14 +185,19 @@ public final class Conntrack implements AutoCloseable {
         }
 
         boolean isToAnyOf(List<NattedPort> ports) {
-            for (NattedPort p : ports) {
-                if (p.protocol() == protocol && p.port() == port
-                        && (p.address() == null || Arrays.equals(p.address().getAddress(), destination))) {
-                    return true;
-                }
-            }
-            return false;
+            return toAnyOf(ports, protocol, destination, port);
         }
+    }
+
+    /** Whether traffic of {@code protocol} to {@code destination}:{@code port} is to one of {@code ports} (a null address: any). */
+    private static boolean toAnyOf(List<NattedPort> ports, int protocol, byte[] destination, int port) {
+        for (NattedPort p : ports) {
+            if (p.protocol() == protocol && p.port() == port
+                    && (p.address() == null || Arrays.equals(p.address().getAddress(), destination))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Deletes the entry with this original tuple; false when it is already gone. */
