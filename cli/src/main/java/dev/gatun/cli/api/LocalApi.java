@@ -34,6 +34,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.ObjIntConsumer;
 
@@ -89,7 +90,7 @@ public final class LocalApi extends Handler.Abstract {
     @Override
     public boolean handle(Request request, Response response, Callback callback) {
         String path = Request.getPathInContext(request);
-        try {
+        answering(request, path, response, callback, () -> {
             if (!"root".equals(UnixHttpServer.peerUser(request))) {
                 throw new ApiRoutes.Refused(403, "the gatun API serves root only");
             }
@@ -112,19 +113,30 @@ public final class LocalApi extends Handler.Abstract {
                 }
                 case OpenApiDocument.PATH -> reply(response, callback, 200, "application/json", OpenApiDocument.bytes());
                 default -> {
-                    if (rest(request, path, body, response, callback)) {
-                        return true; // answered aside, and counted there
-                    }
+                    return rest(request, path, body, response, callback);
                 }
+            }
+            return false;
+        });
+        return true;
+    }
+
+    /**
+     * Runs {@code work}, which answers the request or returns true when it went aside (answered
+     * and counted there); a refusal it throws is answered here (421: the client sent it to a
+     * serve that cannot run it, and runs it itself). Counts the request once answered.
+     */
+    private void answering(Request request, String path, Response response, Callback callback, BooleanSupplier work) {
+        try {
+            if (work.getAsBoolean()) {
+                return;
             }
         } catch (ApiRoutes.Refused e) {
             refused(request, path, response, callback, e.status, e.getMessage());
         } catch (Served.Misdirected e) {
-            // 421: the client sent this to a serve that cannot run it; it runs it itself.
             refused(request, path, response, callback, 421, e.getMessage());
         }
         counted(path, response);
-        return true;
     }
 
     /** Answers a request refused before it ran, and logs it. */
@@ -157,15 +169,14 @@ public final class LocalApi extends Handler.Abstract {
     private void aside(Request request, String path, Response response, Callback callback, Runnable answer) {
         Thread.ofVirtual().name("gatun-drain").start(() -> {
             try {
-                answer.run();
-            } catch (ApiRoutes.Refused e) {
-                refused(request, path, response, callback, e.status, e.getMessage());
-            } catch (Served.Misdirected e) {
-                refused(request, path, response, callback, 421, e.getMessage());
+                answering(request, path, response, callback, () -> {
+                    answer.run();
+                    return false;
+                });
             } catch (RuntimeException e) {
                 callback.failed(e);
+                counted(path, response);
             }
-            counted(path, response);
         });
     }
 
