@@ -60,12 +60,9 @@ public final class Main {
         });
         cli.setParameterExceptionHandler((e, a) -> {
             if (json) {
-                return fail(true, out, err, ExitCode.USAGE, e.getMessage());
+                return fail(true, out, err, ExitCode.USAGE, UsageError.sentence(e));
             }
-            err.println("gatun: " + e.getMessage());
-            // The top level's help lists every subcommand, not only the one this line was made with.
-            CommandLine shown = e.getCommandLine() == cli ? GatunCommand.commandLine(new String[0]) : e.getCommandLine();
-            shown.usage(err);
+            UsageError.print(e, err);
             return ExitCode.USAGE;
         });
         int code;

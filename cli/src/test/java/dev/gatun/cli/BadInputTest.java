@@ -79,4 +79,42 @@ class BadInputTest {
         assertThat(error.get("code").asInt()).isEqualTo(2);
         assertThat(error.get("message").asText()).contains(named).doesNotContain(NOWHERE);
     }
+
+    /**
+     * A line picocli refuses reads as gatun's other failures: one sentence led by the command,
+     * naming the word and, when one is close, what was meant; then the command's synopsis and
+     * where its help is, not the help itself (its option table buried the error in a log).
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "pubish n1                                 | gatun: unknown command 'pubish' (did you mean publish or unpublish?) | gatun",
+            "net crate n1                              | gatun: net: unknown command 'crate' (did you mean create?)           | gatun net",
+            "publish n1 10.88.0.2 --ownr x -p 80       | gatun: publish: unknown option '--ownr' (did you mean --owner?)     | gatun publish",
+            "publish n1 10.88.0.2 --bogus -p 80        | gatun: publish: unknown option '--bogus'                            | gatun publish",
+            "publish n1 10.88.0.2 extra -p 80          | gatun: publish: unexpected argument 'extra'                         | gatun publish",
+            "unpublish n1 10.88.0.2 -p                 | gatun: unpublish: missing required parameter for option '-p'        | gatun unpublish"})
+    void aRefusedLineNamesItsCommandAndPointsToItsHelp(String line, String first, String command) {
+        Run r = run(line.split(" "));
+        assertThat(r.code()).as("exit code; stderr: %s", r.err()).isEqualTo(2);
+        List<String> lines = r.err().lines().toList();
+        assertThat(lines.getFirst()).startsWith(first);
+        assertThat(lines.get(1)).startsWith("Usage: " + command + " [");
+        assertThat(lines.getLast()).isEqualTo("Try '" + command + " --help' for more.");
+        // The synopsis only: no option's description, which the help lists.
+        assertThat(r.err()).doesNotContain("Show this help message").doesNotContain(NOWHERE);
+        assertThat(r.out()).isEmpty();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "publish n1 10.88.0.2 --bogus -p 80 | publish: unknown option '--bogus'",
+            "net crate n1                       | net: unknown command 'crate'"})
+    void withJsonARefusedLineIsADocumentNamingItsCommand(String line, String message) throws Exception {
+        List<String> words = new ArrayList<>(List.of("--json"));
+        words.addAll(Arrays.asList(line.split(" ")));
+        Run r = run(words.toArray(String[]::new));
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(new ObjectMapper().readTree(r.out()).get("error").get("message").asText()).startsWith(message);
+        assertThat(r.err()).isEmpty();
+    }
 }

@@ -46,15 +46,19 @@ class SubcommandsTest {
                 .containsOnlyKeys(GatunCommand.SUBCOMMANDS.keySet());
     }
 
+    /** A usage error at the top points to the top's help, and that help lists every subcommand, not only the one the line named. */
     @Test
-    void aUsageErrorAtTheTopListsEverySubcommand() {
-        StringWriter out = new StringWriter();
+    void aUsageErrorAtTheTopPointsToAHelpListingEverySubcommand() {
         StringWriter err = new StringWriter();
-        int code = Main.run(new String[] {"--driver", "bogus", "ls"}, new PrintWriter(out, true), new PrintWriter(err, true));
+        int code = Main.run(new String[] {"--driver", "bogus", "ls"}, new PrintWriter(new StringWriter(), true),
+                new PrintWriter(err, true));
         assertThat(code).isEqualTo(ExitCode.USAGE);
-        assertThat(err.toString()).contains("unknown driver 'bogus'");
+        assertThat(err.toString()).contains("unknown driver 'bogus'").endsWith("Try 'gatun --help' for more.\n");
+        StringWriter help = new StringWriter();
+        assertThat(Main.run(new String[] {"--help"}, new PrintWriter(help, true), new PrintWriter(new StringWriter(), true)))
+                .isZero();
         for (String name : GatunCommand.SUBCOMMANDS.keySet()) {
-            assertThat(err.toString()).containsPattern("(?m)^  " + name + " ");
+            assertThat(help.toString()).containsPattern("(?m)^  " + name + " ");
         }
     }
 
