@@ -1,5 +1,6 @@
 package dev.gatun.cli;
 
+import dev.gatun.InetText;
 import dev.gatun.InvalidInputException;
 import dev.gatun.cli.service.Drained;
 import dev.gatun.cli.service.Unpublish;
@@ -43,12 +44,16 @@ final class UnpublishCommand extends Base {
     @Override
     public Integer call() {
         Unpublish request = Unpublish.of(network, containerIp, specs, owner);
+        if (!drain && spec.commandLine().getParseResult().hasMatchedOption("--timeout")) {
+            throw new InvalidInputException("unpublish: --timeout " + timeoutSeconds + " is a --drain's wait, and this "
+                    + "unpublish does not drain (add --drain, or leave --timeout out); nothing was changed");
+        }
         if (timeoutSeconds <= 0) {
             throw new InvalidInputException("unpublish: --timeout " + timeoutSeconds + " is not a number of seconds "
                     + "(1 or more); nothing was changed");
         }
         if (drain) {
-            return drained(service().unpublishAndDrain(request, Duration.ofSeconds(timeoutSeconds)));
+            return drained(request, service().unpublishAndDrain(request, Duration.ofSeconds(timeoutSeconds)));
         }
         List<PortMapping> removed = service().unpublish(request);
         Output o = out();
@@ -59,13 +64,13 @@ final class UnpublishCommand extends Base {
                 o.line("unpublished " + m.describe());
             }
             if (removed.isEmpty()) {
-                o.line("nothing was published by that owner");
+                o.line(nothingFound(request));
             }
         }
         return ExitCode.OK;
     }
 
-    private int drained(Drained d) {
+    private int drained(Unpublish request, Drained d) {
         Output o = out();
         if (o.json()) {
             o.json(Json.drained(d));
@@ -75,7 +80,7 @@ final class UnpublishCommand extends Base {
             o.line("unpublished " + m.describe());
         }
         if (d.removed().isEmpty()) {
-            o.line("nothing was published by that owner");
+            o.line(nothingFound(request));
         } else if (d.remaining() == 0) {
             o.line("drained: no established connection through them remains");
         } else {
@@ -83,5 +88,16 @@ final class UnpublishCommand extends Base {
                     + (d.remaining() == 1 ? "" : "s") + " through them remain");
         }
         return ExitCode.OK;
+    }
+
+    /**
+     * What an unpublish of all an owner's ports that found none says: the owner, address and
+     * network it looked in (exit 0: nothing is left to remove). A port named with -p and not
+     * published is refused instead.
+     */
+    private static String nothingFound(Unpublish r) {
+        String address = InetText.of(r.containerIp());
+        String owner = r.owner() != null ? r.owner() : address;
+        return "nothing to unpublish: owner " + owner + " has no port published to " + address + " in " + r.network();
     }
 }

@@ -59,7 +59,8 @@ class BadInputTest {
     @CsvSource(delimiter = '|', value = {
             "publish n1 10.88.0.2 -p 70000:80           | gatun: publish: port spec '70000:80'",
             "net create n1 --subnet 10.88.0.0/33        | gatun: net create: ",
-            "unpublish n1 10.88.0.2 --drain --timeout 0 | gatun: unpublish: --timeout 0 "})
+            "unpublish n1 10.88.0.2 --drain --timeout 0 | gatun: unpublish: --timeout 0 ",
+            "unpublish n1 10.88.0.2 --timeout 30        | gatun: unpublish: --timeout 30 is a --drain's wait"})
     void aFailureNamesItsCommandOnce(String line, String start) {
         Run r = run(line.split(" "));
         assertThat(r.code()).as("exit code; stderr: %s", r.err()).isEqualTo(2);

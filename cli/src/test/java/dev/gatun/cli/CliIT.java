@@ -107,6 +107,9 @@ class CliIT {
 
         assertThat(GatunCli.ok("--netns", ns, "--json", "unpublish", "n1", "10.88.0.2").json()).hasSize(2);
         assertThat(GatunCli.ok("--netns", ns, "--json", "ls").json()).isEmpty();
+        // Again: nothing left, still exit 0, saying where it looked.
+        assertThat(GatunCli.ok("--netns", ns, "unpublish", "n1", "10.88.0.2").out())
+                .isEqualTo("nothing to unpublish: owner 10.88.0.2 has no port published to 10.88.0.2 in n1\n");
         GatunCli.ok("--netns", ns, "detach", "n1", c1.name());
         assertThat(Oracle.in(c1, "ip", "-o", "link", "show")).doesNotContain("eth0");
         GatunCli.ok("--netns", ns, "net", "rm", "n1");
