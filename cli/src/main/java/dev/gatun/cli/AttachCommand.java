@@ -11,7 +11,7 @@ import picocli.CommandLine.Parameters;
         description = "Attach a container: a veth pair, the container end addressed, up, with a default route.",
         footer = {"", "Examples:", "  gatun attach n1 c1", "  gatun attach n1 /proc/4242/ns/net --ip 10.88.0.10 --owner web-1"})
 final class AttachCommand extends Base {
-    @Parameters(index = "0", paramLabel = "NET")
+    @Parameters(index = "0", paramLabel = "NET", description = "The network (gatun net ls).")
     String network;
 
     @Parameters(index = "1", paramLabel = "CONTAINER_NETNS", description = "A name under /run/netns or a path.")
@@ -26,7 +26,7 @@ final class AttachCommand extends Base {
     @Option(names = "--ifname", paramLabel = "NAME", description = "Interface name inside (default eth0).")
     String ifname;
 
-    @Option(names = "--mac", paramLabel = "MAC")
+    @Option(names = "--mac", paramLabel = "MAC", description = "MAC of the container's interface (default: 02:42 and the IPv4 address).")
     String mac;
 
     @Option(names = "--owner", paramLabel = "ID", description = "Owner of the endpoint (default: its IPv4 address).")

@@ -10,10 +10,10 @@ import picocli.CommandLine.Parameters;
         description = "Detach a container: removes its interface and the ports published to it.",
         footer = {"", "Examples:", "  gatun detach n1 c1"})
 final class DetachCommand extends Base {
-    @Parameters(index = "0", paramLabel = "NET")
+    @Parameters(index = "0", paramLabel = "NET", description = "The network it was attached to.")
     String network;
 
-    @Parameters(index = "1", paramLabel = "CONTAINER_NETNS")
+    @Parameters(index = "1", paramLabel = "CONTAINER_NETNS", description = "A name under /run/netns or a path.")
     String container;
 
     @Option(names = "--ifname", paramLabel = "NAME", description = "Interface name inside (default eth0).")

@@ -20,7 +20,7 @@ import java.util.List;
                 "in JSON) for the others.",
                 "", "Examples:", "  gatun ls", "  gatun --json ls n1", "  gatun ls --stats n1"})
 final class LsCommand extends Base {
-    @Parameters(index = "0", arity = "0..1", paramLabel = "NET")
+    @Parameters(index = "0", arity = "0..1", paramLabel = "NET", description = "Only this network's (default: all).")
     String network;
 
     @Option(names = "--stats", description = "Show each port's packet and byte counts.")

@@ -21,7 +21,7 @@ final class NetCommand {
                     "  gatun net create n2 --subnet 10.89.0.0/16 --subnet fd00:89::/64 \\",
                     "      --no-icc --mtu 1400", "  gatun net create n3 --subnet 10.90.0.0/16 --counters"})
     static final class Create extends Base {
-        @Parameters(paramLabel = "NAME")
+        @Parameters(paramLabel = "NAME", description = "The new network's name.")
         String name;
 
         @Option(names = "--subnet", required = true, paramLabel = "CIDR",
@@ -70,7 +70,7 @@ final class NetCommand {
     @Command(name = "rm", mixinStandardHelpOptions = true, description = "Remove a network.",
             footer = {"", "Examples:", "  gatun net rm n1", "  gatun net rm n1 --force   # detaches its endpoints first"})
     static final class Rm extends Base {
-        @Parameters(paramLabel = "NAME")
+        @Parameters(paramLabel = "NAME", description = "The network to remove.")
         String name;
 
         @Option(names = "--force", description = "Detach attached containers first.")

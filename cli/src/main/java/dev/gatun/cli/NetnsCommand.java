@@ -33,7 +33,7 @@ final class NetnsCommand {
 
     @Command(name = "del", mixinStandardHelpOptions = true, description = "Delete a named network namespace.")
     static final class Del extends Base {
-        @Parameters(paramLabel = "NAME")
+        @Parameters(paramLabel = "NAME", description = "Name under /run/netns.")
         String name;
 
         @Override

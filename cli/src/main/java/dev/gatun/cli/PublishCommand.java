@@ -31,10 +31,10 @@ import java.util.List;
                 "to NET. Each replaced mapping is printed with its owner and target.",
                 "  gatun publish n1 10.88.0.3 -p 8080:80 --owner web-v2 --replace"})
 final class PublishCommand extends Base {
-    @Parameters(index = "0", paramLabel = "NET")
+    @Parameters(index = "0", paramLabel = "NET", description = "The network of the container address.")
     String network;
 
-    @Parameters(index = "1", paramLabel = "CONTAINER_IP")
+    @Parameters(index = "1", paramLabel = "CONTAINER_IP", description = "The container's IPv4 or IPv6 address in NET.")
     String containerIp;
 
     @Option(names = "-p", required = true, paramLabel = "SPEC",
@@ -45,19 +45,19 @@ final class PublishCommand extends Base {
             parameterConsumer = OptionValue.class, description = "Owner of the mappings (default: CONTAINER_IP).")
     String owner;
 
-    @Option(names = "--skip-host-port-check", description = {"Publish without asking whether a socket of the host",
-            "holds the port: for a caller that reserves it itself (a CNI runtime)."})
+    @Option(names = "--skip-host-port-check", description = "Publish without asking whether a socket of the host"
+            + " holds the port: for a caller that reserves it itself (a CNI runtime).")
     boolean skipHostPortCheck;
 
     @Option(names = "--timing", description = "Also print how long the publish took, on stderr.")
     boolean timing;
 
-    @Option(names = "--replace", description = {"Take each port another owner holds on the same host address,",
-            "port and protocol, in the same transaction (see below)."})
+    @Option(names = "--replace", description = "Take each port another owner holds on the same host address,"
+            + " port and protocol, in the same transaction (see below).")
     boolean replace;
 
-    @Option(names = "--keep-udp-flows", description = {"With --replace: leave the old container's UDP flows of the",
-            "moved ports to expire, instead of cutting them."})
+    @Option(names = "--keep-udp-flows", description = "With --replace: leave the old container's UDP flows of the"
+            + " moved ports to expire, instead of cutting them.")
     boolean keepUdpFlows;
 
     @Override

@@ -78,8 +78,8 @@ final class ServeCommand extends Base {
             description = "Also serve Docker's network-driver protocol as plugin NAME (default name: gatun).")
     String pluginName;
 
-    @Option(names = "--docker", description = {"Also follow dockerd (started with --iptables=false --ip6tables=false)",
-            "and keep the published ports of its containers on its bridge networks in gatun's table."})
+    @Option(names = "--docker", description = "Also follow dockerd (started with --iptables=false --ip6tables=false)"
+            + " and keep the published ports of its containers on its bridge networks in gatun's table.")
     boolean docker;
 
     @Option(names = "--docker-host", paramLabel = "unix:///PATH",
@@ -87,13 +87,13 @@ final class ServeCommand extends Base {
     String dockerHost;
 
     @Option(names = "--metrics", paramLabel = "[ADDRESS:]PORT",
-            description = {"Serve Prometheus metrics on http://ADDRESS:PORT/metrics (ADDRESS: an IP address, default",
-                    "127.0.0.1; another than loopback only when named). Off by default."})
+            description = "Serve Prometheus metrics on http://ADDRESS:PORT/metrics (ADDRESS: an IP address, default"
+            + " 127.0.0.1; another than loopback only when named). Off by default.")
     String metrics;
 
-    @Option(names = "--no-warm-up", description = {"Ready at once: without first running the request path on a throwaway",
-            "namespace until the JIT has compiled it (5 to 8 s; without it the first",
-            "hundred requests take milliseconds each, not tenths of one)."})
+    @Option(names = "--no-warm-up", description = "Ready at once: without first running the request path on a throwaway"
+            + " namespace until the JIT has compiled it (5 to 8 s; without it the first"
+            + " hundred requests take milliseconds each, not tenths of one).")
     boolean noWarmUp;
 
     @Option(names = "--log-requests", description = "Log every request of the local API (and each command it ran) on stderr.")

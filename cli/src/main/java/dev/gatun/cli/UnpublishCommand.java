@@ -21,10 +21,10 @@ import java.util.List;
                 "until no established TCP connection through them remains, or the timeout:",
                 "then it says how many did, and still exits 0 (--json: \"remaining\")."})
 final class UnpublishCommand extends Base {
-    @Parameters(index = "0", paramLabel = "NET")
+    @Parameters(index = "0", paramLabel = "NET", description = "The network of the container address.")
     String network;
 
-    @Parameters(index = "1", paramLabel = "CONTAINER_IP")
+    @Parameters(index = "1", paramLabel = "CONTAINER_IP", description = "The container address they were published to.")
     String containerIp;
 
     @Option(names = "-p", paramLabel = "SPEC",

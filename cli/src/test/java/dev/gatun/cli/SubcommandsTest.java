@@ -86,6 +86,47 @@ class SubcommandsTest {
         assertThat(tooLong).isEmpty();
     }
 
+    /**
+     * An option whose description is written as several lines shows each as one line of its help:
+     * picocli wraps every line to its description column on its own, so a line too long for it
+     * left a word alone on the next ("UDP flows of\n the\n moved ports").
+     */
+    @Test
+    void everyOptionDescriptionLineFitsItsColumn() {
+        CommandLine top = GatunCommand.commandLine(new String[] {"--version"});
+        List<String> split = new ArrayList<>();
+        for (CommandLine c : withSubcommands(top)) {
+            List<String> shown = c.getUsageMessage().lines().map(String::strip).toList();
+            for (CommandLine.Model.OptionSpec o : c.getCommandSpec().options()) {
+                String[] lines = o.description();
+                for (int i = 0; lines.length > 1 && i < lines.length; i++) {
+                    String line = lines[i].strip();
+                    if (!line.isEmpty() && shown.stream().noneMatch(l -> l.endsWith(line))) {
+                        split.add(c.getCommandSpec().qualifiedName() + " " + o.longestName() + ": " + line);
+                    }
+                }
+            }
+        }
+        assertThat(split).isEmpty();
+    }
+
+    /** Every option and parameter says what it is in its command's help: a bare NET or CONTAINER_IP left the reader to guess. */
+    @Test
+    void everyOptionAndParameterIsDescribed() {
+        CommandLine top = GatunCommand.commandLine(new String[] {"--version"});
+        List<String> bare = new ArrayList<>();
+        for (CommandLine c : withSubcommands(top)) {
+            List<CommandLine.Model.ArgSpec> args = new ArrayList<>(c.getCommandSpec().options());
+            args.addAll(c.getCommandSpec().positionalParameters());
+            for (CommandLine.Model.ArgSpec a : args) {
+                if (!a.hidden() && String.join("", a.description()).isBlank()) {
+                    bare.add(c.getCommandSpec().qualifiedName() + " " + a.paramLabel());
+                }
+            }
+        }
+        assertThat(bare).isEmpty();
+    }
+
     /** A lone '%' in a description (picocli formats them) prints a warning to stderr at every --help. */
     @Test
     void everyHelpTextFormatsWithoutAWarning() {
