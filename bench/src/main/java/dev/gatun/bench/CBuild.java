@@ -23,6 +23,11 @@ final class CBuild {
         return compile(root, "run_timed", "");
     }
 
+    /** serve_timed, which times commands sent to a serve by the C client's own code (FreshServe); it compiles the client's source in. */
+    static Path serveTimer(Path root) throws IOException, InterruptedException {
+        return compile(root, "serve_timed", "(with cli/src/main/c/gatun-client.c)", "-I" + root.resolve("cli/src/main/c"));
+    }
+
     private static Path compile(Path root, String name, String hint, String... libraries)
             throws IOException, InterruptedException {
         Path source = root.resolve("bench/src/main/c/" + name + ".c");

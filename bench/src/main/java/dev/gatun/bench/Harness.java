@@ -107,7 +107,7 @@ public final class Harness implements Callable<Integer> {
             return bulkOnly(cRef);
         }
         if (freshServeOnly) {
-            Map<String, Object> m = FreshServe.measure(root.resolve("gatun"), freshRequests);
+            Map<String, Object> m = FreshServe.measure(root.resolve("gatun"), CBuild.serveTimer(root), freshRequests);
             if (json) {
                 System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(m));
             } else {
@@ -171,7 +171,7 @@ public final class Harness implements Callable<Integer> {
                     + " its repair of them after nft flush ruleset");
             footprint = Footprint.measure(root.resolve("gatun"), timer, footprintMappings, quick);
             progress("a serve just started: its 1st, 10th and 100th forwarded publish against its warm figure");
-            freshServe = FreshServe.measure(root.resolve("gatun"), quick ? 300 : freshRequests);
+            freshServe = FreshServe.measure(root.resolve("gatun"), CBuild.serveTimer(root), quick ? 300 : freshRequests);
             progress("16 threads publishing single mappings");
             groupCommit(threadsOps, quick ? 3 : 9);
         } finally {

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
  * there: one run_timed (bench/src/main/c) started once in the namespace, which spawns each tool
  * directly and times it from spawn to reaping. Entering the namespace (an nsenter per call) and
  * this JVM's process launcher would otherwise be inside every sample, costs Docker never pays.
+ * serve_timed speaks the same protocol: it times the C client's sending of a command to a serve.
  */
 final class InNamespace implements AutoCloseable {
 
