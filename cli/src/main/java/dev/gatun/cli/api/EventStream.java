@@ -3,9 +3,11 @@ package dev.gatun.cli.api;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gatun.InvalidInputException;
+import dev.gatun.cli.Json;
 import dev.gatun.cli.events.EventLog;
 import dev.gatun.cli.events.EventTimes;
 import dev.gatun.cli.events.ServeEvent;
+import dev.gatun.driver.PortMapping;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -106,7 +108,7 @@ public final class EventStream {
         d.put("time", e.time().toString());
         d.put("kind", e.kind());
         d.put("cause", e.cause());
-        d.putAll(new java.util.TreeMap<>(e.details()));
+        new java.util.TreeMap<>(e.details()).forEach((k, v) -> d.put(k, v instanceof PortMapping m ? Json.mapping(m) : v));
         return d;
     }
 

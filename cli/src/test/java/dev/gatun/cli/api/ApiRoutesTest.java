@@ -30,6 +30,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -257,6 +258,9 @@ class ApiRoutesTest {
                 .contains("must end with a NUL byte");
         assertThat(catchThrowableOfType(ApiRoutes.Refused.class,
                 () -> ServeWire.commandLine(new byte[] {'l', (byte) 0xff, 0})).getMessage()).contains("not UTF-8");
+        // Beside ASCII arguments (read without a decoder), one that is not ASCII is still decoded and checked.
+        assertThat(ServeWire.commandLine("--owner\0caf\u00e9-1\0".getBytes(StandardCharsets.UTF_8)))
+                .containsExactly("--owner", "caf\u00e9-1");
     }
 
     @Test

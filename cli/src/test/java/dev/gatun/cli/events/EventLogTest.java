@@ -1,5 +1,6 @@
 package dev.gatun.cli.events;
 
+import dev.gatun.cli.api.EventStream;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.Protocol;
 import org.junit.jupiter.api.Test;
@@ -35,7 +36,7 @@ class EventLogTest {
         assertThat(b.events()).extracting(ServeEvent::cause).containsExactly("gatun publish n1 (local API)",
                 "gatun publish n1 (local API)", "gatun serve", "pid 7 (nft)", "gatun's table changed by another process");
         @SuppressWarnings("unchecked")
-        Map<String, Object> m = (Map<String, Object>) b.events().get(1).details().get("mapping");
+        Map<String, Object> m = (Map<String, Object>) EventStream.document(b.events().get(1)).get("mapping");
         assertThat(m).containsEntry("hostPort", 8081).containsEntry("owner", "c1");
         assertThat(log.after(3, null, Duration.ZERO).events()).extracting(ServeEvent::seq).containsExactly(4L, 5L);
     }
