@@ -55,7 +55,7 @@ public final class Harness implements Callable<Integer> {
             + " the C floor's one batch of the same mappings, in turn (a step of the normal run, alone).")
     boolean bulkOnly;
 
-    @Option(names = "--mappings", paramLabel = "N", description = "Mappings of the bulk publish (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--mappings", paramLabel = "N", description = "Mappings of the bulk publish and of --footprint (default: ${DEFAULT-VALUE}).")
     int bulkMappings = 100_000;
 
     @Option(names = "--rounds", paramLabel = "N", description = "Measured rounds of the bulk publish (default: ${DEFAULT-VALUE}).")
@@ -64,6 +64,11 @@ public final class Harness implements Callable<Integer> {
     @Option(names = "--fresh-serve", description = "Instead of the comparison: only a serve just started, its 1st, 10th"
             + " and 100th forwarded publish against its warm figure (a step of the normal run, alone).")
     boolean freshServeOnly;
+
+    @Option(names = "--footprint", description = "Instead of the comparison: only the serve's memory, idle and with"
+            + " --mappings published through it (default here: 100000), and its repair after nft flush ruleset (a step"
+            + " of the normal run, alone).")
+    boolean footprintOnly;
 
     @Option(names = "--requests", paramLabel = "N", description = "Publishes sent to each fresh serve (default: ${DEFAULT-VALUE}).")
     int freshRequests = 2_000;
@@ -107,13 +112,12 @@ public final class Harness implements Callable<Integer> {
             return bulkOnly(cRef);
         }
         if (freshServeOnly) {
-            Map<String, Object> m = FreshServe.measure(root.resolve("gatun"), CBuild.serveTimer(root), freshRequests);
-            if (json) {
-                System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(m));
-            } else {
-                Report.section("a serve just started, its forwarded publishes against its warm figure:", m);
-            }
-            return 0;
+            return alone("a serve just started, its forwarded publishes against its warm figure:",
+                    FreshServe.measure(root.resolve("gatun"), CBuild.serveTimer(root), freshRequests));
+        }
+        if (footprintOnly) {
+            return alone("gatun serve's memory, idle and with " + bulkMappings + " mappings, and its repair:",
+                    Footprint.measure(root.resolve("gatun"), timer, bulkMappings, false));
         }
         if (out == null) {
             out = root.resolve("bench/results");
@@ -226,6 +230,16 @@ public final class Harness implements Callable<Integer> {
     }
 
     /** The bulk publish alone: its figures, exit 0 when it met its target. */
+    /** Prints the figures of a step run alone, as JSON with --json. */
+    private int alone(String title, Map<String, Object> m) throws Exception {
+        if (json) {
+            System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(m));
+        } else {
+            Report.section(title, m);
+        }
+        return 0;
+    }
+
     private int bulkOnly(Path cRef) throws Exception {
         System.err.println("bulk publish: " + bulkMappings + " mappings in one call against the C floor's one batch, "
                 + bulkRounds + " rounds");
