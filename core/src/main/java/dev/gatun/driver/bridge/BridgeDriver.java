@@ -389,5 +389,6 @@ public final class BridgeDriver implements GatunDriver {
         publisher.close();
         cache.close();
         drains.close();
+        firewall.close();
     }
 }

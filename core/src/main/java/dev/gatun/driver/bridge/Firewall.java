@@ -84,4 +84,8 @@ interface Firewall {
     default List<PortTraffic> traffic() {
         return mappings().stream().map(m -> new PortTraffic(m, null)).toList();
     }
+
+    /** Lets go of what it keeps open between calls (a reading socket); the driver closes it with itself. */
+    default void close() {
+    }
 }

@@ -12,6 +12,7 @@ import dev.gatun.nft.Transaction;
 
 import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -24,6 +25,9 @@ final class NftablesFirewall implements Firewall {
 
     private final NetworkNamespace host;
     private final NftablesRepair repair;
+    private final ReentrantLock readerLock = new ReentrantLock();
+    /** The socket listings read through (guarded by readerLock): opening one, which enters the namespace, cost twice the reading. */
+    private Nftables reader;
 
     NftablesFirewall(NetworkNamespace host) {
         this(host, () -> { });
@@ -104,9 +108,7 @@ final class NftablesFirewall implements Firewall {
 
     @Override
     public List<OutsideTarget> outsideTargets() {
-        try (Nftables nft = Nftables.open(host)) {
-            return OutsideTargets.read(nft, nft.listWithoutElements(GatunRuleset.TABLE));
-        }
+        return reading(nft -> OutsideTargets.read(nft, nft.listWithoutElements(GatunRuleset.TABLE)));
     }
 
     @Override
@@ -129,20 +131,53 @@ final class NftablesFirewall implements Firewall {
         return new FollowedMappingStore(Nftables.open(host), counted, changes);
     }
 
+    /** The four maps' mappings (a missing map has none: see MappingElements). */
     @Override
     public List<PortMapping> mappings() {
-        return fromMaps(MappingElements::all);
+        return reading(MappingElements::all);
     }
 
     @Override
     public List<PortTraffic> traffic() {
-        return fromMaps(MappingElements::traffic);
+        return reading(MappingElements::traffic);
     }
 
-    /** What {@code read} makes of the four maps (a missing one has no mappings: see MappingElements). */
-    private <T> List<T> fromMaps(Function<Nftables, List<T>> read) {
-        try (Nftables nft = Nftables.open(host)) {
-            return read.apply(nft);
+    /**
+     * {@code read} on the kept reading socket, one reader at a time (a socket carries one dump at
+     * a time), opened at the first. A reading that failed may have left replies unread on it, so
+     * the next one starts on a new socket.
+     */
+    private <T> T reading(Function<Nftables, T> read) {
+        readerLock.lock();
+        try {
+            if (reader == null) {
+                reader = Nftables.open(host);
+            }
+            try {
+                return read.apply(reader);
+            } catch (RuntimeException e) {
+                closeReader();
+                throw e;
+            }
+        } finally {
+            readerLock.unlock();
+        }
+    }
+
+    @Override
+    public void close() {
+        readerLock.lock();
+        try {
+            closeReader();
+        } finally {
+            readerLock.unlock();
+        }
+    }
+
+    private void closeReader() {
+        if (reader != null) {
+            reader.close();
+            reader = null;
         }
     }
 }
