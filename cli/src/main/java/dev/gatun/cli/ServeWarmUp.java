@@ -134,8 +134,9 @@ final class ServeWarmUp {
     /**
      * The {@code i}th publish and unpublish, of one port or (every fourth) 32, on ports of its
      * own, every other four without {@code --owner} (the owner is then the container's address, as
-     * for most command lines): a branch the warm-up never took is a deoptimization at the first
-     * request that takes it. A listing every 25th.
+     * for most command lines), and every other eight without {@code --netns} (as a host's serve
+     * gets its users' commands: the serve's own namespace): a branch the warm-up never took is a
+     * deoptimization at the first request that takes it. A listing every 25th.
      */
     private static void pair(Path socket, NetworkNamespace ns, int i) {
         int width = i % 4 == 3 ? 32 : 1;
@@ -145,16 +146,21 @@ final class ServeWarmUp {
             ports.addAll(List.of("-p", p + ":" + p));
         }
         List<String> owner = i / 4 % 2 == 0 ? List.of("--owner", "warm-up") : List.of();
-        send(socket, ns, concat(concat(List.of("publish", "w1", CONTAINER_IP), owner), ports));
-        send(socket, ns, concat(concat(List.of("unpublish", "w1", CONTAINER_IP), owner), ports));
+        NetworkNamespace named = i / 8 % 2 == 0 ? ns : null;
+        send(socket, named, concat(concat(List.of("publish", "w1", CONTAINER_IP), owner), ports));
+        send(socket, named, concat(concat(List.of("unpublish", "w1", CONTAINER_IP), owner), ports));
         if (i % 25 == 24) {
-            send(socket, ns, List.of("ls"));
+            send(socket, named, List.of("ls"));
         }
     }
 
-    /** One command line for the throwaway namespace's serve; a failure ends the warm-up (the serve starts without the rest). */
-    private static void send(Path socket, NetworkNamespace ns, List<String> command) {
-        int code = ServeClient.runQuietly(socket, concat(List.of("--netns", ns.path().toString()), command)).orElse(-1);
+    /**
+     * One command line for the throwaway namespace's serve, naming that namespace with --netns
+     * unless {@code named} is null; a failure ends the warm-up (the serve starts without the rest).
+     */
+    private static void send(Path socket, NetworkNamespace named, List<String> command) {
+        List<String> line = named == null ? command : concat(List.of("--netns", named.path().toString()), command);
+        int code = ServeClient.runQuietly(socket, line).orElse(-1);
         if (code != 0) {
             throw new IllegalStateException("the warm-up's " + command.getFirst() + " on " + socket + " ended with "
                     + (code < 0 ? "no answer" : "exit code " + code));
