@@ -181,7 +181,8 @@ abstract class DriverContractSuite {
 
             gatun.publish("iso", e2.ip(), ports("8080:80"), null);
             assertThatThrownBy(() -> gatun.deleteNetwork("iso", false)).isInstanceOf(ConflictException.class)
-                    .hasMessageContaining("2 endpoint");
+                    .hasMessageContaining("2 endpoints attached (").hasMessageContaining("ctr-2 at 10.90.0.7")
+                    .hasMessageContaining("10.90.0.2 at 10.90.0.2").hasMessageContaining("with force");
             gatun.detach("iso", c2, "eth1");
             assertThat(gatun.published("iso")).isEmpty();
             assertThat(Oracle.in(c2, "ip", "-o", "link", "show")).doesNotContain("eth1");

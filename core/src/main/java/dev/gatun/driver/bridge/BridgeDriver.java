@@ -120,6 +120,13 @@ public final class BridgeDriver implements GatunDriver {
         }
     }
 
+    /** The first few endpoints by owner and address, for a refusal that names them. */
+    private static String named(List<Endpoint> attached) {
+        List<String> some = attached.stream().limit(3)
+                .map(e -> e.owner() + " at " + (e.ip() != null ? InetText.of(e.ip()) : InetText.of(e.ip6()))).toList();
+        return String.join(", ", some) + (attached.size() > 3 ? " and " + (attached.size() - 3) + " more" : "");
+    }
+
     @Override
     public void deleteNetwork(String name, boolean force) {
         synchronized (topology) {
@@ -127,8 +134,11 @@ public final class BridgeDriver implements GatunDriver {
             Network n = network(name);
             List<Endpoint> attached = endpoints.list(name);
             if (!attached.isEmpty() && !force) {
-                throw new ConflictException("network " + name + " has " + attached.size()
-                        + " endpoint(s) attached; detach them first, or force");
+                boolean one = attached.size() == 1;
+                String them = one ? "it" : "them";
+                throw new ConflictException("network " + name + " has " + attached.size() + (one ? " endpoint" : " endpoints")
+                        + " attached (" + named(attached) + "); detach " + them + " first, or remove the network with force,"
+                        + " which detaches " + them);
             }
             for (Endpoint e : attached) {
                 detachEndpoint(e);
