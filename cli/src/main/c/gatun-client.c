@@ -2,12 +2,12 @@
  * gatun-client: runs a one-shot gatun command, or a CNI plugin call, through the `gatun serve`
  * of its network namespace, so that it costs a round trip on a unix socket instead of a JVM start.
  *
- * The launcher execs it first. It finds the serve with a stat (the socket is named after the
- * namespace's inode) and sends one request: a command line to POST /v1/cli, or (CNI_COMMAND
- * set, as a container runtime executes a plugin) the CNI_* variables and the config on stdin
- * to POST /v1/cni, or (`netavark VERB ...`, as netavark runs gatun's plugin file) the arguments
- * and stdin to POST /v1/netavark. It prints what the serve's run printed (stdout, then stderr) and exits with
- * its exit code. Whenever it cannot (no serve, a stale socket, a command that runs where it is
+ * The launcher execs it first. It finds the serve with a stat (its one-shot socket is named
+ * after the namespace's inode) and sends one call, framed as ServeWire.java describes: a command
+ * line ("cli"), or (CNI_COMMAND set, as a container runtime executes a plugin) the CNI_*
+ * variables and the config on stdin ("cni"), or (`netavark VERB ...`, as netavark runs gatun's
+ * plugin file) the arguments and stdin ("netavark"). It prints what the serve's run printed
+ * (stdout, then stderr) and exits with its exit code. Whenever it cannot (no serve, a stale socket, a command that runs where it is
  * typed, anything it does not understand) it falls back before anything ran: it execs the
  * launcher named by GATUN_LAUNCHER again with GATUN_NO_CLIENT=1, which runs the same in a JVM
  * with the same result. Installed by `gatun install` as PREFIX/bin/gatun, it is the gatun
@@ -91,42 +91,27 @@ static int write_all(int fd, const char *buf, size_t len) {
     return 0;
 }
 
-/* The value of a response header, case-insensitively, or -1. */
-static long header(const char *head, const char *name) {
-    size_t len = strlen(name);
-    for (const char *line = strstr(head, "\r\n"); line; line = strstr(line + 2, "\r\n")) {
-        if (strncasecmp(line + 2, name, len) == 0 && line[2 + len] == ':') {
-            return strtol(line + 3 + len, NULL, 10);
-        }
-    }
-    return -1;
-}
-
 /*
  * What fd gives, NUL-terminated (*len without the NUL), after start bytes left free for the
- * caller: everything until it ends, or with http only up to the end the answer's head's
- * Content-Length gives (the whole answer is there before the serve closes the connection,
- * sometimes milliseconds before; without that length, until the close). NULL when out of memory.
+ * caller: everything until it ends, or with framed only up to the end the answer's first line
+ * gives ("STATUS EXIT STDOUT STDERR": the whole answer is there before the serve closes the
+ * connection, sometimes milliseconds before). NULL when out of memory.
  */
-static char *read_input(int fd, size_t start, int http, size_t *len) {
+static char *read_input(int fd, size_t start, int framed, size_t *len) {
     size_t cap = start + 65536;
     size_t got = start;
-    size_t want = 0; /* with http, the answer's whole length once its head is in, else 0 */
+    size_t want = 0; /* framed, the answer's whole length once its first line is in, else 0 */
     char *buf = malloc(cap + 1);
     for (;;) {
         if (buf == NULL) {
             return NULL;
         }
-        if (http && want == 0) {
+        if (framed && want == 0) {
             buf[got] = '\0';
-            char *end = strstr(buf, "\r\n\r\n");
-            if (end != NULL) {
-                *end = '\0';
-                long body = header(buf, "Content-Length");
-                *end = '\r';
-                if (body >= 0) {
-                    want = (size_t) (end + 4 - buf) + (size_t) body;
-                }
+            char *end = strchr(buf, '\n');
+            unsigned long long out, err;
+            if (end != NULL && sscanf(buf, "%*d %*d %llu %llu", &out, &err) == 2) {
+                want = (size_t) (end + 1 - buf) + (size_t) out + (size_t) err;
             }
         }
         if (want != 0 && got >= want) {
@@ -205,7 +190,7 @@ static int connect_serve(const char *ns_path, struct sockaddr_un *addr) {
         return -1; /* the JVM path says what is wrong with it */
     }
     addr->sun_family = AF_UNIX;
-    snprintf(addr->sun_path, sizeof addr->sun_path, SOCKET_DIR "/netns-%llu.sock", (unsigned long long) ns.st_ino);
+    snprintf(addr->sun_path, sizeof addr->sun_path, SOCKET_DIR "/netns-%llu.calls.sock", (unsigned long long) ns.st_ino);
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd >= 0 && connect(fd, (struct sockaddr *) addr, sizeof *addr) != 0) {
         close(fd);
@@ -215,16 +200,13 @@ static int connect_serve(const char *ns_path, struct sockaddr_un *addr) {
 }
 
 /*
- * Sends POST path with body, head and body in one sendmsg: the serve reads the whole request at
- * once, as its warm-up's requests come. Sent apart, the body sometimes came after the serve had
- * read the head, a branch of Jetty's parser the warm-up never took: a deoptimization at one of a
- * new serve's first requests. 0, or -1 when the serve went away before it read it all.
+ * Sends the call, "KIND LENGTH\n" and the body, in one sendmsg: the serve then finds it whole
+ * on the connection it accepts and runs it at once. 0, or -1 when the serve went away before
+ * it read it all.
  */
-static int send_request(int fd, const char *path, const char *body, size_t len) {
-    char head[256];
-    int head_len = snprintf(head, sizeof head,
-                            "POST %s HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/octet-stream\r\n"
-                            "Content-Length: %zu\r\nConnection: close\r\n\r\n", path, len);
+static int send_request(int fd, const char *kind, const char *body, size_t len) {
+    char head[64];
+    int head_len = snprintf(head, sizeof head, "%s %zu\n", kind, len);
     struct iovec parts[2] = {{head, (size_t) head_len}, {(void *) body, len}};
     struct msghdr msg = {0};
     msg.msg_iov = parts;
@@ -263,27 +245,25 @@ static enum outcome answer(int fd, int *code) {
     size_t len;
     char *reply = read_input(fd, 0, 1, &len);
     close(fd);
-    char *end = reply == NULL ? NULL : strstr(reply, "\r\n\r\n");
+    char *end = reply == NULL ? NULL : memchr(reply, '\n', len);
     int status = 0;
-    if (end == NULL || sscanf(reply, "HTTP/1.%*d %d", &status) != 1) {
+    int exit_code = 0;
+    unsigned long long out = 0, err = 0;
+    if (end == NULL || sscanf(reply, "%d %d %llu %llu", &status, &exit_code, &out, &err) != 4) {
         return BROKEN;
     }
     if (status != 200) {
-        return REFUSED;
+        return REFUSED; /* nothing ran, whatever follows */
     }
-    *end = '\0';
-    long exit_code = header(reply, "Gatun-Exit-Code");
-    long out = header(reply, "Gatun-Stdout-Length");
-    long total = header(reply, "Content-Length");
-    char *content = end + 4;
+    char *content = end + 1;
     size_t got = len - (size_t) (content - reply);
-    if (exit_code < 0 || out < 0 || total < out || (size_t) total != got) {
+    if (out + err != got) {
         return BROKEN;
     }
-    if (write_all(1, content, (size_t) out) != 0 || write_all(2, content + out, (size_t) (total - out)) != 0) {
+    if (write_all(1, content, (size_t) out) != 0 || write_all(2, content + out, (size_t) err) != 0) {
         *code = 1;
     } else {
-        *code = (int) exit_code;
+        *code = exit_code;
     }
     return RAN;
 }
@@ -300,7 +280,7 @@ static int is_netavark_call(int argc, char **argv, int first) {
 
 static int netavark(int argc, char **argv, int first);
 
-/* A command line: each argument and a NUL byte, to POST /v1/cli of the serve of the namespace it names. */
+/* A command line: each argument and a NUL byte, a "cli" call to the serve of the namespace it names. */
 static int command(int argc, char **argv) {
     int first = 0;
     const char *netns = global_options(argc, argv, &first);
@@ -341,7 +321,7 @@ static int command(int argc, char **argv) {
         memcpy(p, argv[i], n);
         p += n;
     }
-    if (send_request(fd, "/v1/cli", body, len) != 0) {
+    if (send_request(fd, "cli", body, len) != 0) {
         close(fd);
         return fall_back(argv); /* the serve went away before it read the command */
     }
@@ -374,7 +354,7 @@ static void restore_stdin(const char *data, size_t len) {
 
 /*
  * A CNI plugin call (a container runtime executes the link named gatun in its CNI bin
- * directory): to POST /v1/cni of the serve of this process's own namespace. Body: each CNI_*
+ * directory): a "cni" call to the serve of this process's own namespace. Body: each CNI_*
  * variable as "NAME=VALUE" and a NUL byte, one more NUL, then the config from stdin. Errors
  * are CNI error documents on stdout, as the runtime reads them.
  */
@@ -406,7 +386,7 @@ static int cni(char **argv) {
         }
     }
     *p = '\0';
-    if (send_request(fd, "/v1/cni", body, len) != 0) {
+    if (send_request(fd, "cni", body, len) != 0) {
         close(fd);
         restore_stdin(body + vars, len - vars);
         return fall_back(argv); /* the serve went away before it read the call */
@@ -429,7 +409,7 @@ static int cni(char **argv) {
 
 /*
  * A netavark plugin call (netavark runs the plugin file, which runs `gatun netavark VERB
- * [NETNS]`): to POST /v1/netavark of the serve of this process's own namespace. Body: each
+ * [NETNS]`): a "netavark" call to the serve of this process's own namespace. Body: each
  * argument after "netavark" and a NUL byte, one more NUL, then the JSON from stdin (none for
  * info). Errors are netavark's error documents on stdout, as netavark reads them.
  */
@@ -458,7 +438,7 @@ static int netavark(int argc, char **argv, int first) {
         p += n;
     }
     *p = '\0';
-    if (send_request(fd, "/v1/netavark", body, len) != 0) {
+    if (send_request(fd, "netavark", body, len) != 0) {
         close(fd);
         restore_stdin(body + args, len - args);
         return fall_back(argv);

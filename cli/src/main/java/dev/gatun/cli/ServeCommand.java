@@ -5,7 +5,7 @@ import dev.gatun.InvalidInputException;
 import dev.gatun.cli.api.LocalApi;
 import dev.gatun.cli.api.StartLock;
 import dev.gatun.cli.docker.DockerPlugin;
-import dev.gatun.cli.http.UnixHttpServer;
+import dev.gatun.cli.api.ApiSockets;
 import dev.gatun.cli.docker.PluginServer;
 import dev.gatun.cli.dockerd.DockerFollower;
 import dev.gatun.cli.events.EventLog;
@@ -157,7 +157,7 @@ final class ServeCommand extends Base {
         };
         ObjIntConsumer<String> answered = meter == null ? null : meter::request;
         try (closeDriver; starting; ServeMetrics closeMetrics = meter;
-             UnixHttpServer api = LocalApi.start(new Served(host, driverName, driver), logRequests ? log : null,
+             ApiSockets api = LocalApi.start(new Served(host, driverName, driver), logRequests ? log : null,
                 events, answered);
              PluginServer server = socket == null ? null : PluginServer.start(new DockerPlugin(driver, log), socket, answered);
              HeapKeeper heap = HeapKeeper.start();

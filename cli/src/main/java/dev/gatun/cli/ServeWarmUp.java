@@ -3,7 +3,7 @@ package dev.gatun.cli;
 import dev.gatun.cli.api.LocalApi;
 import dev.gatun.cli.api.ServeClient;
 import dev.gatun.cli.events.EventLog;
-import dev.gatun.cli.http.UnixHttpServer;
+import dev.gatun.cli.api.ApiSockets;
 import dev.gatun.driver.GatunDriver;
 import dev.gatun.netns.NamedNamespaces;
 import dev.gatun.netns.NetworkNamespace;
@@ -23,7 +23,7 @@ import java.util.function.Consumer;
  * not code: without this, a serve's first requests run interpreted while the compilers catch up
  * (a publish took 1 to 12 ms for its first hundred requests, against 0.7 warm). So the serve
  * makes a throwaway namespace, serves it from this JVM exactly as it serves its own (the
- * self-healing driver, the local API on that namespace's socket), sends it what a serve gets
+ * self-healing driver, the local API and the one-shot socket of that namespace), sends it what a serve gets
  * most, as the C client sends it (publishes and unpublishes of one port and, every fourth, of a
  * 32-port container, on new ports each time, and now and then a listing) for some seconds,
  * waits for the compilers to finish what those queued, and removes the namespace with everything
@@ -90,8 +90,8 @@ final class ServeWarmUp {
                                   Consumer<String> requestLog, BooleanSupplier stopping, long start) {
         EventLog events = new EventLog();
         try (GatunDriver driver = open.apply(ns, events);
-             UnixHttpServer api = LocalApi.start(new Served(ns, "nftables", driver), requestLog, events, null)) {
-            Path socket = api.socket();
+             ApiSockets api = LocalApi.start(new Served(ns, "nftables", driver), requestLog, events, null)) {
+            Path socket = api.callsSocket();
             send(socket, ns, List.of("net", "create", "w1", "--subnet", SUBNET));
             int pairs = 0;
             long requestsEnd = start + TimeUnit.MILLISECONDS.toNanos(REQUESTS_MILLIS);

@@ -3,6 +3,7 @@ package dev.gatun.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gatun.cli.api.ServeClient;
+import dev.gatun.cli.api.ServeSockets;
 import dev.gatun.cli.docker.GatunCli;
 import dev.gatun.cli.docker.GatunServe;
 import dev.gatun.netns.NetworkNamespace;
@@ -19,7 +20,6 @@ import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -27,7 +27,6 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -106,7 +105,7 @@ class CrashIT {
         }
     }
 
-    /** POST /v1/cli exactly as the C client sends it: the arguments, each followed by a NUL byte. */
+    /** A command line exactly as the C client sends it, on the serve's one-shot socket. */
     private static Reply served(Path socket, List<String> argv) {
         try (SocketChannel c = SocketChannel.open(StandardProtocolFamily.UNIX)) {
             try {
@@ -128,33 +127,14 @@ class CrashIT {
             } catch (IOException e) {
                 return new Reply(Outcome.NO_ANSWER, e.toString());
             }
-            byte[] answer = in.toByteArray();
-            String text = new String(answer, StandardCharsets.ISO_8859_1); // byte for byte, to count lengths
-            int end = text.indexOf("\r\n\r\n");
-            if (!text.startsWith("HTTP/1.1 200 ") || end < 0) {
-                return new Reply(Outcome.NO_ANSWER, text);
-            }
-            String headers = text.substring(0, end).toLowerCase(Locale.ROOT);
-            int length = header(headers, "content-length");
-            int code = header(headers, "gatun-exit-code");
-            int stdout = header(headers, "gatun-stdout-length");
-            if (length != answer.length - end - 4 || code < 0 || stdout < 0 || stdout > length) {
-                return new Reply(Outcome.NO_ANSWER, text);
-            }
-            return new Reply(Outcome.ANSWERED, code, new String(answer, end + 4, stdout, StandardCharsets.UTF_8),
-                    new String(answer, end + 4, length, StandardCharsets.UTF_8));
+            return switch (ServeClient.read(in.toByteArray())) {
+                case ServeClient.Answer.Ran ran -> new Reply(Outcome.ANSWERED, ran.code(), ran.stdout(), ran.stdout() + ran.stderr());
+                case ServeClient.Answer.Refused refused -> new Reply(Outcome.NO_ANSWER, refused.status() + " " + refused.why());
+                case ServeClient.Answer.Broken broken -> new Reply(Outcome.NO_ANSWER, "an answer cut off or not understood");
+            };
         } catch (IOException e) {
             return new Reply(Outcome.NOT_SENT, e.toString());
         }
-    }
-
-    private static int header(String headers, String name) {
-        for (String line : headers.split("\r\n")) {
-            if (line.startsWith(name + ":")) {
-                return Integer.parseInt(line.substring(name.length() + 1).strip());
-            }
-        }
-        return -1;
     }
 
     /** The launcher, as a person runs it: the C client, or the JVM path when no serve answers. */
@@ -331,7 +311,7 @@ class CrashIT {
     @Timeout(value = 30, unit = TimeUnit.MINUTES)
     void aServeKilledAtRandomMomentsLosesNoAcknowledgedChange(NetworkNamespace host) throws Exception {
         GatunCli.ok("--netns", host.name(), "net", "create", NET, "--subnet", "10.88.0.0/16");
-        Path socket = Path.of("/run/gatun/netns-" + host.inode() + ".sock");
+        Path socket = ServeSockets.oneShotOf(host);
         List<Client> clients = new ArrayList<>();
         for (int i = 0; i < CLIENTS; i++) {
             clients.add(new Client(i));
@@ -425,6 +405,7 @@ class CrashIT {
                 t.join(TimeUnit.MINUTES.toMillis(3));
             }
             Files.deleteIfExists(socket);
+            Files.deleteIfExists(ServeSockets.of(host));
         }
         int acknowledged = clients.stream().mapToInt(c -> c.acknowledged).sum();
         int unanswered = clients.stream().mapToInt(c -> c.unanswered).sum();

@@ -49,6 +49,12 @@ class ServeSocketIT {
             assertThat(sock.isOther()).as("%s is a socket", socket).isTrue();
             assertThat(PosixFilePermissions.toString(sock.permissions())).as("mode of %s", socket).isEqualTo("rw-------");
             assertThat(sock.owner().getName()).isEqualTo("root");
+            Path calls = ServeSockets.oneShotOf(host);
+            PosixFileAttributes callsSock = Files.readAttributes(calls, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            assertThat(calls.getParent()).isEqualTo(socket.getParent());
+            assertThat(callsSock.isOther()).as("%s is a socket", calls).isTrue();
+            assertThat(PosixFilePermissions.toString(callsSock.permissions())).as("mode of %s", calls).isEqualTo("rw-------");
+            assertThat(callsSock.owner().getName()).isEqualTo("root");
 
             // The control: root gets an answer. A peer that is not root does not get as far as the serve.
             Oracle.Result root = curl(socket, List.of());

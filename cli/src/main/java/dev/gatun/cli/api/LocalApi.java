@@ -5,14 +5,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gatun.cli.ExitCode;
 import dev.gatun.cli.Failure;
-import dev.gatun.cli.GatunCommand;
 import dev.gatun.cli.Json;
-import dev.gatun.cli.Main;
 import dev.gatun.cli.Served;
-import dev.gatun.cli.cni.CniPlugin;
 import dev.gatun.cli.events.EventCause;
 import dev.gatun.cli.events.EventLog;
-import dev.gatun.cli.netavark.NetavarkPlugin;
 import dev.gatun.cli.http.ErrorStatus;
 import dev.gatun.cli.http.UnixHttpServer;
 import dev.gatun.cli.service.Drivers;
@@ -27,8 +23,6 @@ import org.eclipse.jetty.util.Fields;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
@@ -41,7 +35,8 @@ import java.util.function.ObjIntConsumer;
 /**
  * The local API of {@code gatun serve}: HTTP/1.1 + JSON on {@code /run/gatun/netns-INODE.sock},
  * root only. {@code POST /v1/cli} runs one command line as the CLI would and returns what it
- * printed and its exit code (the thin C client's one request); the other paths are the
+ * printed and its exit code (as the C client's calls on the one-shot socket do, through the
+ * same {@link OneShotCalls}); the other paths are the
  * typed requests of {@link ApiRoutes}, run by the same {@link GatunService} as the CLI's
  * commands, answered with the CLI's JSON documents and their failure's class as the HTTP status.
  */
@@ -58,22 +53,25 @@ public final class LocalApi extends Handler.Abstract {
         static final ObjectMapper JSON = new ObjectMapper();
     }
 
-    private final Served served;
     private final GatunService service;
+    private final OneShotCalls calls;
     private final Consumer<String> requestLog;
     private final EventLog events;
     private final ObjIntConsumer<String> answered;
 
     private LocalApi(Served served, Consumer<String> requestLog, EventLog events, ObjIntConsumer<String> answered) {
-        this.served = served;
         this.service = new GatunService(served::host, Drivers.of(served.driver()), true);
+        this.calls = new OneShotCalls(served, requestLog);
         this.requestLog = requestLog;
         this.events = events;
         this.answered = answered;
     }
 
-    /** Serves the API for {@code served} on its namespace's socket; {@code requestLog} (or null) gets a line per request. */
-    public static UnixHttpServer start(Served served, Consumer<String> requestLog) {
+    /**
+     * Serves the API for {@code served} on its namespace's sockets (the local API's and the
+     * one-shot calls'); {@code requestLog} (or null) gets a line per request.
+     */
+    public static ApiSockets start(Served served, Consumer<String> requestLog) {
         return start(served, requestLog, new EventLog(), null);
     }
 
@@ -81,10 +79,18 @@ public final class LocalApi extends Handler.Abstract {
      * {@link #start(Served, Consumer)}, serving {@code events} on {@code GET /v1/events} and
      * telling {@code answered} (or null) each request's path and status.
      */
-    public static UnixHttpServer start(Served served, Consumer<String> requestLog, EventLog events,
-                                       ObjIntConsumer<String> answered) {
-        return UnixHttpServer.start(ServeSockets.of(served.host()), "gatun-api",
-                new LocalApi(served, requestLog, events, answered), "rwx------");
+    public static ApiSockets start(Served served, Consumer<String> requestLog, EventLog events,
+                                   ObjIntConsumer<String> answered) {
+        LocalApi api = new LocalApi(served, requestLog, events, answered);
+        // The API's socket first: starting it refuses when another serve answers for the namespace.
+        UnixHttpServer http = UnixHttpServer.start(ServeSockets.of(served.host()), "gatun-api", api, "rwx------");
+        try {
+            return new ApiSockets(http, OneShotServer.start(ServeSockets.oneShotOf(served.host()), api.calls, answered,
+                    requestLog));
+        } catch (RuntimeException e) {
+            http.close();
+            throw e;
+        }
     }
 
     @Override
@@ -99,14 +105,16 @@ public final class LocalApi extends Handler.Abstract {
             switch (template) {
                 case ServeWire.CLI_PATH -> {
                     List<String> args = ServeWire.commandLine(body);
-                    if (waitsOnConnections(args)) {
-                        aside(request, path, response, callback, () -> commandLine(args, response, callback));
+                    if (OneShotCalls.waitsOnConnections(args)) {
+                        aside(request, path, response, callback, () -> ranHere(calls.commandLine(args, "local API"),
+                                response, callback));
                         return true;
                     }
-                    commandLine(args, response, callback);
+                    ranHere(calls.commandLine(args, "local API"), response, callback);
                 }
-                case ServeWire.CNI_PATH -> cni(body, response, callback);
-                case ServeWire.NETAVARK_PATH -> netavark(body, response, callback);
+                case ServeWire.CNI_PATH -> ranHere(calls.run(ServeWire.Kind.CNI, body, "local API"), response, callback);
+                case ServeWire.NETAVARK_PATH -> ranHere(calls.run(ServeWire.Kind.NETAVARK, body, "local API"), response,
+                        callback);
                 case EventStream.PATH -> {
                     EventStream.start(events, query(request), request, response, callback);
                     log(request, path, "200 (a stream)");
@@ -149,16 +157,6 @@ public final class LocalApi extends Handler.Abstract {
         if (answered != null) {
             answered.accept(path, response.getStatus());
         }
-    }
-
-    /**
-     * Whether a command line may wait for a long time: an unpublish that drains waits until the
-     * established connections through its ports end (up to its timeout). Such a request runs
-     * aside, so that drains cannot take every thread the server has from publishes. A line this
-     * takes for one wrongly ("--drain" as a value) only runs on a thread of its own, as it would.
-     */
-    static boolean waitsOnConnections(List<String> args) {
-        return "unpublish".equals(GatunCommand.subcommandName(args.toArray(String[]::new))) && args.contains("--drain");
     }
 
     /**
@@ -230,39 +228,6 @@ public final class LocalApi extends Handler.Abstract {
                 (Json.text(answer.document()) + "\n").getBytes(StandardCharsets.UTF_8));
     }
 
-    /** Runs a forwarded command line; the C client prints stdout, then stderr, and exits with the code. */
-    private void commandLine(List<String> args, Response response, Callback callback) {
-        String name = GatunCommand.subcommandName(args.toArray(String[]::new));
-        if (name == null || !Served.COMMANDS.contains(name)) {
-            throw new Served.Misdirected("'" + name + "' runs where it is typed, not in a serve");
-        }
-        ranHere(EventCause.as("gatun " + String.join(" ", args) + " (local API)", () -> run(args)), response, callback);
-    }
-
-    /** Runs a forwarded CNI call ({@link ServeWire#cniCall}), answered as /v1/cli is. */
-    private void cni(byte[] body, Response response, Callback callback) {
-        ServeWire.CniCall call = ServeWire.cniCall(body);
-        CniPlugin.Outcome o = EventCause.as("CNI " + call.env().get("CNI_COMMAND") + " "
-                        + call.env().getOrDefault("CNI_CONTAINERID", ""),
-                () -> CniPlugin.run(call.env(), call.config(), Drivers.of(served.driver())));
-        if (requestLog != null) {
-            requestLog.accept("ran CNI " + call.env().get("CNI_COMMAND") + " " + call.env().getOrDefault("CNI_CONTAINERID", "")
-                    + ": exit " + o.exitCode() + (o.errorCode() != 0 ? " (CNI error " + o.errorCode() + ")" : ""));
-        }
-        ranHere(new ServeWire.Printed(o.exitCode(), o.stdout(), o.stderr()), response, callback);
-    }
-
-    /** Runs a forwarded netavark plugin call ({@link ServeWire#netavarkCall}), answered as /v1/cli is. */
-    private void netavark(byte[] body, Response response, Callback callback) {
-        ServeWire.NetavarkCall call = ServeWire.netavarkCall(body);
-        NetavarkPlugin.Outcome o = EventCause.as("netavark " + String.join(" ", call.args()),
-                () -> NetavarkPlugin.run(call.args(), call.stdin(), Drivers.of(served.driver())));
-        if (requestLog != null) {
-            requestLog.accept("ran netavark " + String.join(" ", call.args()) + ": exit " + o.exitCode());
-        }
-        ranHere(new ServeWire.Printed(o.exitCode(), o.stdout(), o.stderr()), response, callback);
-    }
-
     /** The reply to a one-shot call that ran: what it printed, its exit code in a header. */
     private static void ranHere(ServeWire.Printed p, Response response, Callback callback) {
         response.getHeaders().put(ServeWire.EXIT_CODE, Integer.toString(p.code()));
@@ -275,19 +240,6 @@ public final class LocalApi extends Handler.Abstract {
         if (requestLog != null) {
             requestLog.accept(request.getMethod() + " " + path + ": " + outcome);
         }
-    }
-
-    private ServeWire.Printed run(List<String> args) {
-        // Into strings, encoded once at the end: a PrintWriter over a stream brings an encoder
-        // and 24 KiB of buffers, which two per request made a third of what a serve allocated.
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.run(args.toArray(String[]::new), new PrintWriter(out), new PrintWriter(err), served);
-        if (requestLog != null) {
-            requestLog.accept("ran gatun " + String.join(" ", args) + ": exit " + code);
-        }
-        return new ServeWire.Printed(code, out.toString().getBytes(StandardCharsets.UTF_8),
-                err.toString().getBytes(StandardCharsets.UTF_8));
     }
 
     static JsonNode parse(byte[] body, String what) {

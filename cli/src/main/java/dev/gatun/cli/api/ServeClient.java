@@ -51,7 +51,7 @@ public final class ServeClient {
         } catch (IOException | GatunException | IllegalArgumentException e) {
             return OptionalInt.empty(); // the command, run here, says what is wrong with the namespace
         }
-        return underStartLock(() -> post(ServeSockets.of(inode), cliRequest(List.of(sent)), out, err,
+        return underStartLock(() -> post(ServeSockets.oneShotOf(inode), cliRequest(List.of(sent)), out, err,
                 ServeClient::commandStopped));
     }
 
@@ -73,11 +73,11 @@ public final class ServeClient {
     public static OptionalInt forwardCni(Map<String, String> env, byte[] config, OutputStream out, OutputStream err) {
         Path socket;
         try {
-            socket = ServeSockets.of(NetworkNamespace.current().inode());
+            socket = ServeSockets.oneShotOf(NetworkNamespace.current().inode());
         } catch (GatunException e) {
             return OptionalInt.empty();
         }
-        byte[] request = ServeWire.request(ServeWire.CNI_PATH, ServeWire.cniCall(env, config));
+        byte[] request = ServeWire.request(ServeWire.Kind.CNI, ServeWire.cniCall(env, config));
         return underStartLock(() -> post(socket, request, out, err,
                 s -> cniStopped(s, env.get("CNI_COMMAND"))));
     }
@@ -90,11 +90,11 @@ public final class ServeClient {
     public static OptionalInt forwardNetavark(List<String> args, byte[] stdin, OutputStream out, OutputStream err) {
         Path socket;
         try {
-            socket = ServeSockets.of(NetworkNamespace.current().inode());
+            socket = ServeSockets.oneShotOf(NetworkNamespace.current().inode());
         } catch (GatunException e) {
             return OptionalInt.empty();
         }
-        byte[] request = ServeWire.request(ServeWire.NETAVARK_PATH, ServeWire.netavarkCall(args, stdin));
+        byte[] request = ServeWire.request(ServeWire.Kind.NETAVARK, ServeWire.netavarkCall(args, stdin));
         return underStartLock(() -> post(socket, request, out, err, s -> netavarkStopped(s, args.getFirst())));
     }
 
@@ -175,11 +175,34 @@ public final class ServeClient {
     }
 
     /**
-     * The C client's request for a command line, whole: POST /v1/cli with each argument followed
-     * by a NUL byte. Tests that stand in for many clients send exactly this.
+     * The C client's request for a command line, whole: {@code cli LENGTH}, then each argument
+     * followed by a NUL byte. Tests that stand in for many clients send exactly this.
      */
     public static byte[] cliRequest(List<String> args) {
-        return ServeWire.request(ServeWire.CLI_PATH, ServeWire.commandLine(args));
+        return ServeWire.request(ServeWire.Kind.CLI, ServeWire.commandLine(args));
+    }
+
+    /** What a serve answered to a call, read as the C client reads it (for tests that stand in for clients). */
+    public sealed interface Answer {
+        /** It ran: its exit code and what it printed. */
+        record Ran(int code, String stdout, String stderr) implements Answer {}
+
+        /** Refused before it ran, with the status and why: the client would run it itself. */
+        record Refused(int status, String why) implements Answer {}
+
+        /** Cut off or not understood: it may have run. */
+        record Broken() implements Answer {}
+    }
+
+    /** Reads a whole answer as the C client does. */
+    public static Answer read(byte[] answer) {
+        return switch (ServeWire.reply(answer)) {
+            case ServeWire.Reply.Ran ran -> new Answer.Ran(ran.printed().code(),
+                    new String(ran.printed().stdout(), StandardCharsets.UTF_8),
+                    new String(ran.printed().stderr(), StandardCharsets.UTF_8));
+            case ServeWire.Reply.Refused r -> new Answer.Refused(r.status(), r.why());
+            case ServeWire.Reply.Broken b -> new Answer.Broken();
+        };
     }
 
     private static OptionalInt answer(byte[] reply, OutputStream out, OutputStream err, Supplier<Printed> broken) {

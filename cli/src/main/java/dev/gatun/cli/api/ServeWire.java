@@ -9,23 +9,54 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
- * The one-shot calls a serve runs for a client, as bytes, both ways: a command line
- * ({@code POST /v1/cli}), a CNI call ({@code POST /v1/cni}) or a netavark plugin call
- * ({@code POST /v1/netavark}) in, what it printed and its exit
- * code out. {@link ServeClient} writes and reads them here, {@link LocalApi} reads and writes them
- * here; the C client ({@code src/main/c/gatun-client.c}) speaks the same, which ServeWireTest
- * holds against this class.
+ * The one-shot calls a serve runs for a client, as bytes, both ways: a command line, a CNI call
+ * or a netavark plugin call in, what it printed and its exit code out. The C client
+ * ({@code src/main/c/gatun-client.c}) and {@link ServeClient} send them on the serve's one-shot
+ * socket ({@link ServeSockets#oneShotOf}), framed as below, and {@link OneShotServer} answers
+ * there; the local API takes the same bodies over HTTP ({@code POST /v1/cli}, {@code /v1/cni},
+ * {@code /v1/netavark}) for clients that speak HTTP. ServeWireIT holds the C client to this class.
+ *
+ * <p>A request is an ASCII line {@code KIND LENGTH\n} ({@code cli}, {@code cni} or
+ * {@code netavark}; the body's length in bytes), then the body. The answer is an ASCII line
+ * {@code STATUS EXIT STDOUT STDERR\n}, then STDOUT bytes of standard output and STDERR bytes of
+ * standard error. STATUS 200: the call ran and EXIT is its exit code. Any other status (as HTTP
+ * numbers them: 400 unreadable, 403 not root, 413 too large, 421 not for this serve, 503
+ * stopping): nothing ran, and the error bytes say why; the client then runs the call itself.
  */
 final class ServeWire {
+
+    /** What a call is: its word on the one-shot socket and its path on the local API. */
+    enum Kind {
+        CLI("cli", CLI_PATH), CNI("cni", CNI_PATH), NETAVARK("netavark", NETAVARK_PATH);
+
+        final String word;
+        final String path;
+
+        Kind(String word, String path) {
+            this.word = word;
+            this.path = path;
+        }
+
+        /** The kind named {@code word}, or null. */
+        static Kind of(String word) {
+            for (Kind k : values()) {
+                if (k.word.equals(word)) {
+                    return k;
+                }
+            }
+            return null;
+        }
+    }
 
     static final String CLI_PATH = "/v1/cli";
     static final String CNI_PATH = "/v1/cni";
     static final String NETAVARK_PATH = "/v1/netavark";
-    /** The exit code of what ran, in the reply. */
+    /** The longest first line of a request or an answer. */
+    static final int MAX_HEAD = 64;
+    /** The exit code of what ran, in the local API's reply. */
     static final String EXIT_CODE = "Gatun-Exit-Code";
     /** How many bytes of the reply's body are stdout; stderr follows them. */
     static final String STDOUT_LENGTH = "Gatun-Stdout-Length";
@@ -157,63 +188,106 @@ final class ServeWire {
         return new NetavarkCall(args, Arrays.copyOfRange(body, i + 1, body.length));
     }
 
-    /** The whole HTTP request of a call to {@code path}, as the C client sends it. */
-    static byte[] request(String path, byte[] body) {
-        String head = "POST " + path + " HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/octet-stream\r\n"
-                + "Content-Length: " + body.length + "\r\nConnection: close\r\n\r\n";
-        ByteArrayOutputStream all = new ByteArrayOutputStream();
-        all.writeBytes(head.getBytes(StandardCharsets.US_ASCII));
+    /** The whole request of a call, as the C client sends it. */
+    static byte[] request(Kind kind, byte[] body) {
+        ByteArrayOutputStream all = new ByteArrayOutputStream(body.length + 24);
+        all.writeBytes((kind.word + " " + body.length + "\n").getBytes(StandardCharsets.US_ASCII));
         all.writeBytes(body);
         return all.toByteArray();
     }
 
-    /** The outcome of a whole HTTP reply to a call. */
+    /** A request's first line, read: what it is and how many bytes of body follow. */
+    record Head(Kind kind, int length) {}
+
+    /**
+     * The first line of a request ({@code line} without its newline), checked: a known kind and a
+     * length of at most {@code maxBody}.
+     */
+    static Head head(String line, int maxBody) {
+        int space = line.indexOf(' ');
+        Kind kind = space < 0 ? null : Kind.of(line.substring(0, space));
+        if (kind == null) {
+            throw new ApiRoutes.Refused(400, "a call starts with 'cli', 'cni' or 'netavark', a space, its length "
+                    + "and a newline, not '" + line + "'");
+        }
+        String digits = line.substring(space + 1);
+        if (digits.isEmpty() || digits.length() > 9 || !digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            throw new ApiRoutes.Refused(400, "a call's length is a decimal number of bytes, not '" + digits + "'");
+        }
+        int length = Integer.parseInt(digits);
+        if (length > maxBody) {
+            throw new ApiRoutes.Refused(413, "the call has " + length + " bytes; at most " + maxBody + " are taken");
+        }
+        return new Head(kind, length);
+    }
+
+    /** The answer to a call that ran. */
+    static byte[] answer(Printed p) {
+        return framed(200, p.code(), p.stdout(), p.stderr());
+    }
+
+    /** The answer to a call refused before it ran, {@code why} in its error bytes. */
+    static byte[] refusal(int status, String why) {
+        return framed(status, 0, new byte[0], ("gatun serve: " + why + "\n").getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static byte[] framed(int status, int code, byte[] stdout, byte[] stderr) {
+        byte[] head = (status + " " + code + " " + stdout.length + " " + stderr.length + "\n")
+                .getBytes(StandardCharsets.US_ASCII);
+        byte[] all = Arrays.copyOf(head, head.length + stdout.length + stderr.length);
+        System.arraycopy(stdout, 0, all, head.length, stdout.length);
+        System.arraycopy(stderr, 0, all, head.length + stdout.length, stderr.length);
+        return all;
+    }
+
+    /** The outcome of a whole answer to a call. */
     sealed interface Reply {
         /** It ran: what it printed. */
         record Ran(Printed printed) implements Reply {}
 
-        /** Refused before it ran (another namespace or driver, a command that runs where it is typed). */
-        record Refused() implements Reply {}
+        /** Refused before it ran (another namespace or driver, a call that runs where it is typed): why. */
+        record Refused(int status, String why) implements Reply {}
 
         /** Cut off or not understood: it may have run. */
         record Broken() implements Reply {}
     }
 
     static Reply reply(byte[] reply) {
-        String text = new String(reply, StandardCharsets.ISO_8859_1);
-        int end = text.indexOf("\r\n\r\n");
-        if (reply.length == 0 || end < 0 || !text.startsWith("HTTP/1.")) {
-            return new Reply.Broken();
-        }
-        String[] lines = text.substring(0, end).split("\r\n");
-        String[] status = lines[0].split(" ");
-        if (status.length < 2 || !status[1].equals("200")) {
-            return new Reply.Refused();
-        }
-        long code = header(lines, EXIT_CODE);
-        long stdout = header(lines, STDOUT_LENGTH);
-        int content = end + 4;
-        long length = header(lines, "Content-Length");
-        if (code < 0 || stdout < 0 || length != reply.length - content || stdout > length) {
-            return new Reply.Broken();
-        }
-        return new Reply.Ran(new Printed((int) code, Arrays.copyOfRange(reply, content, content + (int) stdout),
-                Arrays.copyOfRange(reply, content + (int) stdout, reply.length)));
-    }
-
-    private static long header(String[] lines, String name) {
-        String wanted = name.toLowerCase(Locale.ROOT);
-        for (int i = 1; i < lines.length; i++) {
-            int colon = lines[i].indexOf(':');
-            if (colon > 0 && lines[i].substring(0, colon).toLowerCase(Locale.ROOT).equals(wanted)) {
-                try {
-                    return Long.parseLong(lines[i].substring(colon + 1).strip());
-                } catch (NumberFormatException e) {
-                    return -1;
-                }
+        int newline = -1;
+        for (int i = 0; i < Math.min(reply.length, MAX_HEAD); i++) {
+            if (reply[i] == '\n') {
+                newline = i;
+                break;
             }
         }
-        return -1;
+        if (newline < 0) {
+            return new Reply.Broken();
+        }
+        String[] fields = new String(reply, 0, newline, StandardCharsets.US_ASCII).split(" ");
+        long[] n = new long[4];
+        if (fields.length != 4) {
+            return new Reply.Broken();
+        }
+        for (int i = 0; i < 4; i++) {
+            try {
+                n[i] = Long.parseLong(fields[i]);
+            } catch (NumberFormatException e) {
+                return new Reply.Broken();
+            }
+        }
+        int body = newline + 1;
+        if (n[0] != 200) {
+            // Nothing ran, whatever follows; the error bytes, when they are whole, say why.
+            boolean whole = n[2] >= 0 && n[3] >= 0 && n[2] + n[3] == reply.length - body;
+            return new Reply.Refused((int) n[0], whole ? new String(reply, body + (int) n[2], (int) n[3],
+                    StandardCharsets.UTF_8) : "");
+        }
+        if (n[2] < 0 || n[3] < 0 || n[2] + n[3] != reply.length - body) {
+            return new Reply.Broken();
+        }
+        int errorsFrom = body + (int) n[2];
+        return new Reply.Ran(new Printed((int) n[1], Arrays.copyOfRange(reply, body, errorsFrom),
+                Arrays.copyOfRange(reply, errorsFrom, reply.length)));
     }
 
     private static String utf8(byte[] b, int from, int to) {

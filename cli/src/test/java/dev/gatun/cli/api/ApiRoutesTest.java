@@ -120,9 +120,9 @@ class ApiRoutesTest {
                 json("{\"containerIp\": \"10.88.0.2\"}")).waits()).isFalse();
         assertThat(ApiRoutes.route("POST", "/v1/networks/n1/ports", Map.of(),
                 json("{\"containerIp\": \"10.88.0.2\", \"ports\": [\"80\"]}")).waits()).isFalse();
-        assertThat(LocalApi.waitsOnConnections(List.of("--netns", "x", "unpublish", "n1", "10.88.0.2", "--drain"))).isTrue();
-        assertThat(LocalApi.waitsOnConnections(List.of("unpublish", "n1", "10.88.0.2"))).isFalse();
-        assertThat(LocalApi.waitsOnConnections(List.of("publish", "n1", "10.88.0.2", "-p", "80", "--drain"))).isFalse();
+        assertThat(OneShotCalls.waitsOnConnections(List.of("--netns", "x", "unpublish", "n1", "10.88.0.2", "--drain"))).isTrue();
+        assertThat(OneShotCalls.waitsOnConnections(List.of("unpublish", "n1", "10.88.0.2"))).isFalse();
+        assertThat(OneShotCalls.waitsOnConnections(List.of("publish", "n1", "10.88.0.2", "-p", "80", "--drain"))).isFalse();
     }
 
     @Test

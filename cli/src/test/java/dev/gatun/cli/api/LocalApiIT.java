@@ -7,7 +7,7 @@ import dev.gatun.cli.Served;
 import dev.gatun.cli.cni.PodmanCniIT;
 import dev.gatun.cli.docker.GatunCli;
 import dev.gatun.cli.docker.GatunServe;
-import dev.gatun.cli.http.UnixHttpServer;
+import dev.gatun.cli.api.ApiSockets;
 import dev.gatun.driver.GatunDriver;
 import dev.gatun.netlink.ReplyTimeoutException;
 import dev.gatun.netns.NetworkNamespace;
@@ -279,7 +279,7 @@ class LocalApiIT {
         GatunDriver failing = StandInDriver.answering(Map.of("publish", args -> {
             throw new ReplyTimeoutException("publish 8080/tcp", Duration.ofSeconds(5));
         }));
-        try (UnixHttpServer api = LocalApi.start(new Served(host, "nftables", failing), null)) {
+        try (ApiSockets api = LocalApi.start(new Served(host, "nftables", failing), null)) {
             Oracle.Result r = Oracle.run(List.of("curl", "-sS", "-i", "--unix-socket", socketOf(host).toString(),
                     "-H", "Content-Type: application/json", "--data-binary",
                     "{\"containerIp\": \"10.88.0.2\", \"ports\": [\"8080:80\"], \"owner\": \"web-1\"}",

@@ -66,7 +66,7 @@ class ServeWireIT {
     /** Runs the client ({@code command}, {@code env} added, {@code stdin}) against a stand-in serve answering {@code reply}. */
     private Exchange exchange(NetworkNamespace host, List<String> command, Map<String, String> env, byte[] stdin,
                               byte[] reply) throws Exception {
-        socket = ServeSockets.of(host);
+        socket = ServeSockets.oneShotOf(host);
         Files.createDirectories(socket.getParent(), PosixFilePermissions.asFileAttribute(
                 PosixFilePermissions.fromString("rwx------")));
         // A serve killed by an earlier test may have left this path (namespace inodes are reused): a serve
@@ -101,7 +101,7 @@ class ServeWireIT {
         }
     }
 
-    /** Takes one connection: reads the request whole (its head, then Content-Length bytes), answers, closes. */
+    /** Takes one connection: reads the request whole (its first line, then the bytes it counts), answers, closes. */
     private static byte[] serveOnce(ServerSocketChannel server, byte[] reply) {
         try (SocketChannel c = server.accept()) {
             ByteArrayOutputStream got = new ByteArrayOutputStream();
@@ -124,30 +124,35 @@ class ServeWireIT {
     }
 
     private static boolean whole(byte[] request) {
-        String text = new String(request, StandardCharsets.ISO_8859_1);
-        int end = text.indexOf("\r\n\r\n");
-        if (end < 0) {
+        int newline = bodyFrom(request) - 1;
+        if (newline < 0) {
             return false;
         }
-        for (String line : text.substring(0, end).split("\r\n")) {
-            if (line.toLowerCase().startsWith("content-length:")) {
-                return request.length - end - 4 >= Integer.parseInt(line.substring(15).strip());
-            }
-        }
-        return true;
+        String[] head = new String(request, 0, newline, StandardCharsets.US_ASCII).split(" ");
+        return request.length - newline - 1 >= Integer.parseInt(head[1]);
     }
 
-    /** An answer as a serve writes it: status 200, the two headers, stdout then stderr. */
+    /** Where the body starts: after the first newline (0 when there is none yet). */
+    private static int bodyFrom(byte[] request) {
+        for (int i = 0; i < request.length; i++) {
+            if (request[i] == '\n') {
+                return i + 1;
+            }
+        }
+        return 0;
+    }
+
+    /** An answer as a serve writes it: 200, the exit code and both lengths, then stdout and stderr. */
     private static byte[] ran(int code, String stdout, String stderr) {
-        ServeWire.Printed p = new ServeWire.Printed(code, stdout.getBytes(StandardCharsets.UTF_8),
-                stderr.getBytes(StandardCharsets.UTF_8));
-        String head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n" + ServeWire.EXIT_CODE + ": " + code
-                + "\r\n" + ServeWire.STDOUT_LENGTH + ": " + p.stdout().length + "\r\nContent-Length: " + p.body().length
-                + "\r\n\r\n";
+        byte[] out = stdout.getBytes(StandardCharsets.UTF_8);
+        byte[] err = stderr.getBytes(StandardCharsets.UTF_8);
         ByteArrayOutputStream all = new ByteArrayOutputStream();
-        all.writeBytes(head.getBytes(StandardCharsets.US_ASCII));
-        all.writeBytes(p.body());
-        return all.toByteArray();
+        all.writeBytes(("200 " + code + " " + out.length + " " + err.length + "\n").getBytes(StandardCharsets.US_ASCII));
+        all.writeBytes(out);
+        all.writeBytes(err);
+        byte[] answer = all.toByteArray();
+        assertThat(answer).as("what a serve writes").isEqualTo(ServeWire.answer(new ServeWire.Printed(code, out, err)));
+        return answer;
     }
 
     @Test
@@ -159,7 +164,8 @@ class ServeWireIT {
 
         Exchange e = exchange(host, command, Map.of(), new byte[0], reply);
 
-        assertThat(e.request()).isEqualTo(ServeWire.request(ServeWire.CLI_PATH, ServeWire.commandLine(args)));
+        assertThat(e.request()).isEqualTo(ServeWire.request(ServeWire.Kind.CLI, ServeWire.commandLine(args)));
+        assertThat(new String(e.request(), StandardCharsets.ISO_8859_1)).startsWith("cli " + (e.request().length - bodyFrom(e.request())) + "\n");
         assertThat(e.request()).as("what ServeClient sends for the same line").isEqualTo(ServeClient.cliRequest(args));
         ServeWire.Printed read = ((ServeWire.Reply.Ran) ServeWire.reply(reply)).printed();
         assertThat(e.exitCode()).isEqualTo(read.code()).isEqualTo(3);
@@ -178,8 +184,8 @@ class ServeWireIT {
         Exchange e = exchange(host, command, env, config, ran(0, "{\"cniVersion\": \"1.1.0\"}\n", ""));
 
         String text = new String(e.request(), StandardCharsets.ISO_8859_1);
-        int body = text.indexOf("\r\n\r\n") + 4;
-        assertThat(text).startsWith("POST " + ServeWire.CNI_PATH + " HTTP/1.1\r\n");
+        int body = bodyFrom(e.request());
+        assertThat(text).startsWith("cni " + (e.request().length - body) + "\n");
         ServeWire.CniCall call = ServeWire.cniCall(Arrays.copyOfRange(e.request(), body, e.request().length));
         assertThat(call.env()).isEqualTo(env);
         assertThat(call.config()).isEqualTo(config);
@@ -198,9 +204,8 @@ class ServeWireIT {
 
         Exchange e = exchange(host, command, Map.of(), stdin, ran(0, "{\"interfaces\": {}}\n", ""));
 
-        assertThat(e.request()).isEqualTo(ServeWire.request(ServeWire.NETAVARK_PATH, ServeWire.netavarkCall(args, stdin)));
-        String text = new String(e.request(), StandardCharsets.ISO_8859_1);
-        int body = text.indexOf("\r\n\r\n") + 4;
+        assertThat(e.request()).isEqualTo(ServeWire.request(ServeWire.Kind.NETAVARK, ServeWire.netavarkCall(args, stdin)));
+        int body = bodyFrom(e.request());
         ServeWire.NetavarkCall call = ServeWire.netavarkCall(Arrays.copyOfRange(e.request(), body, e.request().length));
         assertThat(call.args()).isEqualTo(args);
         assertThat(call.stdin()).isEqualTo(stdin);
@@ -211,14 +216,17 @@ class ServeWireIT {
     @Test
     void aRefusalAndABrokenAnswerAreTheSameToBothReaders(NetworkNamespace host) throws Exception {
         List<String> command = List.of(client.toString(), "--netns", host.name(), "ls");
-        byte[] refused = ("HTTP/1.1 421 Misdirected Request\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")
-                .getBytes(StandardCharsets.US_ASCII);
-        assertThat(ServeWire.reply(refused)).isInstanceOf(ServeWire.Reply.Refused.class);
+        byte[] refused = ServeWire.refusal(421, "network namespace x is not this one");
+        assertThat(new String(refused, StandardCharsets.UTF_8)).as("the wire as ServeWire's comment gives it")
+                .isEqualTo("421 0 0 49\ngatun serve: network namespace x is not this one\n");
+        assertThat(ServeWire.reply(refused)).isEqualTo(new ServeWire.Reply.Refused(421,
+                "gatun serve: network namespace x is not this one\n"));
         Exchange r = exchange(host, command, Map.of(), new byte[0], refused);
         assertThat(r.exitCode()).as("refused: run it yourself (exit 125 with no launcher to run)").isEqualTo(125);
         assertThat(r.stdout()).isEmpty();
 
-        byte[] cut = Arrays.copyOf(ran(0, "a whole listing\n", ""), 80);
+        byte[] whole = ran(0, "a whole listing\n", "");
+        byte[] cut = Arrays.copyOf(whole, whole.length - 5);
         assertThat(ServeWire.reply(cut)).isInstanceOf(ServeWire.Reply.Broken.class);
         Exchange b = exchange(host, command, Map.of(), new byte[0], cut);
         assertThat(b.exitCode()).as("broken: it may have run, so it is not run again").isEqualTo(1);

@@ -15,13 +15,11 @@ import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.SocketChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -59,7 +57,7 @@ class ShutdownIT {
     void sigtermWhileRequestsAreInFlightFinishesOrRefusesEachAndExitsZeroWithinTwoSeconds(NetworkNamespace host)
             throws Exception {
         GatunCli.ok("--netns", host.name(), "net", "create", "n1", "--subnet", "10.88.0.0/16");
-        Path socket = Path.of("/run/gatun/netns-" + host.inode() + ".sock");
+        Path socket = ServeSockets.oneShotOf(host);
         List<String> summary = new ArrayList<>();
         for (int round = 0; round < ROUNDS; round++) {
             int base = 10_000 + round * CLIENTS * PAIRS * 2;
@@ -95,7 +93,8 @@ class ShutdownIT {
             }
             assertThat(code).as("round %d: exit code on SIGTERM; stderr:\n%s", round, serve.stderr()).isZero();
             assertThat(exitMs).as("round %d: ms from SIGTERM to exit", round).isLessThanOrEqualTo(EXIT_DEADLINE_MS);
-            assertThat(Files.exists(socket)).as("round %d: socket left behind", round).isFalse();
+            assertThat(Files.exists(socket)).as("round %d: one-shot socket left behind", round).isFalse();
+            assertThat(Files.exists(ServeSockets.of(host))).as("round %d: API socket left behind", round).isFalse();
             assertThat(serve.stderr()).as("round %d: the serve's log", round)
                     .doesNotContain("Exception").doesNotContain("exit 1");
 
@@ -163,7 +162,7 @@ class ShutdownIT {
         return ops;
     }
 
-    /** POST /v1/cli, as the C client sends it; an answer must be exit 0. */
+    /** A command line, as the C client sends it; an answer must be exit 0. */
     private static Outcome send(Path socket, List<String> args, AtomicInteger inFlight) {
         SocketChannel ch;
         try {
@@ -171,27 +170,27 @@ class ShutdownIT {
         } catch (IOException e) {
             return Outcome.NOT_SENT; // no serve listening: nothing was sent
         }
-        String answer;
+        byte[] answer;
         inFlight.incrementAndGet();
         try (ch) {
             ByteBuffer request = ByteBuffer.wrap(ServeClient.cliRequest(args));
             while (request.hasRemaining()) {
                 ch.write(request);
             }
-            answer = new String(Channels.newInputStream(ch).readAllBytes(), StandardCharsets.UTF_8);
+            answer = Channels.newInputStream(ch).readAllBytes();
         } catch (IOException e) {
             return Outcome.UNANSWERED;
         } finally {
             inFlight.decrementAndGet();
         }
-        if (answer.isEmpty() || !answer.contains("\r\n\r\n")) {
-            return Outcome.UNANSWERED;
-        }
-        if (!answer.startsWith("HTTP/1.1 200")) {
-            return Outcome.REFUSED; // the client runs it itself: the serve ran nothing
-        }
-        assertThat(answer.toLowerCase(Locale.ROOT)).as("%s", args).contains("\r\ngatun-exit-code: 0\r\n");
-        return Outcome.ANSWERED;
+        return switch (ServeClient.read(answer)) {
+            case ServeClient.Answer.Ran ran -> {
+                assertThat(ran.code()).as("%s: %s", args, ran.stderr()).isZero();
+                yield Outcome.ANSWERED;
+            }
+            case ServeClient.Answer.Refused refused -> Outcome.REFUSED; // the client runs it itself: the serve ran nothing
+            case ServeClient.Answer.Broken broken -> Outcome.UNANSWERED;
+        };
     }
 
     /** Host ports in gatun's map ports4, read by nft. */

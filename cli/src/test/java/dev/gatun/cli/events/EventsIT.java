@@ -53,7 +53,7 @@ class EventsIT {
             JsonNode publish = events.get(0);
             assertThat(publish.path("mapping").path("hostPort").asInt()).isEqualTo(8080);
             assertThat(publish.path("mapping").path("owner").asText()).isEqualTo("c1");
-            assertThat(publish.path("cause").asText()).contains("publish n1 10.88.0.2 -p 8080:80 --owner c1", "local API");
+            assertThat(publish.path("cause").asText()).contains("publish n1 10.88.0.2 -p 8080:80 --owner c1", "gatun client");
             assertThat(events.get(1).path("mapping").path("hostPort").asInt()).isEqualTo(8080);
             assertThat(events.get(1).path("cause").asText()).contains("unpublish");
             assertThat(events.get(3).path("what").asText()).contains("deleted", "the table inet gatun");

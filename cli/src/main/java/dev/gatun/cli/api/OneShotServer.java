@@ -1,0 +1,363 @@
+package dev.gatun.cli.api;
+
+import dev.gatun.EnvironmentException;
+import dev.gatun.GatunException;
+import dev.gatun.cli.Served;
+import jdk.net.ExtendedSocketOptions;
+
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.ObjIntConsumer;
+
+/**
+ * The serve's one-shot socket: the C client's command lines, CNI and netavark calls
+ * ({@link ServeWire}'s framing), root only. One thread accepts each connection and, when the
+ * whole call came with it (the clients send it in one write), runs it and answers before it
+ * takes the next: a call costs no other thread's wake-up. That is what this socket is for: the
+ * same call over the local API's HTTP server cost a serve just idle some 0.4 ms more (measured
+ * in bench/README.md). A call that waits on connections (an unpublish that drains) or whose
+ * bytes trickle in runs on a thread of its own, so neither holds up the next.
+ */
+final class OneShotServer implements AutoCloseable {
+
+    /** How long a call whose bytes did not all come at once may take to arrive. */
+    private static final long READ_MILLIS = 10_000;
+    /** Said in the serve's log and events: who asked. */
+    static final String VIA = "gatun client";
+
+    private final Path socket;
+    private final ServerSocketChannel server;
+    private final Selector selector;
+    private final OneShotCalls calls;
+    private final ObjIntConsumer<String> answered;
+    private final Consumer<String> requestLog;
+    /** Calls running on threads of their own, and the accepting thread until it ends. */
+    private final AtomicInteger running = new AtomicInteger(1);
+    private final CompletableFuture<Void> drained = new CompletableFuture<>();
+    private volatile boolean stopping;
+
+    private OneShotServer(Path socket, ServerSocketChannel server, Selector selector, OneShotCalls calls,
+                          ObjIntConsumer<String> answered, Consumer<String> requestLog) {
+        this.socket = socket;
+        this.server = server;
+        this.selector = selector;
+        this.calls = calls;
+        this.answered = answered;
+        this.requestLog = requestLog;
+    }
+
+    /**
+     * Serves {@code calls} on {@code socket} (mode 0600), replacing a file left there: the caller
+     * holds the serve's other socket, so no other serve of the namespace runs. {@code answered}
+     * and {@code requestLog} (either may be null) hear of each call as the local API's do.
+     */
+    static OneShotServer start(Path socket, OneShotCalls calls, ObjIntConsumer<String> answered,
+                               Consumer<String> requestLog) {
+        ServerSocketChannel server = null;
+        try {
+            Files.deleteIfExists(socket);
+            server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+            server.bind(UnixDomainSocketAddress.of(socket));
+            Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-------"));
+            server.configureBlocking(false);
+            Selector selector = Selector.open();
+            server.register(selector, SelectionKey.OP_ACCEPT);
+            OneShotServer s = new OneShotServer(socket, server, selector, calls, answered, requestLog);
+            Thread.ofPlatform().daemon().name("gatun-calls").start(s::accepting);
+            return s;
+        } catch (IOException e) {
+            closeQuietly(server);
+            try {
+                Files.deleteIfExists(socket);
+            } catch (IOException ignored) {
+                // the first failure is the one to report
+            }
+            throw new EnvironmentException("cannot serve one-shot calls on " + socket + ": " + e.getMessage());
+        }
+    }
+
+    Path socket() {
+        return socket;
+    }
+
+    private void accepting() {
+        try {
+            while (!stopping) {
+                selector.select();
+                selector.selectedKeys().clear();
+                if (stopping) {
+                    break;
+                }
+                SocketChannel c;
+                while ((c = server.accept()) != null) {
+                    take(c);
+                }
+            }
+            // The socket file is gone: what is still queued was sent before; it gets 503 and runs nothing.
+            SocketChannel c;
+            while ((c = server.accept()) != null) {
+                try (SocketChannel refused = c) {
+                    refused.configureBlocking(true);
+                    write(refused, null, 503, "the serve is stopping; run the call yourself");
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            if (!stopping && requestLog != null) {
+                requestLog.accept("one-shot socket " + socket + " failed: " + e);
+            }
+        } finally {
+            closeQuietly(server);
+            closeQuietly(selector);
+            done();
+        }
+    }
+
+    /** One connection: its call run here when it came whole, else on a thread of its own. */
+    private void take(SocketChannel c) {
+        Incoming in = new Incoming();
+        try {
+            if (!isRoot(c)) {
+                c.configureBlocking(true);
+                write(c, null, 403, "one-shot calls are taken from root only");
+                c.close();
+                return;
+            }
+            c.configureBlocking(false);
+            if (in.readFrom(c) && !waits(in)) {
+                c.configureBlocking(true);
+                answer(c, in);
+                c.close();
+                return;
+            }
+        } catch (ApiRoutes.Refused e) {
+            refuse(c, in, e);
+            return;
+        } catch (IOException | RuntimeException e) {
+            failed(c, in, e);
+            return;
+        }
+        running.incrementAndGet();
+        Thread.ofVirtual().name("gatun-call").start(() -> {
+            // Closed at the end, not as a resource: a refusal is still written on it.
+            try {
+                finishReading(c, in);
+                c.configureBlocking(true);
+                answer(c, in);
+            } catch (ApiRoutes.Refused e) {
+                refuse(c, in, e);
+            } catch (IOException | RuntimeException e) {
+                failed(c, in, e);
+            } finally {
+                closeQuietly(c);
+                done();
+            }
+        });
+    }
+
+    private boolean waits(Incoming in) {
+        return in.kind() == ServeWire.Kind.CLI && OneShotCalls.waitsOnConnections(in.args());
+    }
+
+    /** Reads the rest of a call that did not come at once, for at most {@link #READ_MILLIS}. */
+    private static void finishReading(SocketChannel c, Incoming in) throws IOException {
+        if (in.complete()) {
+            return;
+        }
+        long deadline = System.nanoTime() + READ_MILLIS * 1_000_000;
+        try (Selector waiting = Selector.open()) {
+            c.register(waiting, SelectionKey.OP_READ);
+            while (!in.readFrom(c)) {
+                long left = (deadline - System.nanoTime()) / 1_000_000;
+                if (left <= 0) {
+                    throw new ApiRoutes.Refused(400, "the call did not arrive whole within " + READ_MILLIS / 1000 + " s");
+                }
+                waiting.select(left);
+                waiting.selectedKeys().clear();
+            }
+        }
+    }
+
+    /** Runs the call and writes what it printed: 200, or the refusal that stopped it before it ran. */
+    private void answer(SocketChannel c, Incoming in) throws IOException {
+        ServeWire.Printed printed;
+        try {
+            printed = in.kind() == ServeWire.Kind.CLI ? calls.commandLine(in.args(), VIA) : calls.run(in.kind(), in.body(), VIA);
+        } catch (Served.Misdirected e) {
+            refuse(c, in, new ApiRoutes.Refused(421, e.getMessage()));
+            return;
+        }
+        count(in, 200);
+        writeAll(c, ServeWire.answer(printed));
+    }
+
+    /**
+     * The client went away, or the call failed in a way its own answer does not cover: the
+     * connection closes without an answer, and the client says that the call may have run.
+     */
+    private void failed(SocketChannel c, Incoming in, Exception e) {
+        closeQuietly(c);
+        if (!(e instanceof IOException) && requestLog != null) {
+            requestLog.accept((in.kind() == null ? "one-shot call" : in.kind().path) + " failed: " + e);
+        }
+    }
+
+    private void refuse(SocketChannel c, Incoming in, ApiRoutes.Refused e) {
+        try (c) {
+            c.configureBlocking(true);
+            write(c, in, e.status, e.getMessage());
+        } catch (IOException ignored) {
+            // the client went away
+        }
+    }
+
+    private void write(SocketChannel c, Incoming in, int status, String why) throws IOException {
+        if (requestLog != null) {
+            requestLog.accept((in == null || in.kind() == null ? "one-shot call" : in.kind().path) + " " + status + " " + why);
+        }
+        count(in, status);
+        writeAll(c, ServeWire.refusal(status, why));
+    }
+
+    private void count(Incoming in, int status) {
+        if (answered != null) {
+            answered.accept(in == null || in.kind() == null ? "one-shot call" : in.kind().path, status);
+        }
+    }
+
+    private static void writeAll(SocketChannel c, byte[] bytes) throws IOException {
+        ByteBuffer b = ByteBuffer.wrap(bytes);
+        while (b.hasRemaining()) {
+            c.write(b);
+        }
+    }
+
+    private static boolean isRoot(SocketChannel c) {
+        try {
+            return "root".equals(c.getOption(ExtendedSocketOptions.SO_PEERCRED).user().getName());
+        } catch (IOException | UnsupportedOperationException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Begins a graceful stop: removes the socket file (a new client finds no serve and runs its
+     * call itself), answers what was already queued with 503, and returns a future that completes
+     * once no call runs any more.
+     */
+    CompletableFuture<Void> shutdown() {
+        stopping = true;
+        try {
+            Files.deleteIfExists(socket);
+        } catch (IOException ignored) {
+            // close tries again
+        }
+        selector.wakeup();
+        return drained;
+    }
+
+    /** Stops taking calls (a call still running keeps its thread) and removes the socket file. */
+    @Override
+    public void close() {
+        shutdown();
+        try {
+            Files.deleteIfExists(socket);
+        } catch (IOException e) {
+            throw new GatunException("cannot remove " + socket + ": " + e.getMessage(), e);
+        }
+    }
+
+    private void done() {
+        if (running.decrementAndGet() == 0) {
+            drained.complete(null);
+        }
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        if (c != null) {
+            try {
+                c.close();
+            } catch (Exception ignored) {
+                // nothing more to do with it
+            }
+        }
+    }
+
+    /** A call as it arrives: its first line, then its body; checked as soon as the line is in. */
+    private static final class Incoming {
+        private ByteBuffer buffer = ByteBuffer.allocate(1024);
+        private ServeWire.Head head;
+        private int bodyFrom;
+        private List<String> args;
+
+        /** Reads what is there; true once the call is whole. */
+        boolean readFrom(SocketChannel c) throws IOException {
+            while (!complete()) {
+                if (!buffer.hasRemaining()) {
+                    // Only once the first line is in: the first buffer holds any line taken.
+                    buffer = ByteBuffer.allocate(bodyFrom + head.length()).put(buffer.flip());
+                }
+                int n = c.read(buffer);
+                if (n < 0) {
+                    throw new ApiRoutes.Refused(400, "the call ended before its " + (head == null ? "first line" : "body")
+                            + " did");
+                }
+                if (head == null) {
+                    readHead();
+                }
+                if (n == 0) {
+                    return complete();
+                }
+            }
+            return true;
+        }
+
+        private void readHead() {
+            byte[] b = buffer.array();
+            for (int i = 0; i < buffer.position(); i++) {
+                if (b[i] == '\n') {
+                    head = ServeWire.head(new String(b, 0, i, StandardCharsets.US_ASCII), LocalApi.MAX_BODY);
+                    bodyFrom = i + 1;
+                    return;
+                }
+            }
+            if (buffer.position() > ServeWire.MAX_HEAD) {
+                throw new ApiRoutes.Refused(400, "a call's first line is at most " + ServeWire.MAX_HEAD + " bytes");
+            }
+        }
+
+        boolean complete() {
+            return head != null && buffer.position() >= bodyFrom + head.length();
+        }
+
+        ServeWire.Kind kind() {
+            return head == null ? null : head.kind();
+        }
+
+        byte[] body() {
+            byte[] b = new byte[head.length()];
+            System.arraycopy(buffer.array(), bodyFrom, b, 0, b.length);
+            return b;
+        }
+
+        List<String> args() {
+            if (args == null) {
+                args = ServeWire.commandLine(body());
+            }
+            return args;
+        }
+    }
+}

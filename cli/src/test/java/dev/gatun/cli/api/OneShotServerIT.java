@@ -1,0 +1,127 @@
+package dev.gatun.cli.api;
+
+import dev.gatun.cli.docker.GatunCli;
+import dev.gatun.cli.docker.GatunServe;
+import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.testing.FreshNamespaces;
+import dev.gatun.testing.Oracle;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The serve's one-shot socket as clients that misbehave use it: calls it cannot read, calls
+ * too large, calls not for a serve, a caller that is not root, a call cut off, one that
+ * trickles in, one that stalls. Each is refused with its status (the client then runs the call
+ * itself) or runs; none runs half, none holds up the next caller, and the serve keeps serving.
+ */
+@ExtendWith(FreshNamespaces.class)
+class OneShotServerIT {
+
+    private static ServeClient.Answer call(Path socket, byte[] request) throws IOException {
+        try (SocketChannel c = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            c.connect(UnixDomainSocketAddress.of(socket));
+            write(c, request);
+            return ServeClient.read(Channels.newInputStream(c).readAllBytes());
+        }
+    }
+
+    private static void write(SocketChannel c, byte[] bytes) throws IOException {
+        ByteBuffer b = ByteBuffer.wrap(bytes);
+        while (b.hasRemaining()) {
+            c.write(b);
+        }
+    }
+
+    private static byte[] ascii(String s) {
+        return s.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private static int status(ServeClient.Answer a) {
+        assertThat(a).as("a refusal: %s", a).isInstanceOf(ServeClient.Answer.Refused.class);
+        return ((ServeClient.Answer.Refused) a).status();
+    }
+
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
+    void misbehavingCallersAreRefusedOrServedAndNoneHoldsUpTheNext(NetworkNamespace host, NetworkNamespace other)
+            throws Exception {
+        String ns = host.name();
+        GatunCli.ok("--netns", ns, "net", "create", "n1", "--subnet", "10.88.0.0/16");
+        try (GatunServe serve = GatunServe.start(ns, null, "--log-requests")) {
+            Path socket = ServeSockets.oneShotOf(host);
+
+            assertThat(status(call(socket, ascii("teapot 3\nabc")))).as("an unknown kind").isEqualTo(400);
+            assertThat(status(call(socket, ascii("cli 3x\nabc")))).as("a length that is no number").isEqualTo(400);
+            assertThat(status(call(socket, ascii("cli 99999999\n")))).as("over 64 KiB").isEqualTo(413);
+            assertThat(status(call(socket, ascii("cli 2\nls")))).as("an argument without its NUL").isEqualTo(400);
+            assertThat(status(call(socket, ServeClient.cliRequest(List.of("demo"))))).as("runs where it is typed")
+                    .isEqualTo(421);
+            assertThat(status(call(socket, ServeClient.cliRequest(List.of("--netns", other.name(), "--json", "ls")))))
+                    .as("another namespace").isEqualTo(421);
+            try (SocketChannel cut = SocketChannel.open(UnixDomainSocketAddress.of(socket))) {
+                write(cut, ascii("cli 100\npublish\0"));
+                cut.shutdownOutput();
+                assertThat(status(ServeClient.read(Channels.newInputStream(cut).readAllBytes()))).as("a call cut off")
+                        .isEqualTo(400);
+            }
+
+            byte[] publish = ServeClient.cliRequest(List.of("--netns", ns, "publish", "n1", "10.88.0.2", "-p", "8080:80"));
+            try (SocketChannel stalled = SocketChannel.open(UnixDomainSocketAddress.of(socket))) {
+                write(stalled, ascii("cli 100\npub"));
+                ServeClient.Answer meanwhile = call(socket, publish);
+                assertThat(meanwhile).as("answered while another caller stalls")
+                        .isInstanceOfSatisfying(ServeClient.Answer.Ran.class, r -> assertThat(r.code()).as(r.stderr()).isZero());
+            }
+
+            // A call whose body comes after its first line, in a second write a moment later, runs.
+            byte[] listing = ServeClient.cliRequest(List.of("--netns", ns, "ls"));
+            int head = new String(listing, StandardCharsets.ISO_8859_1).indexOf('\n') + 1;
+            try (SocketChannel slow = SocketChannel.open(UnixDomainSocketAddress.of(socket))) {
+                write(slow, java.util.Arrays.copyOf(listing, head));
+                Thread.sleep(200);
+                write(slow, java.util.Arrays.copyOfRange(listing, head, listing.length));
+                assertThat(ServeClient.read(Channels.newInputStream(slow).readAllBytes())).as("a call that trickled in")
+                        .isInstanceOfSatisfying(ServeClient.Answer.Ran.class, r -> assertThat(r.stdout()).contains("*:8080"));
+            }
+
+            // A peer that is not root: the socket is 0600 in a 0700 directory, so open both up for
+            // this one check of the serve's own credential test. The C client, refused, runs the
+            // call itself: here, with no launcher to run, it exits 125 and prints nothing.
+            Oracle.run(List.of("chmod", "0755", socket.getParent().toString()));
+            Oracle.run(List.of("chmod", "0666", socket.toString()));
+            int mark = serve.stderrMark();
+            try {
+                Oracle.Result nobody = Oracle.run(List.of("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                        "env", "-u", "GATUN_LAUNCHER", Path.of("target/gatun-client").toAbsolutePath().toString(),
+                        "--netns", ns, "publish", "n1", "10.88.0.3", "-p", "9090:80"));
+                assertThat(nobody.exitCode()).as("the client as nobody: %s", nobody).isEqualTo(125);
+                assertThat(nobody.stdout()).isEmpty();
+            } finally {
+                Oracle.run(List.of("chmod", "0600", socket.toString()));
+                Oracle.run(List.of("chmod", "0700", socket.getParent().toString()));
+            }
+            assertThat(serve.stderr().substring(mark)).contains("403", "root only");
+
+            // Only the one call that ran changed the kernel.
+            String map = Oracle.in(host, "nft", "list", "map", "inet", "gatun", "ports4");
+            assertThat(map).contains("8080").doesNotContain("9090");
+            assertThat(call(socket, listing)).as("still serving")
+                    .isInstanceOfSatisfying(ServeClient.Answer.Ran.class, r -> assertThat(r.stdout()).contains("*:8080"));
+            assertThat(serve.isAlive()).isTrue();
+        }
+    }
+}
