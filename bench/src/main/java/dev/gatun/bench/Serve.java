@@ -15,7 +15,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -70,7 +69,7 @@ final class Serve implements AutoCloseable {
     /** Starts a serve for {@code ns}; {@link #awaitReady} waits for it. */
     static Serve launch(Path launcher, NetworkNamespace ns) {
         return new Serve(List.of(launcher.toString(), "--netns", ns.name(), "serve", "--log-requests"),
-                Path.of("/run/gatun/netns-" + ns.inode() + ".sock"));
+                Path.of("/run/gatun/netns-" + ns.inode() + ".calls.sock"));
     }
 
     /** Starts a serve for {@code ns} and waits until it prints its ready line. */
@@ -131,8 +130,9 @@ final class Serve implements AutoCloseable {
     }
 
     /**
-     * One command line, as the C client sends it (POST /v1/cli, each argument followed by a NUL,
-     * a connection of its own); it must exit 0. Safe to call from many threads.
+     * One command line, as the C client sends it (on the serve's calls socket: "cli LENGTH", then
+     * each argument followed by a NUL, a connection of its own); it must exit 0. Safe to call
+     * from many threads.
      */
     void send(List<String> args) {
         ByteArrayOutputStream body = new ByteArrayOutputStream();
@@ -140,8 +140,7 @@ final class Serve implements AutoCloseable {
             body.writeBytes(a.getBytes(StandardCharsets.UTF_8));
             body.write(0);
         }
-        byte[] head = ("POST /v1/cli HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/octet-stream\r\n"
-                + "Content-Length: " + body.size() + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+        byte[] head = ("cli " + body.size() + "\n").getBytes(StandardCharsets.US_ASCII);
         String answer;
         try (SocketChannel ch = SocketChannel.open(UnixDomainSocketAddress.of(socket))) {
             ByteBuffer request = ByteBuffer.allocate(head.length + body.size()).put(head).put(body.toByteArray()).flip();
@@ -153,8 +152,8 @@ final class Serve implements AutoCloseable {
             throw new IllegalStateException("cannot send the serve on " + socket + " a command: " + e.getMessage(), e);
         }
         sent.incrementAndGet();
-        String lower = answer.toLowerCase(Locale.ROOT);
-        if (!answer.startsWith("HTTP/1.1 200") || !lower.contains("\r\ngatun-exit-code: 0\r\n")) {
+        // "STATUS EXIT STDOUT STDERR": it ran (200) and exited 0.
+        if (!answer.startsWith("200 0 ")) {
             throw new IllegalStateException("the serve answered " + String.join(" ", args) + " with: "
                     + answer.lines().limit(12).toList());
         }

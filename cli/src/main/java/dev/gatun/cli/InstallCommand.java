@@ -4,7 +4,10 @@ import dev.gatun.cli.host.Installation;
 import dev.gatun.cli.host.RuntimeLayout;
 import dev.gatun.cli.host.ServeCache;
 import dev.gatun.cli.host.ServiceUnit;
+import dev.gatun.cli.api.ServeSockets;
 import dev.gatun.cli.host.Systemctl;
+import dev.gatun.cli.http.UnixSockets;
+import dev.gatun.netns.NetworkNamespace;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -73,6 +76,13 @@ final class InstallCommand extends Base {
             notes.add("start the serve with: systemctl enable --now gatun");
         } else if (unit != null) {
             notes.add("the unit is in " + target.unitDir() + "; systemd reads it from there only if that is one of its unit directories");
+        }
+        Path running = ServeSockets.of(NetworkNamespace.current());
+        boolean replaced = steps.stream().anyMatch(s -> !s.outcome().equals("unchanged"));
+        if (replaced && UnixSockets.answers(running)) {
+            // A serve keeps the code it started with: the new client would find it without the calls socket.
+            notes.add("a gatun serve answers on " + running + "; restart it (systemctl restart gatun, or stop it and "
+                    + "start gatun serve again) so that it runs what was installed");
         }
         Output o = out();
         if (o.json()) {

@@ -50,8 +50,8 @@ class ServeWarmUpIT {
             assertThat(serve.stderr()).doesNotContain("warm-up failed");
 
             assertThat(NamedNamespaces.list()).as("namespaces once ready").noneMatch(n -> n.startsWith("gatun-warm-up-"));
-            assertThat(sockets()).as("sockets in /run/gatun once ready: the serve's own is the one new")
-                    .containsExactlyInAnyOrderElementsOf(union(socketsBefore, ServeSockets.of(host)));
+            assertThat(sockets()).as("sockets in /run/gatun once ready: the serve's own two are the new ones")
+                    .containsExactlyInAnyOrderElementsOf(union(socketsBefore, ServeSockets.of(host), ServeSockets.oneShotOf(host)));
             assertThat(Oracle.in(host, "nft", "list", "ruleset")).as("the served namespace's ruleset").isEqualTo(rulesetBefore);
             GatunCli.Run events = GatunCli.ok("--netns", host.name(), "events", "--since", "1970-01-01T00:00:00Z", "--until", "now");
             assertThat(events.out()).as("the serve's events: none of the warm-up's").isEmpty();
@@ -143,7 +143,7 @@ class ServeWarmUpIT {
         }
     }
 
-    private static List<Path> union(Set<Path> before, Path added) {
+    private static List<Path> union(Set<Path> before, Path... added) {
         return Stream.concat(before.stream(), Stream.of(added)).distinct().toList();
     }
 }

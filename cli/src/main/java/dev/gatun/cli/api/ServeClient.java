@@ -4,6 +4,7 @@ import dev.gatun.GatunException;
 import dev.gatun.cli.GatunCommand;
 import dev.gatun.cli.Served;
 import dev.gatun.cli.api.ServeWire.Printed;
+import dev.gatun.cli.http.UnixSockets;
 import dev.gatun.netns.NamedNamespaces;
 import dev.gatun.netns.NetworkNamespace;
 
@@ -52,7 +53,7 @@ public final class ServeClient {
             return OptionalInt.empty(); // the command, run here, says what is wrong with the namespace
         }
         return underStartLock(() -> post(ServeSockets.oneShotOf(inode), cliRequest(List.of(sent)), out, err,
-                ServeClient::commandStopped));
+                ServeClient::commandStopped, ServeClient::commandOlder));
     }
 
     /**
@@ -62,7 +63,7 @@ public final class ServeClient {
      */
     public static OptionalInt runQuietly(Path socket, List<String> args) {
         OutputStream none = OutputStream.nullOutputStream();
-        return post(socket, cliRequest(args), none, none, ServeClient::commandStopped);
+        return post(socket, cliRequest(args), none, none, ServeClient::commandStopped, ServeClient::commandOlder);
     }
 
     /**
@@ -79,7 +80,7 @@ public final class ServeClient {
         }
         byte[] request = ServeWire.request(ServeWire.Kind.CNI, ServeWire.cniCall(env, config));
         return underStartLock(() -> post(socket, request, out, err,
-                s -> cniStopped(s, env.get("CNI_COMMAND"))));
+                s -> cniStopped(s, env.get("CNI_COMMAND")), a -> cniError(older(a))));
     }
 
     /**
@@ -95,7 +96,8 @@ public final class ServeClient {
             return OptionalInt.empty();
         }
         byte[] request = ServeWire.request(ServeWire.Kind.NETAVARK, ServeWire.netavarkCall(args, stdin));
-        return underStartLock(() -> post(socket, request, out, err, s -> netavarkStopped(s, args.getFirst())));
+        return underStartLock(() -> post(socket, request, out, err, s -> netavarkStopped(s, args.getFirst()),
+                a -> netavarkError("gatun " + args.getFirst() + ": " + older(a))));
     }
 
     /**
@@ -117,11 +119,16 @@ public final class ServeClient {
     @SuppressWarnings("unused")
     private static StartLock heldWhileRunning;
 
-    /** One request to the serve on {@code socket}; {@code stopped} is what to print when its answer breaks off. */
+    /**
+     * One request to the serve on {@code socket}; {@code stopped} is what to print when its answer
+     * breaks off, {@code older} when a serve of an older version (no calls socket) answers on the
+     * API socket beside it: the call must not run beside that serve, whose repair would undo it.
+     */
     private static OptionalInt post(Path socket, byte[] request, OutputStream out, OutputStream err,
-                                    Function<Path, Printed> stopped) {
+                                    Function<Path, Printed> stopped, Function<Path, Printed> older) {
         if (!Files.exists(socket)) {
-            return OptionalInt.empty();
+            Path api = ServeSockets.apiBeside(socket);
+            return UnixSockets.answers(api) ? print(older.apply(api), out, err) : OptionalInt.empty();
         }
         byte[] reply;
         try (SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX)) {
@@ -222,15 +229,31 @@ public final class ServeClient {
 
     /** Part of the call may have run: netavark's error document, asking to try again. */
     private static Printed netavarkStopped(Path socket, String verb) {
-        String message = "gatun " + verb + ": the gatun serve on " + socket + " stopped answering while it ran the call, "
-                + "or gave an answer this client does not understand; try again";
-        return new Printed(1, ("{\"error\": \"" + message + "\"}\n").getBytes(StandardCharsets.UTF_8), new byte[0]);
+        return netavarkError("gatun " + verb + ": the gatun serve on " + socket + " stopped answering while it ran the call, "
+                + "or gave an answer this client does not understand; try again");
     }
 
     /** Part of the call may have run: a CNI error the runtime reads, asking it to try again. */
     private static Printed cniStopped(Path socket, String verb) {
-        String message = "the gatun serve on " + socket + " stopped answering while it ran CNI " + verb
-                + ", or gave an answer this plugin does not understand; try again";
+        return cniError("the gatun serve on " + socket + " stopped answering while it ran CNI " + verb
+                + ", or gave an answer this plugin does not understand; try again");
+    }
+
+    /** Nothing ran: the serve is of a version before the calls socket. */
+    private static String older(Path api) {
+        return "the gatun serve answering on " + api + " is of an older version than this gatun (it has no calls "
+                + "socket); restart it (systemctl restart gatun, or stop it and start gatun serve again), then try again";
+    }
+
+    private static Printed commandOlder(Path api) {
+        return new Printed(4, new byte[0], ("gatun: " + older(api) + "\n").getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static Printed netavarkError(String message) {
+        return new Printed(1, ("{\"error\": \"" + message + "\"}\n").getBytes(StandardCharsets.UTF_8), new byte[0]);
+    }
+
+    private static Printed cniError(String message) {
         return new Printed(1, ("{\"cniVersion\": \"1.1.0\", \"code\": 11, \"msg\": \"" + message + "\"}\n")
                 .getBytes(StandardCharsets.UTF_8), new byte[0]);
     }

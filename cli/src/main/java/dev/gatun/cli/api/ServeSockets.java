@@ -37,4 +37,10 @@ public final class ServeSockets {
     static Path oneShotOf(long inode) {
         return DIR.resolve("netns-" + inode + ".calls.sock");
     }
+
+    /** The local API's socket of the serve whose one-shot socket is {@code calls}. */
+    static Path apiBeside(Path calls) {
+        String name = calls.getFileName().toString();
+        return calls.resolveSibling(name.substring(0, name.length() - ".calls.sock".length()) + ".sock");
+    }
 }

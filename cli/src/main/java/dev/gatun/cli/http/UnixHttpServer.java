@@ -15,8 +15,6 @@ import org.eclipse.jetty.unixdomain.server.UnixDomainServerConnector;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 import java.io.IOException;
-import java.net.StandardProtocolFamily;
-import java.net.UnixDomainSocketAddress;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -66,7 +64,7 @@ public final class UnixHttpServer implements AutoCloseable {
      */
     public static UnixHttpServer start(Path socket, String threadName, Handler handler, String directoryMode) {
         if (Files.exists(socket)) {
-            if (answers(socket)) {
+            if (UnixSockets.answers(socket)) {
                 throw new ConflictException("another server already answers on " + socket);
             }
             try {
@@ -115,15 +113,6 @@ public final class UnixHttpServer implements AutoCloseable {
         return new UnixHttpServer(server, graceful, socket);
     }
 
-    /** Whether a server accepts connections on {@code socket} now. */
-    public static boolean answers(Path socket) {
-        try (SocketChannel c = SocketChannel.open(StandardProtocolFamily.UNIX)) {
-            c.connect(UnixDomainSocketAddress.of(socket));
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
-    }
 
     /**
      * The user of the process at the other end of the request's connection (SO_PEERCRED), or

@@ -15,8 +15,11 @@ import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.SocketChannel;
+import java.nio.channels.ServerSocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -123,5 +126,31 @@ class OneShotServerIT {
                     .isInstanceOfSatisfying(ServeClient.Answer.Ran.class, r -> assertThat(r.stdout()).contains("*:8080"));
             assertThat(serve.isAlive()).isTrue();
         }
+    }
+
+    /**
+     * A serve of a version before the calls socket (here a stand-in that only listens on the API
+     * socket) still runs for the namespace: the client finds no calls socket and falls back to the
+     * JVM path, which must not run the command beside that serve (its repair would undo it) and
+     * says what to do instead. Nothing changes in the kernel.
+     */
+    @Test
+    void aServeOfAnOlderVersionIsNeitherCalledNorRunBeside(NetworkNamespace host) throws Exception {
+        Path api = ServeSockets.of(host);
+        Files.createDirectories(api.getParent(), PosixFilePermissions.asFileAttribute(
+                PosixFilePermissions.fromString("rwx------")));
+        Files.deleteIfExists(api);
+        try (ServerSocketChannel older = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            older.bind(UnixDomainSocketAddress.of(api));
+            GatunCli.Run r = GatunCli.run("--netns", host.name(), "net", "create", "n1", "--subnet", "10.88.0.0/16");
+            assertThat(r.code()).as("%s", r).isEqualTo(4);
+            assertThat(r.err()).contains("older version", api.toString(), "restart");
+            assertThat(Oracle.in(host, "nft", "list", "tables")).as("nothing ran").doesNotContain("gatun");
+        } finally {
+            Files.deleteIfExists(api);
+        }
+        // The control: without it, the same command runs.
+        GatunCli.ok("--netns", host.name(), "net", "create", "n1", "--subnet", "10.88.0.0/16");
+        assertThat(Oracle.in(host, "nft", "list", "tables")).contains("gatun");
     }
 }

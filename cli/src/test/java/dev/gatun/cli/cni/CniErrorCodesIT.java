@@ -128,8 +128,9 @@ class CniErrorCodesIT {
             assertThat(msg).contains("stopped answering").contains("try again");
         } finally {
             serve.close();
-            // SIGKILL leaves the socket file: a later namespace with this inode would find it.
+            // SIGKILL leaves the socket files: a later namespace with this inode would find them.
             Files.deleteIfExists(socket);
+            Files.deleteIfExists(Path.of("/run/gatun/netns-" + host.inode() + ".calls.sock"));
             if (Files.exists(pid)) {
                 ProcessHandle.of(Long.parseLong(Files.readString(pid).strip())).ifPresent(ProcessHandle::destroyForcibly);
             }

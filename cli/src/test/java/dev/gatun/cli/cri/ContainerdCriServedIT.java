@@ -128,8 +128,9 @@ class ContainerdCriServedIT extends ContainerdCriIT {
                 assertThat(serve.awaitStderr(mark, "ran CNI ADD", Duration.ofSeconds(120)))
                         .as("a first ADD served").isTrue();
                 serve.kill();
-                // SIGKILL leaves the socket file: a later namespace with this inode would find it.
+                // SIGKILL leaves the socket files: a later namespace with this inode would find it.
                 Files.deleteIfExists(Path.of("/run/gatun/netns-" + host.inode() + ".sock"));
+                Files.deleteIfExists(Path.of("/run/gatun/netns-" + host.inode() + ".calls.sock"));
                 servedBeforeKill = (int) serve.stderr().lines().filter(l -> l.contains("ran CNI ADD")).count();
             }
             assertThat(servedBeforeKill).as("the kill came while pods were still starting").isLessThan(20);

@@ -66,7 +66,7 @@ public final class GatunCli {
         return p;
     }
 
-    static Path launcher() {
+    public static Path launcher() {
         return ROOT.resolve("gatun");
     }
 

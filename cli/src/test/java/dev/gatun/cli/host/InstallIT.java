@@ -1,5 +1,6 @@
 package dev.gatun.cli.host;
 
+import dev.gatun.cli.api.ServeSockets;
 import dev.gatun.cli.docker.GatunCli;
 import dev.gatun.cli.docker.GatunServe;
 import dev.gatun.netns.NetworkNamespace;
@@ -191,6 +192,11 @@ class InstallIT {
             assertThat(execs(trace)).as("programs started by the installed gatun publish").hasSize(1)
                     .allMatch(line -> line.contains(prefix().resolve("bin/gatun").toString()));
             assertThat(installed(Map.of(), "--netns", ns, "ls").out()).contains("8080", "10.88.0.2", "c1");
+            // Installing again where that serve runs: it keeps the code it started with, so install says to restart it.
+            GatunCli.Run again = GatunCli.runProgram(List.of("ip", "netns", "exec", ns, GatunCli.launcher().toString(),
+                    "install", "--prefix", tmp.resolve("again").toString(), "--no-systemd"), Map.of("GATUN_NO_CLIENT", "1"));
+            assertThat(again.code()).as(again.err()).isZero();
+            assertThat(again.out() + again.err()).contains("a gatun serve answers on " + ServeSockets.of(host), "restart it");
             assertThat(serve.terminate()).isZero();
         }
         // The control: without a serve the same trace sees the launcher's shell and the JVM.
@@ -200,8 +206,8 @@ class InstallIT {
     }
 
     /**
-     * The client reads the answer up to its Content-Length and exits: a stand-in serve on the
-     * namespace's socket answers and then holds the connection open for a minute.
+     * The client reads the answer up to the lengths its first line gives and exits: a stand-in serve on the
+     * namespace's calls socket answers and then holds the connection open for a minute.
      */
     @Test
     void theInstalledCommandExitsAtTheEndOfTheAnswerWithoutWaitingForTheClose(NetworkNamespace host) throws Exception {
@@ -210,7 +216,7 @@ class InstallIT {
         if (!Files.isDirectory(dir)) {
             Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         }
-        Path socket = dir.resolve("netns-" + host.inode() + ".sock");
+        Path socket = dir.resolve("netns-" + host.inode() + ".calls.sock");
         try (ServerSocketChannel server = ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
             server.bind(UnixDomainSocketAddress.of(socket));
             CompletableFuture<Void> standIn = CompletableFuture.runAsync(() -> {
@@ -218,8 +224,7 @@ class InstallIT {
                     readRequest(c);
                     String out = "stdout of the stand-in\n";
                     String err = "stderr of the stand-in\n";
-                    c.write(ByteBuffer.wrap(("HTTP/1.1 200 OK\r\nGatun-Exit-Code: 3\r\nGatun-Stdout-Length: "
-                            + out.length() + "\r\nContent-Length: " + (out.length() + err.length()) + "\r\n\r\n" + out + err)
+                    c.write(ByteBuffer.wrap(("200 3 " + out.length() + " " + err.length() + "\n" + out + err)
                             .getBytes(StandardCharsets.UTF_8)));
                     Thread.sleep(60_000); // the connection stays open
                 } catch (IOException | InterruptedException e) {
@@ -271,20 +276,16 @@ class InstallIT {
     }
 
     /** Reads a request's head and its Content-Length of body. */
+    /** Reads a call whole: its first line ("cli LENGTH"), then LENGTH bytes. */
     private static void readRequest(SocketChannel c) throws IOException {
         InputStream in = Channels.newInputStream(c);
         StringBuilder head = new StringBuilder();
-        while (!head.toString().endsWith("\r\n\r\n")) {
-            int b = in.read();
-            if (b < 0) {
-                return;
-            }
+        for (int b = in.read(); b >= 0 && b != '\n'; b = in.read()) {
             head.append((char) b);
         }
-        for (String line : head.toString().split("\r\n")) {
-            if (line.toLowerCase(java.util.Locale.ROOT).startsWith("content-length:")) {
-                in.readNBytes(Integer.parseInt(line.substring(15).strip()));
-            }
+        String[] fields = head.toString().split(" ");
+        if (fields.length == 2) {
+            in.readNBytes(Integer.parseInt(fields[1]));
         }
     }
 

@@ -57,7 +57,7 @@ class UnixHttpServerTest {
 
             CompletableFuture<Void> drained = server.shutdown();
             assertThat(socket).as("the socket file goes at once").doesNotExist();
-            assertThat(UnixHttpServer.answers(socket)).isFalse();
+            assertThat(UnixSockets.answers(socket)).isFalse();
             assertThat(drained).as("a request still runs").isNotDone();
 
             String late = get(socket, "/fast", early);
