@@ -158,7 +158,7 @@ final class ServeCommand extends Base {
         ObjIntConsumer<String> answered = meter == null ? null : meter::request;
         try (closeDriver; starting; ServeMetrics closeMetrics = meter;
              ApiSockets api = LocalApi.start(new Served(host, driverName, driver), logRequests ? log : null,
-                events, answered);
+                events, answered, log);
              PluginServer server = socket == null ? null : PluginServer.start(new DockerPlugin(driver, log), socket, answered);
              HeapKeeper heap = HeapKeeper.start();
              DockerFollower dockerd = dockerSocket == null ? null : DockerFollower.start(dockerSocket, driver, log)) {

@@ -90,7 +90,7 @@ final class ServeWarmUp {
                                   Consumer<String> requestLog, BooleanSupplier stopping, long start) {
         EventLog events = new EventLog();
         try (GatunDriver driver = open.apply(ns, events);
-             ApiSockets api = LocalApi.start(new Served(ns, "nftables", driver), requestLog, events, null)) {
+             ApiSockets api = LocalApi.start(new Served(ns, "nftables", driver), requestLog, events, null, line -> { })) {
             Path socket = api.callsSocket();
             send(socket, ns, List.of("net", "create", "w1", "--subnet", SUBNET));
             int pairs = 0;

@@ -72,21 +72,22 @@ public final class LocalApi extends Handler.Abstract {
      * one-shot calls'); {@code requestLog} (or null) gets a line per request.
      */
     public static ApiSockets start(Served served, Consumer<String> requestLog) {
-        return start(served, requestLog, new EventLog(), null);
+        return start(served, requestLog, new EventLog(), null, System.err::println);
     }
 
     /**
-     * {@link #start(Served, Consumer)}, serving {@code events} on {@code GET /v1/events} and
-     * telling {@code answered} (or null) each request's path and status.
+     * {@link #start(Served, Consumer)}, serving {@code events} on {@code GET /v1/events},
+     * telling {@code answered} (or null) each request's path and status and {@code log} what
+     * went wrong with a socket itself.
      */
     public static ApiSockets start(Served served, Consumer<String> requestLog, EventLog events,
-                                   ObjIntConsumer<String> answered) {
+                                   ObjIntConsumer<String> answered, Consumer<String> log) {
         LocalApi api = new LocalApi(served, requestLog, events, answered);
         // The API's socket first: starting it refuses when another serve answers for the namespace.
         UnixHttpServer http = UnixHttpServer.start(ServeSockets.of(served.host()), "gatun-api", api, "rwx------");
         try {
             return new ApiSockets(http, OneShotServer.start(ServeSockets.oneShotOf(served.host()), api.calls, answered,
-                    requestLog));
+                    requestLog, log));
         } catch (RuntimeException e) {
             http.close();
             throw e;

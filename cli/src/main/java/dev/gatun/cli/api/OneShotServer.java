@@ -45,28 +45,31 @@ final class OneShotServer implements AutoCloseable {
     private final OneShotCalls calls;
     private final ObjIntConsumer<String> answered;
     private final Consumer<String> requestLog;
+    private final Consumer<String> problems;
     /** Calls running on threads of their own, and the accepting thread until it ends. */
     private final AtomicInteger running = new AtomicInteger(1);
     private final CompletableFuture<Void> drained = new CompletableFuture<>();
     private volatile boolean stopping;
 
     private OneShotServer(Path socket, ServerSocketChannel server, Selector selector, OneShotCalls calls,
-                          ObjIntConsumer<String> answered, Consumer<String> requestLog) {
+                          ObjIntConsumer<String> answered, Consumer<String> requestLog, Consumer<String> problems) {
         this.socket = socket;
         this.server = server;
         this.selector = selector;
         this.calls = calls;
         this.answered = answered;
         this.requestLog = requestLog;
+        this.problems = problems;
     }
 
     /**
      * Serves {@code calls} on {@code socket} (mode 0600), replacing a file left there: the caller
      * holds the serve's other socket, so no other serve of the namespace runs. {@code answered}
-     * and {@code requestLog} (either may be null) hear of each call as the local API's do.
+     * and {@code requestLog} (either may be null) hear of each call as the local API's do;
+     * {@code problems} of what went wrong with the socket itself.
      */
     static OneShotServer start(Path socket, OneShotCalls calls, ObjIntConsumer<String> answered,
-                               Consumer<String> requestLog) {
+                               Consumer<String> requestLog, Consumer<String> problems) {
         ServerSocketChannel server = null;
         try {
             Files.deleteIfExists(socket);
@@ -76,7 +79,7 @@ final class OneShotServer implements AutoCloseable {
             server.configureBlocking(false);
             Selector selector = Selector.open();
             server.register(selector, SelectionKey.OP_ACCEPT);
-            OneShotServer s = new OneShotServer(socket, server, selector, calls, answered, requestLog);
+            OneShotServer s = new OneShotServer(socket, server, selector, calls, answered, requestLog, problems);
             Thread.ofPlatform().daemon().name("gatun-calls").start(s::accepting);
             return s;
         } catch (IOException e) {
@@ -104,7 +107,13 @@ final class OneShotServer implements AutoCloseable {
                 }
                 SocketChannel c;
                 while ((c = server.accept()) != null) {
-                    take(c);
+                    try {
+                        take(c);
+                    } catch (Error e) {
+                        // A call that broke the JVM's limits (a stack overflow, say) loses its connection, not the socket.
+                        closeQuietly(c);
+                        problems.accept("a one-shot call failed: " + e);
+                    }
                 }
             }
             // The socket file is gone: what is still queued was sent before; it gets 503 and runs nothing.
@@ -115,9 +124,17 @@ final class OneShotServer implements AutoCloseable {
                     write(refused, null, 503, "the serve is stopping; run the call yourself");
                 }
             }
-        } catch (IOException | RuntimeException e) {
-            if (!stopping && requestLog != null) {
-                requestLog.accept("one-shot socket " + socket + " failed: " + e);
+        } catch (IOException | RuntimeException | Error e) {
+            if (!stopping) {
+                // Without its file, a client finds no calls socket beside a live serve and refuses to
+                // run the call itself (its repair would undo it) rather than connect to nothing.
+                try {
+                    Files.deleteIfExists(socket);
+                } catch (IOException ignored) {
+                    // said below
+                }
+                problems.accept("the one-shot socket " + socket + " stopped taking calls: " + e
+                        + "; the local API still answers; restart the serve");
             }
         } finally {
             closeQuietly(server);

@@ -121,8 +121,9 @@ public final class ServeClient {
 
     /**
      * One request to the serve on {@code socket}; {@code stopped} is what to print when its answer
-     * breaks off, {@code older} when a serve of an older version (no calls socket) answers on the
-     * API socket beside it: the call must not run beside that serve, whose repair would undo it.
+     * breaks off, {@code older} when a serve without a calls socket (of an older version, or whose
+     * calls socket failed) answers on the API socket beside it: the call must not run beside that
+     * serve, whose repair would undo it.
      */
     private static OptionalInt post(Path socket, byte[] request, OutputStream out, OutputStream err,
                                     Function<Path, Printed> stopped, Function<Path, Printed> older) {
@@ -239,10 +240,11 @@ public final class ServeClient {
                 + ", or gave an answer this plugin does not understand; try again");
     }
 
-    /** Nothing ran: the serve is of a version before the calls socket. */
+    /** Nothing ran: the serve has no calls socket (of a version before it, or that socket failed). */
     private static String older(Path api) {
-        return "the gatun serve answering on " + api + " is of an older version than this gatun (it has no calls "
-                + "socket); restart it (systemctl restart gatun, or stop it and start gatun serve again), then try again";
+        return "the gatun serve answering on " + api + " takes no one-shot calls (it is of an older version than this "
+                + "gatun, or its calls socket failed: its log says which); restart it (systemctl restart gatun, or stop "
+                + "it and start gatun serve again), then try again";
     }
 
     private static Printed commandOlder(Path api) {
