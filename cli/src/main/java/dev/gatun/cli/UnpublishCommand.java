@@ -96,8 +96,7 @@ final class UnpublishCommand extends Base {
      * published is refused instead.
      */
     private static String nothingFound(Unpublish r) {
-        String address = InetText.of(r.containerIp());
-        String owner = r.owner() != null ? r.owner() : address;
-        return "nothing to unpublish: owner " + owner + " has no port published to " + address + " in " + r.network();
+        return "nothing to unpublish: owner " + PortMapping.ownerOr(r.owner(), r.containerIp()) + " has no port published to "
+                + InetText.of(r.containerIp()) + " in " + r.network();
     }
 }

@@ -13,6 +13,11 @@ import java.util.Objects;
 public record PortMapping(String network, Protocol protocol, InetAddress hostIp, int hostPort, InetAddress containerIp,
                           int containerPort, String owner) {
 
+    /** Who publishes (or attaches) when no owner is given: the container's address, as text. */
+    public static String ownerOr(String owner, InetAddress containerIp) {
+        return owner != null ? owner : InetText.of(containerIp);
+    }
+
     /**
      * What identifies a mapping, so that two with the same key cannot both be published: the
      * address family, the host address (null for every address), the protocol and the host port.

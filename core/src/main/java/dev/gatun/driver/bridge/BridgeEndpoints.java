@@ -6,6 +6,7 @@ import dev.gatun.driver.ConflictException;
 import dev.gatun.driver.Endpoint;
 import dev.gatun.driver.EndpointSpec;
 import dev.gatun.driver.Network;
+import dev.gatun.driver.PortMapping;
 import dev.gatun.InetText;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.rtnl.ContainerInterface;
@@ -71,7 +72,7 @@ final class BridgeEndpoints {
             SubnetAllocator addresses6 = new SubnetAllocator(n.name(), v6, used);
             ip6 = spec.ip6() != null ? addresses6.claim(spec.ip6()) : addresses6.next();
         }
-        String owner = OwnerNames.check(spec.owner() == null ? InetText.of(ip) : spec.owner());
+        String owner = OwnerNames.check(PortMapping.ownerOr(spec.owner(), ip));
         // Derived from the address, not random: the next container given a released address
         // answers neighbours with the MAC they cached for it, so the host reaches it at once.
         MacAddress mac = spec.mac() != null ? spec.mac()

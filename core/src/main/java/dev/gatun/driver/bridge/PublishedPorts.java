@@ -75,7 +75,7 @@ final class PublishedPorts {
     private String checkedOwner(Network n, InetAddress containerIp, List<PortSpec> ports, String owner,
                                 String operation) {
         checkContainer(n, containerIp);
-        String who = OwnerNames.check(owner == null ? InetText.of(containerIp) : owner);
+        String who = OwnerNames.check(PortMapping.ownerOr(owner, containerIp));
         if (ports.isEmpty()) {
             throw new InvalidInputException(operation + InetText.of(containerIp) + ": no ports given");
         }
@@ -91,7 +91,7 @@ final class PublishedPorts {
     List<PortMapping> publishOutside(String label, InetAddress containerIp, List<PortSpec> ports, String owner,
                                      HostPortCheck check) {
         checkOutside(containerIp);
-        String who = OwnerNames.check(owner == null ? InetText.of(containerIp) : owner);
+        String who = OwnerNames.check(PortMapping.ownerOr(owner, containerIp));
         if (ports.isEmpty()) {
             throw new InvalidInputException("publish to " + InetText.of(containerIp) + ": no ports given");
         }
@@ -249,7 +249,7 @@ final class PublishedPorts {
 
     /** What an unpublish names: the given ports, or without any, all of the owner's to the address. */
     private static Publisher.Selection selection(InetAddress containerIp, List<PortSpec> ports, String owner) {
-        String who = OwnerNames.check(owner == null ? InetText.of(containerIp) : owner);
+        String who = OwnerNames.check(PortMapping.ownerOr(owner, containerIp));
         return ports.isEmpty()
                 ? new Publisher.Selection(containerIp, null, who,
                         m -> m.containerIp().equals(containerIp) && m.owner().equals(who))
