@@ -227,8 +227,8 @@ final class OneShotServer implements AutoCloseable {
      */
     private void failed(SocketChannel c, Incoming in, Exception e) {
         closeQuietly(c);
-        if (!(e instanceof IOException) && requestLog != null) {
-            requestLog.accept((in.kind() == null ? "one-shot call" : in.kind().path) + " failed: " + e);
+        if (!(e instanceof IOException)) {
+            problems.accept((in.kind() == null ? "one-shot call" : in.kind().path) + " failed: " + e);
         }
     }
 
