@@ -3,7 +3,7 @@ package dev.gatun.cli.api;
 import dev.gatun.EnvironmentException;
 import dev.gatun.GatunException;
 import dev.gatun.cli.Served;
-import jdk.net.ExtendedSocketOptions;
+import dev.gatun.cli.http.UnixSockets;
 
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
@@ -263,11 +263,7 @@ final class OneShotServer implements AutoCloseable {
     }
 
     private static boolean isRoot(SocketChannel c) {
-        try {
-            return "root".equals(c.getOption(ExtendedSocketOptions.SO_PEERCRED).user().getName());
-        } catch (IOException | UnsupportedOperationException e) {
-            return false;
-        }
+        return "root".equals(UnixSockets.peerUser(c));
     }
 
     /**

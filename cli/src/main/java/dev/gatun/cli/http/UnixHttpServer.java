@@ -3,8 +3,6 @@ package dev.gatun.cli.http;
 import dev.gatun.EnvironmentException;
 import dev.gatun.GatunException;
 import dev.gatun.driver.ConflictException;
-import jdk.net.ExtendedSocketOptions;
-import jdk.net.UnixDomainPrincipal;
 import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.io.SelectableChannelEndPoint;
 import org.eclipse.jetty.server.Handler;
@@ -113,7 +111,6 @@ public final class UnixHttpServer implements AutoCloseable {
         return new UnixHttpServer(server, graceful, socket);
     }
 
-
     /**
      * The user of the process at the other end of the request's connection (SO_PEERCRED), or
      * null when the kernel does not say.
@@ -121,12 +118,7 @@ public final class UnixHttpServer implements AutoCloseable {
     public static String peerUser(Request request) {
         EndPoint endPoint = request.getConnectionMetaData().getConnection().getEndPoint();
         if (endPoint instanceof SelectableChannelEndPoint e && e.getChannel() instanceof SocketChannel channel) {
-            try {
-                UnixDomainPrincipal peer = channel.getOption(ExtendedSocketOptions.SO_PEERCRED);
-                return peer.user().getName();
-            } catch (IOException | UnsupportedOperationException e2) {
-                return null;
-            }
+            return UnixSockets.peerUser(channel);
         }
         return null;
     }
