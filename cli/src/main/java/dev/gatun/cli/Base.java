@@ -6,6 +6,7 @@ import dev.gatun.driver.GatunDriver;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
+import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import java.util.function.Function;
 
@@ -15,12 +16,32 @@ abstract class Base implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    /** Set instead of {@link #spec} when the command was read without picocli ({@link QuickLine}). */
+    private Unparsed unparsed;
+
+    /** The root and the writers of a command that picocli did not parse. */
+    record Unparsed(GatunCommand root, PrintWriter out, PrintWriter err) {}
+
+    /** Runs this command as read by {@link QuickLine}: {@code root} holds its global options. */
+    final Integer callUnparsed(GatunCommand root, PrintWriter out, PrintWriter err) throws Exception {
+        unparsed = new Unparsed(root, out, err);
+        return call();
+    }
+
     GatunCommand root() {
-        return (GatunCommand) spec.root().userObject();
+        return unparsed != null ? unparsed.root() : (GatunCommand) spec.root().userObject();
+    }
+
+    PrintWriter stdout() {
+        return unparsed != null ? unparsed.out() : spec.commandLine().getOut();
+    }
+
+    PrintWriter stderr() {
+        return unparsed != null ? unparsed.err() : spec.commandLine().getErr();
     }
 
     Output out() {
-        return new Output(spec.commandLine().getOut(), root().json);
+        return new Output(stdout(), root().json);
     }
 
     /**

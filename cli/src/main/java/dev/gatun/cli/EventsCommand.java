@@ -87,7 +87,7 @@ final class EventsCommand extends Base {
                 throw new EnvironmentException("events: the serve on " + socket + " answered " + r.getStatus() + ": "
                         + JSON.readTree(body).path("error").path("message").asText(body));
             }
-            PrintWriter out = spec.commandLine().getOut();
+            PrintWriter out = stdout();
             boolean json = root().json;
             try (BufferedReader lines = new BufferedReader(new InputStreamReader(listener.getInputStream(), StandardCharsets.UTF_8))) {
                 String line;

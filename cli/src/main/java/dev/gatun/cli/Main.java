@@ -45,6 +45,30 @@ public final class Main {
      * client (null otherwise). A {@link Served.Misdirected} escapes, for the serve to answer.
      */
     public static int run(String[] args, PrintWriter out, PrintWriter err, Served served) {
+        QuickLine.Read plain = served == null ? null : QuickLine.read(args);
+        return plain != null ? runRead(plain, out, err, served) : runParsed(args, out, err, served);
+    }
+
+    /**
+     * Runs a command {@link QuickLine} read, as picocli would have run it: same output, same
+     * exit code, a failure in the same sentence. In a serve only: there a cold picocli costs a
+     * publish a third of its time; a one-shot JVM loads it all the same, for help and usage errors.
+     */
+    private static int runRead(QuickLine.Read line, PrintWriter out, PrintWriter err, Served served) {
+        GatunCommand root = new GatunCommand();
+        root.json = line.json();
+        root.served = served;
+        try {
+            return line.command().callUnparsed(root, out, err);
+        } catch (Served.Misdirected e) {
+            throw e;
+        } catch (Exception e) {
+            return fail(line.json(), out, err, ExitCode.of(e), naming(line.name(), Failure.sentence(e)));
+        }
+    }
+
+    /** Runs one command line as picocli parses it. */
+    static int runParsed(String[] args, PrintWriter out, PrintWriter err, Served served) {
         CommandLine cli = served == null ? GatunCommand.commandLine(args) : borrowed(args);
         ((GatunCommand) cli.getCommand()).served = served;
         cli.setOut(out);
@@ -147,10 +171,11 @@ public final class Main {
     static String naming(CommandLine failed, String sentence) {
         String command = failed.getCommandSpec().qualifiedName(" ");
         int space = command.indexOf(' ');
-        if (space < 0) {
-            return sentence;
-        }
-        command = command.substring(space + 1);
+        return space < 0 ? sentence : naming(command.substring(space + 1), sentence);
+    }
+
+    /** {@code sentence} led by {@code command} ("net create"), unless it names it already. */
+    private static String naming(String command, String sentence) {
         return sentence.startsWith(command + ":") || sentence.startsWith(command + " ") ? sentence : command + ": " + sentence;
     }
 

@@ -83,9 +83,9 @@ final class PublishCommand extends Base {
             }
         }
         if (timing) {
-            spec.commandLine().getErr().println("gatun: published in " + micros + " us" + (root().served != null
+            stderr().println("gatun: published in " + micros + " us" + (root().served != null
                     ? " by the running serve" : ", starting the driver included (bench/ measures a warm publish)"));
-            spec.commandLine().getErr().flush();
+            stderr().flush();
         }
         return ExitCode.OK;
     }

@@ -15,8 +15,8 @@ final class RulesetCommand extends Base {
         if (o.json()) {
             o.json(Json.ruleset(text));
         } else {
-            spec.commandLine().getOut().print(text);
-            spec.commandLine().getOut().flush();
+            stdout().print(text);
+            stdout().flush();
         }
         return ExitCode.OK;
     }

@@ -102,7 +102,7 @@ final class ServeCommand extends Base {
     @Override
     public Integer call() throws InterruptedException {
         Path socket = pluginName == null ? null : PluginServer.socketOf(pluginName);
-        PrintWriter err = spec.commandLine().getErr();
+        PrintWriter err = stderr();
         Consumer<String> log = line -> {
             synchronized (err) {
                 err.println(LocalTime.now().truncatedTo(ChronoUnit.MILLIS) + " gatun serve: " + line);
@@ -178,7 +178,7 @@ final class ServeCommand extends Base {
             SystemdNotify systemd = SystemdNotify.fromEnvironment();
             // A SIGTERM during the warm-up: stopping, so never ready (nothing is to start against it).
             if (stop.getCount() > 0) {
-                PrintWriter out = spec.commandLine().getOut();
+                PrintWriter out = stdout();
                 out.println("ready: " + what + " (driver " + driverName + ")");
                 out.flush();
                 // Under systemd (Type=notify): ready only now, when the kernel was read and the API answers.

@@ -44,7 +44,7 @@ final class UnpublishCommand extends Base {
     @Override
     public Integer call() {
         Unpublish request = Unpublish.of(network, containerIp, specs, owner);
-        if (!drain && spec.commandLine().getParseResult().hasMatchedOption("--timeout")) {
+        if (!drain && timeoutGiven()) {
             throw new InvalidInputException("unpublish: --timeout " + timeoutSeconds + " is a --drain's wait, and this "
                     + "unpublish does not drain (add --drain, or leave --timeout out); nothing was changed");
         }
@@ -68,6 +68,11 @@ final class UnpublishCommand extends Base {
             }
         }
         return ExitCode.OK;
+    }
+
+    /** Whether the line named --timeout (a line {@link QuickLine} read never does). */
+    private boolean timeoutGiven() {
+        return spec != null && spec.commandLine().getParseResult().hasMatchedOption("--timeout");
     }
 
     private int drained(Unpublish request, Drained d) {
