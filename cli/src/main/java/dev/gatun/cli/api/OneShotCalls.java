@@ -12,6 +12,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -59,6 +60,18 @@ final class OneShotCalls {
      */
     static boolean waitsOnConnections(List<String> args) {
         return "unpublish".equals(GatunCommand.subcommandName(args.toArray(String[]::new))) && args.contains("--drain");
+    }
+
+    /** The commands whose work or answer grows with the host rather than with the call: listings and checks. */
+    private static final Set<String> HOST_SIZED = Set.of("ls", "ruleset", "doctor");
+
+    /**
+     * Whether a command line may take long: it waits on connections ({@link #waitsOnConnections}),
+     * or what it reads and prints grows with the host (a listing of 100,000 mappings is some 6
+     * MiB), not with what the call names.
+     */
+    static boolean mayTakeLong(List<String> args) {
+        return waitsOnConnections(args) || HOST_SIZED.contains(GatunCommand.subcommandName(args.toArray(String[]::new)));
     }
 
     private ServeWire.Printed runLine(List<String> args) {

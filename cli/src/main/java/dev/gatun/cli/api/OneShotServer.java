@@ -29,13 +29,16 @@ import java.util.function.ObjIntConsumer;
  * whole call came with it (the clients send it in one write), runs it and answers before it
  * takes the next: a call costs no other thread's wake-up. That is what this socket is for: the
  * same call over the local API's HTTP server cost a serve just idle some 0.4 ms more (measured
- * in bench/README.md). A call that waits on connections (an unpublish that drains) or whose
- * bytes trickle in runs on a thread of its own, so neither holds up the next.
+ * in bench/README.md). A call that may take long (an unpublish that drains, a listing of the
+ * host), whose bytes trickle in, or whose answer the client does not take at once runs or is
+ * answered on a thread of its own, so none holds up the next.
  */
 final class OneShotServer implements AutoCloseable {
 
     /** How long a call whose bytes did not all come at once may take to arrive. */
     private static final long READ_MILLIS = 10_000;
+    /** How long a client may take none of its answer before the serve gives up on it. */
+    private static final long WRITE_MILLIS = 10_000;
     /** Said in the serve's log and events: who asked. */
     static final String VIA = "gatun client";
 
@@ -143,9 +146,13 @@ final class OneShotServer implements AutoCloseable {
         }
     }
 
-    /** One connection: its call run here when it came whole, else on a thread of its own. */
+    /**
+     * One connection: its call run here when it came whole and cannot take long, and its answer
+     * written here when the socket takes it all at once; the rest on a thread of its own.
+     */
     private void take(SocketChannel c) {
         Incoming in = new Incoming();
+        ByteBuffer unsent;
         try {
             if (!isRoot(c)) {
                 c.configureBlocking(true);
@@ -154,9 +161,12 @@ final class OneShotServer implements AutoCloseable {
                 return;
             }
             c.configureBlocking(false);
-            if (in.readFrom(c) && !waits(in)) {
-                c.configureBlocking(true);
-                answer(c, in);
+            if (!in.readFrom(c) || mayTakeLong(in)) {
+                aside(c, in, null);
+                return;
+            }
+            unsent = answer(c, in);
+            if (unsent == null) {
                 c.close();
                 return;
             }
@@ -167,13 +177,28 @@ final class OneShotServer implements AutoCloseable {
             failed(c, in, e);
             return;
         }
+        aside(c, in, unsent);
+    }
+
+    /**
+     * The rest of a connection, on a thread of its own: reading the call, running it and writing
+     * its answer, or (when {@code unsent} is not null) writing the part of the answer that the
+     * client has not taken yet.
+     */
+    private void aside(SocketChannel c, Incoming in, ByteBuffer unsent) {
         running.incrementAndGet();
         Thread.ofVirtual().name("gatun-call").start(() -> {
             // Closed at the end, not as a resource: a refusal is still written on it.
             try {
-                finishReading(c, in);
-                c.configureBlocking(true);
-                answer(c, in);
+                ByteBuffer rest = unsent;
+                if (rest == null) {
+                    finishReading(c, in);
+                    rest = answer(c, in);
+                }
+                if (rest != null && !finishWriting(c, rest)) {
+                    problems.accept((in.kind() == null ? "one-shot call" : in.kind().path) + ": the client took none of the"
+                            + " rest of its answer for " + WRITE_MILLIS / 1000 + " s; the connection is closed (the call ran)");
+                }
             } catch (ApiRoutes.Refused e) {
                 refuse(c, in, e);
             } catch (IOException | RuntimeException e) {
@@ -185,8 +210,8 @@ final class OneShotServer implements AutoCloseable {
         });
     }
 
-    private boolean waits(Incoming in) {
-        return in.kind() == ServeWire.Kind.CLI && OneShotCalls.waitsOnConnections(in.args());
+    private boolean mayTakeLong(Incoming in) {
+        return in.kind() == ServeWire.Kind.CLI && OneShotCalls.mayTakeLong(in.args());
     }
 
     /** Reads the rest of a call that did not come at once, for at most {@link #READ_MILLIS}. */
@@ -208,17 +233,49 @@ final class OneShotServer implements AutoCloseable {
         }
     }
 
-    /** Runs the call and writes what it printed: 200, or the refusal that stopped it before it ran. */
-    private void answer(SocketChannel c, Incoming in) throws IOException {
+    /**
+     * Runs the call and writes what it printed (200), or the refusal that stopped it before it
+     * ran; answers what the socket did not take at once, or null when all of it went.
+     */
+    private ByteBuffer answer(SocketChannel c, Incoming in) throws IOException {
         ServeWire.Printed printed;
         try {
             printed = in.kind() == ServeWire.Kind.CLI ? calls.commandLine(in.args(), VIA) : calls.run(in.kind(), in.body(), VIA);
         } catch (Served.Misdirected e) {
             refuse(c, in, new ApiRoutes.Refused(421, e.getMessage()));
-            return;
+            return null;
         }
         count(in, 200);
-        writeAll(c, ServeWire.answer(printed));
+        ByteBuffer answer = ByteBuffer.wrap(ServeWire.answer(printed));
+        return writeNow(c, answer) ? null : answer;
+    }
+
+    /** Writes what the socket takes without waiting; true once all of {@code b} went. */
+    private static boolean writeNow(SocketChannel c, ByteBuffer b) throws IOException {
+        while (b.hasRemaining()) {
+            if (c.write(b) == 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Writes the rest of an answer as the client takes it; false when it took none for {@link
+     * #WRITE_MILLIS}: a client that stopped reading (its output piped to a pager, say) loses its
+     * answer and holds no thread of the serve.
+     */
+    private static boolean finishWriting(SocketChannel c, ByteBuffer rest) throws IOException {
+        try (Selector waiting = Selector.open()) {
+            c.register(waiting, SelectionKey.OP_WRITE);
+            while (!writeNow(c, rest)) {
+                if (waiting.select(WRITE_MILLIS) == 0) {
+                    return false;
+                }
+                waiting.selectedKeys().clear();
+            }
+            return true;
+        }
     }
 
     /**

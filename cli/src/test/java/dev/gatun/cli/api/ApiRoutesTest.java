@@ -125,6 +125,18 @@ class ApiRoutesTest {
         assertThat(OneShotCalls.waitsOnConnections(List.of("publish", "n1", "10.88.0.2", "-p", "80", "--drain"))).isFalse();
     }
 
+    /** On the calls socket, what grows with the host (or drains) runs aside; a container's own commands run inline. */
+    @Test
+    void listingsChecksAndDrainsMayTakeLong() {
+        assertThat(OneShotCalls.mayTakeLong(List.of("--json", "ls"))).isTrue();
+        assertThat(OneShotCalls.mayTakeLong(List.of("--netns", "x", "ruleset"))).isTrue();
+        assertThat(OneShotCalls.mayTakeLong(List.of("doctor"))).isTrue();
+        assertThat(OneShotCalls.mayTakeLong(List.of("unpublish", "n1", "10.88.0.2", "--drain"))).isTrue();
+        assertThat(OneShotCalls.mayTakeLong(List.of("publish", "n1", "10.88.0.2", "-p", "80"))).isFalse();
+        assertThat(OneShotCalls.mayTakeLong(List.of("attach", "n1", "c1"))).isFalse();
+        assertThat(OneShotCalls.mayTakeLong(List.of("net", "ls"))).as("net, with ls as its own subcommand").isFalse();
+    }
+
     @Test
     void checkHostPortsFalseSkipsTheCheckAndOnlyFalseDoes() {
         run("POST", "/v1/networks/n1/ports", Map.of(),

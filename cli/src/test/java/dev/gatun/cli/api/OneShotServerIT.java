@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
@@ -21,7 +22,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -125,6 +128,64 @@ class OneShotServerIT {
             assertThat(call(socket, listing)).as("still serving")
                     .isInstanceOfSatisfying(ServeClient.Answer.Ran.class, r -> assertThat(r.stdout()).contains("*:8080"));
             assertThat(serve.isAlive()).isTrue();
+        }
+    }
+
+    /**
+     * A client that stops reading its answer (its output piped to a pager that waits, say) holds
+     * up no other caller: the answer that did not fit in the socket is written on a thread of its
+     * own, whole when the client reads again, and given up after 10 s of nothing taken, said in
+     * the serve's log. The answers here (20,000 published ports, then their listing) are far
+     * larger than a unix socket's buffer.
+     */
+    @Test
+    @Timeout(value = 3, unit = TimeUnit.MINUTES)
+    void aClientThatStopsReadingItsAnswerHoldsUpNobody(NetworkNamespace host) throws Exception {
+        String ns = host.name();
+        GatunCli.ok("--netns", ns, "net", "create", "n1", "--subnet", "10.88.0.0/16");
+        try (GatunServe serve = GatunServe.start(ns, null)) {
+            Path socket = ServeSockets.oneShotOf(host);
+            byte[] meanwhile = ServeClient.cliRequest(List.of("publish", "n1", "10.88.0.3", "-p", "8080:80"));
+            try (SocketChannel stalled = SocketChannel.open(UnixDomainSocketAddress.of(socket))) {
+                write(stalled, ServeClient.cliRequest(List.of("publish", "n1", "10.88.0.2", "-p", "10000-29999:10000-29999")));
+                ServeClient.Answer next;
+                try {
+                    next = CompletableFuture.supplyAsync(() -> uncheckedCall(socket, meanwhile)).get(30, TimeUnit.SECONDS);
+                } catch (TimeoutException e) {
+                    throw new AssertionError("no answer in 30 s while the caller before reads nothing: the serve waits on it");
+                }
+                assertThat(next).as("answered while the caller before reads nothing")
+                        .isInstanceOfSatisfying(ServeClient.Answer.Ran.class, r -> assertThat(r.code()).as(r.stderr()).isZero());
+                ServeClient.Answer late = ServeClient.read(Channels.newInputStream(stalled).readAllBytes());
+                assertThat(late).as("the stalled caller's whole answer, once it reads")
+                        .isInstanceOfSatisfying(ServeClient.Answer.Ran.class, r -> {
+                            assertThat(r.code()).as(r.stderr()).isZero();
+                            assertThat(r.stdout().lines()).hasSize(20_000).last().asString().contains("*:29999");
+                        });
+            }
+
+            int mark = serve.stderrMark();
+            try (SocketChannel gone = SocketChannel.open(UnixDomainSocketAddress.of(socket))) {
+                write(gone, ServeClient.cliRequest(List.of("ls")));
+                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                while (!serve.stderr().substring(mark).contains("took none of the rest") && System.nanoTime() < until) {
+                    Thread.sleep(200);
+                }
+                assertThat(serve.stderr().substring(mark)).as("given up on, and said").contains("took none of the rest of its answer");
+                assertThat(ServeClient.read(Channels.newInputStream(gone).readAllBytes())).as("cut off")
+                        .isInstanceOf(ServeClient.Answer.Broken.class);
+            }
+            assertThat(call(socket, ServeClient.cliRequest(List.of("--json", "ls")))).as("still serving")
+                    .isInstanceOfSatisfying(ServeClient.Answer.Ran.class, r -> assertThat(r.stdout()).contains("8080"));
+            assertThat(serve.isAlive()).isTrue();
+        }
+    }
+
+    private static ServeClient.Answer uncheckedCall(Path socket, byte[] request) {
+        try {
+            return call(socket, request);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
