@@ -137,6 +137,9 @@ public final class Harness implements Callable<Integer> {
                 List<Supplier<Subjects.Subject>> tools = new ArrayList<>(subjects(root, cRef));
                 tools.add(Subjects.InProcess::javaFloor);
                 tools.add(() -> Subjects.GatunServed.clientOnly(root, timer, serveWarmUpMs(), serveIdleMs()));
+                // A bare process start among them, so that the process tools' ratios to it compare
+                // samples taken as cold as theirs (the controls' own step runs only controls).
+                tools.add(() -> new Subjects.Control(timer, Subjects.Control.Kind.BARE));
                 compare("publish", n, samples, 1, List.of(1), tools);
             }
             progress("the controls: a process that does nothing, bare, in nsenter, and as the method before ran each call");
@@ -472,6 +475,15 @@ public final class Harness implements Callable<Integer> {
         r.put("served_32port_iptables_nft_over_served", ratio(find("publish-32-ports", "iptables-nft", 0),
                 find("publish-32-ports", "gatun-served", 0)));
         r.put("cli_over_served", ratio(find("publish", "gatun-cli", 0), find("publish", "gatun-served", 0)));
+        // Issue 33's targets for the installed command (the C client, a serve running): against a
+        // bare process start sampled in the same step (at most 1.6x), and one nft process per change (2x).
+        Map<Integer, Double> clientOverStart = new LinkedHashMap<>();
+        for (int n : existing) {
+            clientOverStart.put(n, ratio(find("publish", "gatun-client", n), find("publish", "true", n)));
+        }
+        r.put("client_over_process_start", clientOverStart.get(0));
+        r.put("client_over_process_start_by_existing", clientOverStart);
+        r.put("nft_over_client", ratio(find("publish", "nft", 0), find("publish", "gatun-client", 0)));
         r.put("cli_32port_over_served", ratio(find("publish-32-ports", "gatun-cli", 0),
                 find("publish-32-ports", "gatun-served", 0)));
         return r;
@@ -487,6 +499,7 @@ public final class Harness implements Callable<Integer> {
         Long wrapped = find("control-process", "nsenter-true", 0);
         Long old = find("control-process", "jvm-nsenter-true", 0);
         c.put("process_us", bare);
+        c.put("process_in_publish_step_us", find("publish", "true", 0));
         c.put("nsenter_process_us", wrapped);
         c.put("old_method_process_us", old);
         c.put("nsenter_adds_us_per_call", bare == null || wrapped == null ? null : wrapped - bare);

@@ -52,7 +52,8 @@ final class Method {
         m.put("control-process", "true run and timed the same way (the least any one-process call costs), the same"
                 + " through nsenter --net=NS, and as the earlier method ran every call of nft, iptables and the Docker"
                 + " nftables shape (nsenter --net=NS started and timed from the harness's JVM); controls: what each"
-                + " added per call");
+                + " added per call. The same bare true also runs among the tools of every publish case (tool true), as"
+                + " cold as they run: the process tools' ratios to a process start (client_over_process_start) take it");
         m.put("warm-up", "every tool gets one unmeasured round before the samples of a case, at every number of mappings");
         m.put("contention", "every tool makes " + contention + " separate one-port publishes in a row (none batched), after"
                 + " one unmeasured publish; the result is the sum of their times as each tool's timer took them");

@@ -9,9 +9,9 @@ import java.util.TreeSet;
 /** The scale curve as an SVG line chart: median cost of one more publish against mappings present, log scale. */
 final class Svg {
 
-    /** One per tool of the interleaved cases (ten since the served one-shot and its control), none repeated. */
+    /** One per tool of the interleaved cases (eleven since a bare process start runs among them), none repeated. */
     private static final String[] COLORS = {"#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d",
-            "#1f78b4", "#666666", "#e31a1c"};
+            "#1f78b4", "#666666", "#e31a1c", "#000000"};
 
     private Svg() {}
 
