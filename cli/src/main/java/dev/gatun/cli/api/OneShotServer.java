@@ -39,6 +39,8 @@ final class OneShotServer implements AutoCloseable {
     private static final long READ_MILLIS = 10_000;
     /** How long a client may take none of its answer before the serve gives up on it. */
     private static final long WRITE_MILLIS = 10_000;
+    /** How soon a connection that could not be taken (no descriptor left) is tried again. */
+    private static final long RETRY_MILLIS = 100;
     /** Said in the serve's log and events: who asked. */
     static final String VIA = "gatun client";
 
@@ -53,6 +55,8 @@ final class OneShotServer implements AutoCloseable {
     private final AtomicInteger running = new AtomicInteger(1);
     private final CompletableFuture<Void> drained = new CompletableFuture<>();
     private volatile boolean stopping;
+    /** Whether the last connection could not be taken: said once, and again when one is. */
+    private boolean shortOfResources;
 
     private OneShotServer(Path socket, ServerSocketChannel server, Selector selector, OneShotCalls calls,
                           ObjIntConsumer<String> answered, Consumer<String> requestLog, Consumer<String> problems) {
@@ -109,7 +113,7 @@ final class OneShotServer implements AutoCloseable {
                     break;
                 }
                 SocketChannel c;
-                while ((c = server.accept()) != null) {
+                while ((c = accepted()) != null) {
                     try {
                         take(c);
                     } catch (Error e) {
@@ -144,6 +148,40 @@ final class OneShotServer implements AutoCloseable {
             closeQuietly(selector);
             done();
         }
+    }
+
+    /**
+     * The next connection, or null when none waits. A connection that cannot be taken for want
+     * of descriptors or memory waits in the socket's queue, tried again every {@link
+     * #RETRY_MILLIS}: a shortage that passes must not end the socket (the clients would find none
+     * beside a live serve, and refuse to run their calls until it restarts).
+     */
+    private SocketChannel accepted() throws IOException {
+        SocketChannel c;
+        try {
+            c = server.accept();
+        } catch (IOException e) {
+            if (!server.isOpen()) {
+                throw e;
+            }
+            if (!shortOfResources) {
+                shortOfResources = true;
+                problems.accept("the one-shot socket cannot take a call (" + e.getMessage() + "); it tries again every "
+                        + RETRY_MILLIS + " ms, and its callers wait");
+            }
+            try {
+                Thread.sleep(RETRY_MILLIS);
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while waiting to take a call", interrupted);
+            }
+            return null;
+        }
+        if (c != null && shortOfResources) {
+            shortOfResources = false;
+            problems.accept("the one-shot socket takes calls again");
+        }
+        return c;
     }
 
     /**

@@ -21,6 +21,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -179,6 +180,56 @@ class OneShotServerIT {
                     .isInstanceOfSatisfying(ServeClient.Answer.Ran.class, r -> assertThat(r.stdout()).contains("8080"));
             assertThat(serve.isAlive()).isTrue();
         }
+    }
+
+    /**
+     * A serve out of file descriptors for a while (here: its limit lowered to what it holds, with
+     * prlimit) cannot take a call; the caller waits in the socket's queue and is answered once
+     * descriptors are back, and the socket stays (without it, the clients would refuse to run
+     * their calls beside a live serve until it restarts). Both moments are in the serve's log.
+     */
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
+    void aShortageOfDescriptorsPassesAndTheSocketStays(NetworkNamespace host) throws Exception {
+        String ns = host.name();
+        GatunCli.ok("--netns", ns, "net", "create", "n1", "--subnet", "10.88.0.0/16");
+        try (GatunServe serve = GatunServe.start(ns, null)) {
+            Path socket = ServeSockets.oneShotOf(host);
+            String pid = Long.toString(serve.pid());
+            String limits = ran(List.of("prlimit", "--pid", pid, "--nofile", "--output", "SOFT,HARD", "--noheadings"));
+            String[] softHard = limits.split("\\s+");
+            long open;
+            try (var fds = Files.list(Path.of("/proc", pid, "fd"))) {
+                open = fds.count();
+            }
+            int mark = serve.stderrMark();
+            // Under what it holds: a descriptor it closes meanwhile leaves no room either.
+            ran(List.of("prlimit", "--pid", pid, "--nofile=" + (open - 8) + ":" + softHard[1]));
+            CompletableFuture<ServeClient.Answer> waiting;
+            try {
+                waiting = CompletableFuture.supplyAsync(() -> uncheckedCall(socket,
+                        ServeClient.cliRequest(List.of("publish", "n1", "10.88.0.2", "-p", "8080:80"))));
+                assertThat(serve.awaitStderr(mark, "cannot take a call", Duration.ofSeconds(30)))
+                        .as("the shortage, in the serve's log: %s (the caller: %s)", serve.stderr().substring(mark),
+                                waiting.isDone() ? waiting.join() : "waiting").isTrue();
+                assertThat(waiting).as("the caller waits").isNotDone();
+            } finally {
+                ran(List.of("prlimit", "--pid", pid, "--nofile=" + softHard[0] + ":" + softHard[1]));
+            }
+            assertThat(waiting.get(30, TimeUnit.SECONDS)).as("answered once descriptors are back")
+                    .isInstanceOfSatisfying(ServeClient.Answer.Ran.class, r -> assertThat(r.code()).as(r.stderr()).isZero());
+            assertThat(serve.awaitStderr(mark, "takes calls again", Duration.ofSeconds(10))).isTrue();
+            assertThat(socket).as("the socket stays").exists();
+            assertThat(call(socket, ServeClient.cliRequest(List.of("ls")))).as("still serving")
+                    .isInstanceOfSatisfying(ServeClient.Answer.Ran.class, r -> assertThat(r.stdout()).contains("*:8080"));
+            assertThat(Oracle.in(host, "nft", "list", "map", "inet", "gatun", "ports4")).contains("8080");
+        }
+    }
+
+    private static String ran(List<String> command) {
+        Oracle.Result r = Oracle.run(command);
+        assertThat(r.exitCode()).as("%s: %s", command, r).isZero();
+        return r.stdout().trim();
     }
 
     private static ServeClient.Answer uncheckedCall(Path socket, byte[] request) {
