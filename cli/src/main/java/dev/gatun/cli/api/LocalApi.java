@@ -10,6 +10,7 @@ import dev.gatun.cli.Served;
 import dev.gatun.cli.events.EventCause;
 import dev.gatun.cli.events.EventLog;
 import dev.gatun.cli.http.ErrorStatus;
+import dev.gatun.cli.http.RootPeers;
 import dev.gatun.cli.http.UnixHttpServer;
 import dev.gatun.cli.service.Drivers;
 import dev.gatun.cli.service.GatunService;
@@ -24,6 +25,7 @@ import org.eclipse.jetty.util.Fields;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -58,6 +60,7 @@ public final class LocalApi extends Handler.Abstract {
     private final Consumer<String> requestLog;
     private final EventLog events;
     private final ObjIntConsumer<String> answered;
+    private final RootPeers rootPeers = RootPeers.lookUp();
 
     private LocalApi(Served served, Consumer<String> requestLog, EventLog events, ObjIntConsumer<String> answered) {
         this.service = new GatunService(served::host, Drivers.of(served.driver()), true);
@@ -86,8 +89,8 @@ public final class LocalApi extends Handler.Abstract {
         // The API's socket first: starting it refuses when another serve answers for the namespace.
         UnixHttpServer http = UnixHttpServer.start(ServeSockets.of(served.host()), "gatun-api", api, "rwx------");
         try {
-            return new ApiSockets(http, OneShotServer.start(ServeSockets.oneShotOf(served.host()), api.calls, answered,
-                    requestLog, log));
+            return new ApiSockets(http, OneShotServer.start(ServeSockets.oneShotOf(served.host()), api.calls,
+                    api.rootPeers, answered, requestLog, log));
         } catch (RuntimeException e) {
             http.close();
             throw e;
@@ -98,7 +101,8 @@ public final class LocalApi extends Handler.Abstract {
     public boolean handle(Request request, Response response, Callback callback) {
         String path = Request.getPathInContext(request);
         answering(request, path, response, callback, () -> {
-            if (!"root".equals(UnixHttpServer.peerUser(request))) {
+            SocketChannel channel = UnixHttpServer.channel(request);
+            if (channel == null || !rootPeers.allow(channel)) {
                 throw new ApiRoutes.Refused(403, "the gatun API serves root only");
             }
             String template = ApiPaths.check(request.getMethod(), path);

@@ -3,7 +3,7 @@ package dev.gatun.cli.api;
 import dev.gatun.EnvironmentException;
 import dev.gatun.GatunException;
 import dev.gatun.cli.Served;
-import dev.gatun.cli.http.UnixSockets;
+import dev.gatun.cli.http.RootPeers;
 
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
@@ -48,6 +48,7 @@ final class OneShotServer implements AutoCloseable {
     private final ServerSocketChannel server;
     private final Selector selector;
     private final OneShotCalls calls;
+    private final RootPeers rootPeers;
     private final ObjIntConsumer<String> answered;
     private final Consumer<String> requestLog;
     private final Consumer<String> problems;
@@ -59,11 +60,13 @@ final class OneShotServer implements AutoCloseable {
     private boolean shortOfResources;
 
     private OneShotServer(Path socket, ServerSocketChannel server, Selector selector, OneShotCalls calls,
-                          ObjIntConsumer<String> answered, Consumer<String> requestLog, Consumer<String> problems) {
+                          RootPeers rootPeers, ObjIntConsumer<String> answered, Consumer<String> requestLog,
+                          Consumer<String> problems) {
         this.socket = socket;
         this.server = server;
         this.selector = selector;
         this.calls = calls;
+        this.rootPeers = rootPeers;
         this.answered = answered;
         this.requestLog = requestLog;
         this.problems = problems;
@@ -75,7 +78,7 @@ final class OneShotServer implements AutoCloseable {
      * and {@code requestLog} (either may be null) hear of each call as the local API's do;
      * {@code problems} of what went wrong with the socket itself.
      */
-    static OneShotServer start(Path socket, OneShotCalls calls, ObjIntConsumer<String> answered,
+    static OneShotServer start(Path socket, OneShotCalls calls, RootPeers rootPeers, ObjIntConsumer<String> answered,
                                Consumer<String> requestLog, Consumer<String> problems) {
         ServerSocketChannel server = null;
         try {
@@ -86,7 +89,7 @@ final class OneShotServer implements AutoCloseable {
             server.configureBlocking(false);
             Selector selector = Selector.open();
             server.register(selector, SelectionKey.OP_ACCEPT);
-            OneShotServer s = new OneShotServer(socket, server, selector, calls, answered, requestLog, problems);
+            OneShotServer s = new OneShotServer(socket, server, selector, calls, rootPeers, answered, requestLog, problems);
             Thread.ofPlatform().daemon().name("gatun-calls").start(s::accepting);
             return s;
         } catch (IOException e) {
@@ -192,7 +195,7 @@ final class OneShotServer implements AutoCloseable {
         Incoming in = new Incoming();
         ByteBuffer unsent;
         try {
-            if (!isRoot(c)) {
+            if (!rootPeers.allow(c)) {
                 c.configureBlocking(true);
                 write(c, null, 403, "one-shot calls are taken from root only");
                 c.close();
@@ -355,10 +358,6 @@ final class OneShotServer implements AutoCloseable {
         while (b.hasRemaining()) {
             c.write(b);
         }
-    }
-
-    private static boolean isRoot(SocketChannel c) {
-        return "root".equals(UnixSockets.peerUser(c));
     }
 
     /**

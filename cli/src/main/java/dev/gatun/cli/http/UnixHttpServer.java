@@ -111,16 +111,11 @@ public final class UnixHttpServer implements AutoCloseable {
         return new UnixHttpServer(server, graceful, socket);
     }
 
-    /**
-     * The user of the process at the other end of the request's connection (SO_PEERCRED), or
-     * null when the kernel does not say.
-     */
-    public static String peerUser(Request request) {
+    /** The connection a request came on, or null if it is not a socket's (a test's, say). */
+    public static SocketChannel channel(Request request) {
         EndPoint endPoint = request.getConnectionMetaData().getConnection().getEndPoint();
-        if (endPoint instanceof SelectableChannelEndPoint e && e.getChannel() instanceof SocketChannel channel) {
-            return UnixSockets.peerUser(channel);
-        }
-        return null;
+        return endPoint instanceof SelectableChannelEndPoint e && e.getChannel() instanceof SocketChannel channel
+                ? channel : null;
     }
 
     public Path socket() {

@@ -1,7 +1,5 @@
 package dev.gatun.cli.http;
 
-import jdk.net.ExtendedSocketOptions;
-
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
@@ -24,15 +22,6 @@ public final class UnixSockets {
             return true;
         } catch (IOException e) {
             return false;
-        }
-    }
-
-    /** The user of the process at the other end of {@code c} (SO_PEERCRED), or null when the kernel does not say. */
-    public static String peerUser(SocketChannel c) {
-        try {
-            return c.getOption(ExtendedSocketOptions.SO_PEERCRED).user().getName();
-        } catch (IOException | UnsupportedOperationException e) {
-            return null;
         }
     }
 }

@@ -24,6 +24,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -183,8 +184,7 @@ class OneShotServerIT {
     }
 
     /**
-     * A serve out of file descriptors for a while (here: its limit lowered to what it holds, with
-     * prlimit) cannot take a call; the caller waits in the socket's queue and is answered once
+     * A serve out of file descriptors for a while (here: its limit lowered to none, with prlimit) cannot take a call; the caller waits in the socket's queue and is answered once
      * descriptors are back, and the socket stays (without it, the clients would refuse to run
      * their calls beside a live serve until it restarts). Both moments are in the serve's log.
      */
@@ -198,25 +198,27 @@ class OneShotServerIT {
             String pid = Long.toString(serve.pid());
             String limits = ran(List.of("prlimit", "--pid", pid, "--nofile", "--output", "SOFT,HARD", "--noheadings"));
             String[] softHard = limits.split("\\s+");
-            long open;
-            try (var fds = Files.list(Path.of("/proc", pid, "fd"))) {
-                open = fds.count();
-            }
             int mark = serve.stderrMark();
-            // Under what it holds: a descriptor it closes meanwhile leaves no room either.
-            ran(List.of("prlimit", "--pid", pid, "--nofile=" + (open - 8) + ":" + softHard[1]));
+            // None at all: what it holds stays open, and a descriptor it closes meanwhile leaves no room.
+            ran(List.of("prlimit", "--pid", pid, "--nofile=0:" + softHard[1]));
             CompletableFuture<ServeClient.Answer> waiting;
             try {
                 waiting = CompletableFuture.supplyAsync(() -> uncheckedCall(socket,
                         ServeClient.cliRequest(List.of("publish", "n1", "10.88.0.2", "-p", "8080:80"))));
                 assertThat(serve.awaitStderr(mark, "cannot take a call", Duration.ofSeconds(30)))
                         .as("the shortage, in the serve's log: %s (the caller: %s)", serve.stderr().substring(mark),
-                                waiting.isDone() ? waiting.join() : "waiting").isTrue();
+                                waiting.handle((a, e) -> e != null ? e.toString() : String.valueOf(a)).getNow("waiting")).isTrue();
                 assertThat(waiting).as("the caller waits").isNotDone();
             } finally {
                 ran(List.of("prlimit", "--pid", pid, "--nofile=" + softHard[0] + ":" + softHard[1]));
             }
-            assertThat(waiting.get(30, TimeUnit.SECONDS)).as("answered once descriptors are back")
+            ServeClient.Answer answered;
+            try {
+                answered = waiting.get(30, TimeUnit.SECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                throw new AssertionError("the caller that waited: " + e + "; the serve's log: " + serve.stderr().substring(mark), e);
+            }
+            assertThat(answered).as("answered once descriptors are back")
                     .isInstanceOfSatisfying(ServeClient.Answer.Ran.class, r -> assertThat(r.code()).as(r.stderr()).isZero());
             assertThat(serve.awaitStderr(mark, "takes calls again", Duration.ofSeconds(10))).isTrue();
             assertThat(socket).as("the socket stays").exists();
