@@ -57,6 +57,7 @@ public final class Main {
     private static int runRead(QuickLine.Read line, PrintWriter out, PrintWriter err, Served served) {
         GatunCommand root = new GatunCommand();
         root.json = line.json();
+        root.netns = line.netns();
         root.served = served;
         try {
             return line.command().callUnparsed(root, out, err);

@@ -14,7 +14,8 @@ import java.util.Set;
  * builds four exceptions with their stack traces when it asks whether the positional parameters
  * look like numbers. The plain form is read here in a few microseconds.
  *
- * <p>The plain form: {@code [--json] publish|unpublish NET CONTAINER_IP} with, anywhere after the
+ * <p>The plain form: {@code [--json] [--netns NAME] publish|unpublish NET CONTAINER_IP} (the two
+ * global options in either order, the namespace not named as a command) with, anywhere after the
  * command, {@code -p SPEC} (repeated), {@code --owner ID} once, and each of the command's flags
  * once; every parameter and value neither empty nor starting with "-" or "@" (an option, the end
  * of options, an argument file). Such a line means the same to picocli; {@code QuickLineTest} holds
@@ -28,18 +29,25 @@ final class QuickLine {
             "--keep-udp-flows");
 
     /**
-     * A plain line read: the command's name, whether --json leads it, and the command with its
-     * fields set as picocli would have set them.
+     * A plain line read: the command's name, its global options (--json, --netns or null), and
+     * the command with its fields set as picocli would have set them.
      */
-    record Read(String name, boolean json, Base command) {}
+    record Read(String name, boolean json, String netns, Base command) {}
 
     /** What {@code args} say, or null if they are not a plain line. */
     static Read read(String[] args) {
         int at = 0;
         boolean json = false;
-        if (at < args.length && args[at].equals("--json")) {
-            json = true;
-            at++;
+        String netns = null;
+        for (; at < args.length && args[at].startsWith("-"); at++) {
+            if (args[at].equals("--json") && !json) {
+                json = true;
+            } else if (args[at].equals("--netns") && netns == null && at + 1 < args.length && plain(args[at + 1])
+                    && !GatunCommand.SUBCOMMANDS.containsKey(args[at + 1])) {
+                netns = args[++at];
+            } else {
+                return null;
+            }
         }
         if (at == args.length) {
             return null;
@@ -54,9 +62,9 @@ final class QuickLine {
             return null;
         }
         if (name.equals("publish")) {
-            return said.specs.isEmpty() ? null : new Read(name, json, publish(said));
+            return said.specs.isEmpty() ? null : new Read(name, json, netns, publish(said));
         }
-        return new Read(name, json, unpublish(said));
+        return new Read(name, json, netns, unpublish(said));
     }
 
     private static PublishCommand publish(Said said) {
@@ -119,10 +127,10 @@ final class QuickLine {
             }
             return positionals.size() == 2 ? new Said(positionals, specs, owner, Set.copyOf(flags)) : null;
         }
+    }
 
-        /** A token picocli takes as it stands wherever it is: not an option, "--" or an argument file. */
-        private static boolean plain(String token) {
-            return !token.isEmpty() && token.charAt(0) != '-' && token.charAt(0) != '@';
-        }
+    /** A token picocli takes as it stands wherever it is: not an option, "--" or an argument file. */
+    private static boolean plain(String token) {
+        return !token.isEmpty() && token.charAt(0) != '-' && token.charAt(0) != '@';
     }
 }

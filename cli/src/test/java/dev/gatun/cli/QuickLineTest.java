@@ -45,7 +45,7 @@ class QuickLineTest {
     private static final List<String> TOKENS = List.of("-p", "--owner", "8080:80", "127.0.0.1:53:53/udp", "web-1",
             "n1", "10.88.0.2", "fd00::2", "--replace", "--keep-udp-flows", "--timing", "--skip-host-port-check",
             "--drain", "--timeout", "3", "--json", "--", "-h", "--help", "-V", "@args", "", "-p81:81", "-p=82:82",
-            "--owner=o2", "--netns", "publish", "unpublish", "ls", "-x", "--nope", "-5");
+            "--owner=o2", "--netns", "h1", "--netns=h2", "--driver", "publish", "unpublish", "ls", "-x", "--nope", "-5");
 
     /**
      * Plain lines with one or two tokens put in or written over (anywhere, the command's name
@@ -84,9 +84,10 @@ class QuickLineTest {
                 List.of("-p", "[::1]:9000-9009:9000-9009/sctp"), List.of("--owner", "web-1"), List.of("--owner", "publish"),
                 List.of("--replace"), List.of("--keep-udp-flows"), List.of("--timing"), List.of("--skip-host-port-check"))
                 .list().uniqueElements().ofMaxSize(6);
-        return Combinators.combine(Arbitraries.of(true, false), Arbitraries.of("publish", "unpublish"), options,
-                        Arbitraries.integers().between(0, 100), Arbitraries.longs())
-                .as((json, command, opts, at, seed) -> {
+        Arbitrary<List<String>> global = Arbitraries.of(List.<String>of(), List.of("--json"), List.of("--netns", "h1"),
+                List.of("--json", "--netns", "h1"), List.of("--netns", "/run/netns/h1", "--json"));
+        return Combinators.combine(global, Arbitraries.of("publish", "unpublish"), options, Arbitraries.longs())
+                .as((globals, command, opts, seed) -> {
                     List<List<String>> parts = new ArrayList<>(opts);
                     // --owner once: a second is picocli's to refuse.
                     parts.removeIf(p -> p.getFirst().equals("--owner") && p != opts.stream()
@@ -101,7 +102,8 @@ class QuickLineTest {
                     parts.add(PARAMETER);
                     Collections.shuffle(parts, new Random(seed));
                     // The two parameters in their order, wherever the shuffle put them.
-                    List<String> line = new ArrayList<>(json ? List.of("--json", command) : List.of(command));
+                    List<String> line = new ArrayList<>(globals);
+                    line.add(command);
                     boolean first = true;
                     for (List<String> p : parts) {
                         if (p == PARAMETER) {
@@ -141,10 +143,13 @@ class QuickLineTest {
     @Example
     void leavesTheRestToPicocli() {
         for (String[] args : List.of(new String[] {"publish", "n1", "10.88.0.2"}, new String[] {"publish", "n1", "-p", "80"},
-                new String[] {"unpublish", "n1", "10.88.0.2", "--drain"}, new String[] {"--netns", "h", "publish", "n1", "x", "-p", "80"},
+                new String[] {"unpublish", "n1", "10.88.0.2", "--drain"},
                 new String[] {"publish", "n1", "x", "-p", "80", "--owner", "a", "--owner", "b"},
                 new String[] {"publish", "n1", "x", "-p", "80", "--replace", "--replace"},
                 new String[] {"publish", "n1", "x", "-p", "80", "--", "y"}, new String[] {"publish", "n1", "x", "-p", "@f"},
+                new String[] {"--netns", "publish", "publish", "n1", "x", "-p", "80"},
+                new String[] {"--netns", "a", "--netns", "b", "publish", "n1", "x", "-p", "80"},
+                new String[] {"--driver", "nftables", "publish", "n1", "x", "-p", "80"},
                 new String[] {"ls"}, new String[] {"publish", "n1", "x", "y", "-p", "80"}, new String[] {"publish", "--help"})) {
             assertThat(QuickLine.read(args)).as(String.join(" ", args)).isNull();
         }
@@ -215,7 +220,9 @@ class QuickLineTest {
                 new String[] {"unpublish", "n1", "10.88.0.2", "-p", "8080:80"},
                 new String[] {"unpublish", "n1", "10.88.0.2", "--owner", "w"},
                 new String[] {"--json", "unpublish", "n1", "10.88.0.2"},
-                new String[] {"unpublish", "n1", "10.88.0.2", "-p", "80/icmp"});
+                new String[] {"unpublish", "n1", "10.88.0.2", "-p", "80/icmp"},
+                new String[] {"--netns", "/proc/self/ns/net", "publish", "n1", "10.88.0.2", "-p", "8080:80"},
+                new String[] {"--json", "--netns", "gatun-test-no-such-namespace", "publish", "n1", "10.88.0.2", "-p", "80"});
         for (String[] args : lines) {
             assertThat(QuickLine.read(args)).as("a plain line: %s", String.join(" ", args)).isNotNull();
             Ran quick = run(true, args);
@@ -245,21 +252,22 @@ class QuickLineTest {
                     || sub.isVersionHelpRequested()) {
                 return Map.of("parsed", "help");
             }
-            return fields(sub.commandSpec().name(), ((GatunCommand) cli.getCommand()).json,
-                    sub.commandSpec().userObject());
+            GatunCommand root = (GatunCommand) cli.getCommand();
+            return fields(sub.commandSpec().name(), root.json, root.netns, sub.commandSpec().userObject());
         } catch (CommandLine.ParameterException e) {
             return Map.of("refused", e.getMessage());
         }
     }
 
     private static Map<String, Object> fields(QuickLine.Read read) {
-        return fields(read.name(), read.json(), read.command());
+        return fields(read.name(), read.json(), read.netns(), read.command());
     }
 
-    private static Map<String, Object> fields(String name, boolean json, Object command) {
+    private static Map<String, Object> fields(String name, boolean json, String netns, Object command) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("command", name);
         m.put("--json", json);
+        m.put("--netns", netns);
         for (Field f : command.getClass().getDeclaredFields()) {
             if (f.isAnnotationPresent(Option.class) || f.isAnnotationPresent(Parameters.class)) {
                 try {

@@ -80,6 +80,8 @@ class OneShotServerIT {
                     .isEqualTo(421);
             assertThat(status(call(socket, ServeClient.cliRequest(List.of("--netns", other.name(), "--json", "ls")))))
                     .as("another namespace").isEqualTo(421);
+            assertThat(status(call(socket, ServeClient.cliRequest(List.of("--netns", other.name(), "publish", "n1",
+                    "10.88.0.9", "-p", "9999:80"))))).as("another namespace, in a line read without picocli").isEqualTo(421);
             try (SocketChannel cut = SocketChannel.open(UnixDomainSocketAddress.of(socket))) {
                 write(cut, ascii("cli 100\npublish\0"));
                 cut.shutdownOutput();
