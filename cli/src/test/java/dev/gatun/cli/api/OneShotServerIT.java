@@ -68,8 +68,7 @@ class OneShotServerIT {
     void misbehavingCallersAreRefusedOrServedAndNoneHoldsUpTheNext(NetworkNamespace host, NetworkNamespace other)
             throws Exception {
         String ns = host.name();
-        GatunCli.ok("--netns", ns, "net", "create", "n1", "--subnet", "10.88.0.0/16");
-        try (GatunServe serve = GatunServe.start(ns, null, "--log-requests")) {
+        try (GatunServe serve = serveWithNetwork(host, "--log-requests")) {
             Path socket = ServeSockets.oneShotOf(host);
 
             assertThat(status(call(socket, ascii("teapot 3\nabc")))).as("an unknown kind").isEqualTo(400);
@@ -129,9 +128,7 @@ class OneShotServerIT {
             // Only the one call that ran changed the kernel.
             String map = Oracle.in(host, "nft", "list", "map", "inet", "gatun", "ports4");
             assertThat(map).contains("8080").doesNotContain("9090");
-            assertThat(call(socket, listing)).as("still serving")
-                    .isInstanceOfSatisfying(ServeClient.Answer.Ran.class, r -> assertThat(r.stdout()).contains("*:8080"));
-            assertThat(serve.isAlive()).isTrue();
+            assertStillServing(serve, socket, "*:8080");
         }
     }
 
@@ -145,9 +142,7 @@ class OneShotServerIT {
     @Test
     @Timeout(value = 3, unit = TimeUnit.MINUTES)
     void aClientThatStopsReadingItsAnswerHoldsUpNobody(NetworkNamespace host) throws Exception {
-        String ns = host.name();
-        GatunCli.ok("--netns", ns, "net", "create", "n1", "--subnet", "10.88.0.0/16");
-        try (GatunServe serve = GatunServe.start(ns, null)) {
+        try (GatunServe serve = serveWithNetwork(host)) {
             Path socket = ServeSockets.oneShotOf(host);
             byte[] meanwhile = ServeClient.cliRequest(List.of("publish", "n1", "10.88.0.3", "-p", "8080:80"));
             try (SocketChannel stalled = SocketChannel.open(UnixDomainSocketAddress.of(socket))) {
@@ -171,31 +166,25 @@ class OneShotServerIT {
             int mark = serve.stderrMark();
             try (SocketChannel gone = SocketChannel.open(UnixDomainSocketAddress.of(socket))) {
                 write(gone, ServeClient.cliRequest(List.of("ls")));
-                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-                while (!serve.stderr().substring(mark).contains("took none of the rest") && System.nanoTime() < until) {
-                    Thread.sleep(200);
-                }
-                assertThat(serve.stderr().substring(mark)).as("given up on, and said").contains("took none of the rest of its answer");
+                assertThat(serve.awaitStderr(mark, "took none of the rest of its answer", Duration.ofSeconds(60)))
+                        .as("given up on, and said: %s", serve.stderr().substring(mark)).isTrue();
                 assertThat(ServeClient.read(Channels.newInputStream(gone).readAllBytes())).as("cut off")
                         .isInstanceOf(ServeClient.Answer.Broken.class);
             }
-            assertThat(call(socket, ServeClient.cliRequest(List.of("--json", "ls")))).as("still serving")
-                    .isInstanceOfSatisfying(ServeClient.Answer.Ran.class, r -> assertThat(r.stdout()).contains("8080"));
-            assertThat(serve.isAlive()).isTrue();
+            assertStillServing(serve, socket, "*:8080");
         }
     }
 
     /**
-     * A serve out of file descriptors for a while (here: its limit lowered to none, with prlimit) cannot take a call; the caller waits in the socket's queue and is answered once
+     * A serve out of file descriptors for a while (here: its limit lowered to none, with
+     * prlimit) cannot take a call; the caller waits in the socket's queue and is answered once
      * descriptors are back, and the socket stays (without it, the clients would refuse to run
      * their calls beside a live serve until it restarts). Both moments are in the serve's log.
      */
     @Test
     @Timeout(value = 2, unit = TimeUnit.MINUTES)
     void aShortageOfDescriptorsPassesAndTheSocketStays(NetworkNamespace host) throws Exception {
-        String ns = host.name();
-        GatunCli.ok("--netns", ns, "net", "create", "n1", "--subnet", "10.88.0.0/16");
-        try (GatunServe serve = GatunServe.start(ns, null)) {
+        try (GatunServe serve = serveWithNetwork(host)) {
             Path socket = ServeSockets.oneShotOf(host);
             String pid = Long.toString(serve.pid());
             String limits = ran(List.of("prlimit", "--pid", pid, "--nofile", "--output", "SOFT,HARD", "--noheadings"));
@@ -224,10 +213,22 @@ class OneShotServerIT {
                     .isInstanceOfSatisfying(ServeClient.Answer.Ran.class, r -> assertThat(r.code()).as(r.stderr()).isZero());
             assertThat(serve.awaitStderr(mark, "takes calls again", Duration.ofSeconds(10))).isTrue();
             assertThat(socket).as("the socket stays").exists();
-            assertThat(call(socket, ServeClient.cliRequest(List.of("ls")))).as("still serving")
-                    .isInstanceOfSatisfying(ServeClient.Answer.Ran.class, r -> assertThat(r.stdout()).contains("*:8080"));
+            assertStillServing(serve, socket, "*:8080");
             assertThat(Oracle.in(host, "nft", "list", "map", "inet", "gatun", "ports4")).contains("8080");
         }
+    }
+
+    /** A serve of {@code host} with network n1 (10.88.0.0/16) made before it starts. */
+    private static GatunServe serveWithNetwork(NetworkNamespace host, String... serveOptions) {
+        GatunCli.ok("--netns", host.name(), "net", "create", "n1", "--subnet", "10.88.0.0/16");
+        return GatunServe.start(host.name(), null, serveOptions);
+    }
+
+    /** The serve still runs and answers a listing that shows {@code published}. */
+    private static void assertStillServing(GatunServe serve, Path socket, String published) throws IOException {
+        assertThat(call(socket, ServeClient.cliRequest(List.of("ls")))).as("still serving")
+                .isInstanceOfSatisfying(ServeClient.Answer.Ran.class, r -> assertThat(r.stdout()).contains(published));
+        assertThat(serve.isAlive()).isTrue();
     }
 
     private static String ran(List<String> command) {
