@@ -51,8 +51,9 @@ public final class Main {
 
     /**
      * Runs a command {@link QuickLine} read, as picocli would have run it: same output, same
-     * exit code, a failure in the same sentence. In a serve only: there a cold picocli costs a
-     * publish a third of its time; a one-shot JVM loads it all the same, for help and usage errors.
+     * exit code, a failure in the same sentence. In a serve only: there a cold picocli cost a
+     * publish a third of its time, while a one-shot JVM showed no gain out of its own noise
+     * (bench/README.md), so it keeps picocli's one path.
      */
     private static int runRead(QuickLine.Read line, PrintWriter out, PrintWriter err, Served served) {
         GatunCommand root = new GatunCommand();

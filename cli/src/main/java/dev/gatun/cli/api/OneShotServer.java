@@ -309,10 +309,17 @@ final class OneShotServer implements AutoCloseable {
     private static boolean finishWriting(SocketChannel c, ByteBuffer rest) throws IOException {
         try (Selector waiting = Selector.open()) {
             c.register(waiting, SelectionKey.OP_WRITE);
-            while (!writeNow(c, rest)) {
-                if (waiting.select(WRITE_MILLIS) == 0) {
+            long lastTaken = System.nanoTime();
+            for (int before = rest.remaining(); !writeNow(c, rest); before = rest.remaining()) {
+                long now = System.nanoTime();
+                if (rest.remaining() < before) {
+                    lastTaken = now;
+                }
+                long left = WRITE_MILLIS - (now - lastTaken) / 1_000_000;
+                if (left <= 0) {
                     return false;
                 }
+                waiting.select(left);
                 waiting.selectedKeys().clear();
             }
             return true;
