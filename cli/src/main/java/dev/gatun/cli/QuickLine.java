@@ -1,6 +1,7 @@
 package dev.gatun.cli;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
@@ -53,18 +54,17 @@ final class QuickLine {
             return null;
         }
         String name = args[at];
-        Said said = switch (name) {
-            case "publish" -> Said.of(args, at + 1, PUBLISH_FLAGS);
-            case "unpublish" -> Said.of(args, at + 1, Set.of());
+        return switch (name) {
+            case "publish" -> {
+                Said said = Said.of(args, at + 1, PUBLISH_FLAGS);
+                yield said == null || said.specs.isEmpty() ? null : new Read(name, json, netns, publish(said));
+            }
+            case "unpublish" -> {
+                Said said = Said.of(args, at + 1, Set.of());
+                yield said == null ? null : new Read(name, json, netns, unpublish(said));
+            }
             default -> null;
         };
-        if (said == null) {
-            return null;
-        }
-        if (name.equals("publish")) {
-            return said.specs.isEmpty() ? null : new Read(name, json, netns, publish(said));
-        }
-        return new Read(name, json, netns, unpublish(said));
     }
 
     private static PublishCommand publish(Said said) {
@@ -99,7 +99,7 @@ final class QuickLine {
             List<String> positionals = new ArrayList<>(2);
             List<String> specs = new ArrayList<>(1);
             String owner = null;
-            List<String> flags = new ArrayList<>(0);
+            Set<String> flags = new HashSet<>(4);
             for (int i = from; i < args.length; i++) {
                 String a = args[i];
                 if (a.equals("-p") || a.equals("--owner")) {
@@ -115,17 +115,16 @@ final class QuickLine {
                         return null;
                     }
                 } else if (flagNames.contains(a)) {
-                    if (flags.contains(a)) {
+                    if (!flags.add(a)) {
                         return null;
                     }
-                    flags.add(a);
                 } else if (plain(a) && positionals.size() < 2) {
                     positionals.add(a);
                 } else {
                     return null;
                 }
             }
-            return positionals.size() == 2 ? new Said(positionals, specs, owner, Set.copyOf(flags)) : null;
+            return positionals.size() == 2 ? new Said(positionals, specs, owner, flags) : null;
         }
     }
 
