@@ -12,7 +12,6 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -62,16 +61,15 @@ final class OneShotCalls {
         return "unpublish".equals(GatunCommand.subcommandName(args.toArray(String[]::new))) && args.contains("--drain");
     }
 
-    /** The commands whose work or answer grows with the host rather than with the call: listings and checks. */
-    private static final Set<String> HOST_SIZED = Set.of("ls", "ruleset", "doctor");
-
     /**
-     * Whether a command line may take long: it waits on connections ({@link #waitsOnConnections}),
-     * or what it reads and prints grows with the host (a listing of 100,000 mappings is some 6
-     * MiB), not with what the call names.
+     * Whether a command line is one the calls socket's own thread may run before it takes the
+     * next call: a publish, or an unpublish that does not drain, whose work is one commit. Every
+     * other call may take long, and not only by its size: a listing grows with the host, a drain waits on connections, a CNI or netavark call or an attach creates links
+     * and opens a namespace path that may wait (a FIFO waits for its writer).
      */
-    static boolean mayTakeLong(List<String> args) {
-        return waitsOnConnections(args) || HOST_SIZED.contains(GatunCommand.subcommandName(args.toArray(String[]::new)));
+    static boolean runsAtOnce(List<String> args) {
+        String name = GatunCommand.subcommandName(args.toArray(String[]::new));
+        return "publish".equals(name) || "unpublish".equals(name) && !args.contains("--drain");
     }
 
     private ServeWire.Printed runLine(List<String> args) {

@@ -19,6 +19,9 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.ObjIntConsumer;
@@ -26,12 +29,13 @@ import java.util.function.ObjIntConsumer;
 /**
  * The serve's one-shot socket: the C client's command lines, CNI and netavark calls
  * ({@link ServeWire}'s framing), root only. One thread accepts each connection and, when the
- * whole call came with it (the clients send it in one write), runs it and answers before it
- * takes the next: a call costs no other thread's wake-up. That is what this socket is for: the
- * same call over the local API's HTTP server cost a serve just idle some 0.4 ms more (measured
- * in bench/README.md). A call that may take long (an unpublish that drains, a listing of the
- * host), whose bytes trickle in, or whose answer the client does not take at once runs or is
- * answered on a thread of its own, so none holds up the next.
+ * whole call came with it (the clients send it in one write) and is a publish or an unpublish
+ * ({@link OneShotCalls#runsAtOnce}), runs it and answers before it takes the next: a call costs
+ * no other thread's wake-up. That is what this socket is for: the same call over the local API's
+ * HTTP server cost a serve just idle some 0.4 ms more (measured in bench/README.md). Every other
+ * call (a CNI or netavark call, an attach, a listing, a drain), one whose bytes trickle in, and
+ * the rest of an answer the client does not take at once run on a thread of their own, so none
+ * holds up the next.
  */
 final class OneShotServer implements AutoCloseable {
 
@@ -41,6 +45,12 @@ final class OneShotServer implements AutoCloseable {
     private static final long WRITE_MILLIS = 10_000;
     /** How soon a connection that could not be taken (no descriptor left) is tried again. */
     private static final long RETRY_MILLIS = 100;
+    /**
+     * At most this many calls run aside at once (as many as the local API's pool has threads);
+     * more wait their turn. Platform threads: a call that blocks in a native call (an open that
+     * waits, a netlink read) would hold a virtual thread's carrier, and with it others.
+     */
+    private static final int ASIDE_THREADS = 64;
     /** Said in the serve's log and events: who asked. */
     static final String VIA = "gatun client";
 
@@ -52,6 +62,7 @@ final class OneShotServer implements AutoCloseable {
     private final ObjIntConsumer<String> answered;
     private final Consumer<String> requestLog;
     private final Consumer<String> problems;
+    private final ThreadPoolExecutor asideThreads;
     /** Calls running on threads of their own, and the accepting thread until it ends. */
     private final AtomicInteger running = new AtomicInteger(1);
     private final CompletableFuture<Void> drained = new CompletableFuture<>();
@@ -70,6 +81,9 @@ final class OneShotServer implements AutoCloseable {
         this.answered = answered;
         this.requestLog = requestLog;
         this.problems = problems;
+        this.asideThreads = new ThreadPoolExecutor(ASIDE_THREADS, ASIDE_THREADS, 30, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(), Thread.ofPlatform().daemon().name("gatun-call-", 0).factory());
+        asideThreads.allowCoreThreadTimeOut(true);
     }
 
     /**
@@ -149,6 +163,8 @@ final class OneShotServer implements AutoCloseable {
         } finally {
             closeQuietly(server);
             closeQuietly(selector);
+            // What was handed over still runs; nothing more will be.
+            asideThreads.shutdown();
             done();
         }
     }
@@ -188,8 +204,8 @@ final class OneShotServer implements AutoCloseable {
     }
 
     /**
-     * One connection: its call run here when it came whole and cannot take long, and its answer
-     * written here when the socket takes it all at once; the rest on a thread of its own.
+     * One connection: its call run here when it came whole and is one to run at once, and its
+     * answer written here when the socket takes it all at once; the rest on a thread of its own.
      */
     private void take(SocketChannel c) {
         Incoming in = new Incoming();
@@ -202,7 +218,7 @@ final class OneShotServer implements AutoCloseable {
                 return;
             }
             c.configureBlocking(false);
-            if (!in.readFrom(c) || mayTakeLong(in)) {
+            if (!in.readFrom(c) || !runsAtOnce(in)) {
                 aside(c, in, null);
                 return;
             }
@@ -228,7 +244,7 @@ final class OneShotServer implements AutoCloseable {
      */
     private void aside(SocketChannel c, Incoming in, ByteBuffer unsent) {
         running.incrementAndGet();
-        Thread.ofVirtual().name("gatun-call").start(() -> {
+        asideThreads.execute(() -> {
             // Closed at the end, not as a resource: a refusal is still written on it.
             try {
                 ByteBuffer rest = unsent;
@@ -251,8 +267,8 @@ final class OneShotServer implements AutoCloseable {
         });
     }
 
-    private boolean mayTakeLong(Incoming in) {
-        return in.kind() == ServeWire.Kind.CLI && OneShotCalls.mayTakeLong(in.args());
+    private static boolean runsAtOnce(Incoming in) {
+        return in.kind() == ServeWire.Kind.CLI && OneShotCalls.runsAtOnce(in.args());
     }
 
     /** Reads the rest of a call that did not come at once, for at most {@link #READ_MILLIS}. */

@@ -125,16 +125,21 @@ class ApiRoutesTest {
         assertThat(OneShotCalls.waitsOnConnections(List.of("publish", "n1", "10.88.0.2", "-p", "80", "--drain"))).isFalse();
     }
 
-    /** On the calls socket, what grows with the host (or drains) runs aside; a container's own commands run inline. */
+    /** On the calls socket, only a publish and an unpublish that does not drain run on the accepting thread. */
     @Test
-    void listingsChecksAndDrainsMayTakeLong() {
-        assertThat(OneShotCalls.mayTakeLong(List.of("--json", "ls"))).isTrue();
-        assertThat(OneShotCalls.mayTakeLong(List.of("--netns", "x", "ruleset"))).isTrue();
-        assertThat(OneShotCalls.mayTakeLong(List.of("doctor"))).isTrue();
-        assertThat(OneShotCalls.mayTakeLong(List.of("unpublish", "n1", "10.88.0.2", "--drain"))).isTrue();
-        assertThat(OneShotCalls.mayTakeLong(List.of("publish", "n1", "10.88.0.2", "-p", "80"))).isFalse();
-        assertThat(OneShotCalls.mayTakeLong(List.of("attach", "n1", "c1"))).isFalse();
-        assertThat(OneShotCalls.mayTakeLong(List.of("net", "ls"))).as("net, with ls as its own subcommand").isFalse();
+    void onlyPublishesAndUnpublishesThatDoNotDrainRunAtOnce() {
+        assertThat(OneShotCalls.runsAtOnce(List.of("publish", "n1", "10.88.0.2", "-p", "80"))).isTrue();
+        assertThat(OneShotCalls.runsAtOnce(List.of("--json", "--netns", "x", "publish", "n1", "10.88.0.2", "-p", "80")))
+                .isTrue();
+        assertThat(OneShotCalls.runsAtOnce(List.of("unpublish", "n1", "10.88.0.2"))).isTrue();
+        assertThat(OneShotCalls.runsAtOnce(List.of("unpublish", "n1", "10.88.0.2", "--drain"))).isFalse();
+        assertThat(OneShotCalls.runsAtOnce(List.of("--json", "ls"))).isFalse();
+        assertThat(OneShotCalls.runsAtOnce(List.of("--netns", "x", "ruleset"))).isFalse();
+        assertThat(OneShotCalls.runsAtOnce(List.of("doctor"))).isFalse();
+        assertThat(OneShotCalls.runsAtOnce(List.of("attach", "n1", "c1"))).isFalse();
+        assertThat(OneShotCalls.runsAtOnce(List.of("detach", "n1", "c1"))).isFalse();
+        assertThat(OneShotCalls.runsAtOnce(List.of("net", "create", "n2", "--subnet", "10.89.0.0/16"))).isFalse();
+        assertThat(OneShotCalls.runsAtOnce(List.of("net", "publish"))).as("net, with a subcommand named like one").isFalse();
     }
 
     @Test
