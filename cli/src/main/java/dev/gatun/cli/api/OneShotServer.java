@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -51,6 +52,7 @@ final class OneShotServer implements AutoCloseable {
      * waits, a netlink read) would hold a virtual thread's carrier, and with it others.
      */
     private static final int ASIDE_THREADS = 64;
+    private static final String STOPPING = "the serve is stopping; run the call yourself";
     /** Said in the serve's log and events: who asked. */
     static final String VIA = "gatun client";
 
@@ -121,31 +123,44 @@ final class OneShotServer implements AutoCloseable {
         return socket;
     }
 
+    /**
+     * The socket's one thread: takes each connection, and reads the calls that did not come
+     * with their connection as their bytes arrive (a client connects, then writes: this thread
+     * often wakes between the two), all on one selector.
+     */
     private void accepting() {
         try {
+            long untilFirstDeadline = 0;
             while (!stopping) {
-                selector.select();
-                selector.selectedKeys().clear();
+                selector.select(untilFirstDeadline);
                 if (stopping) {
                     break;
                 }
-                SocketChannel c;
-                while ((c = accepted()) != null) {
-                    try {
-                        take(c);
-                    } catch (Error e) {
-                        // A call that broke the JVM's limits (a stack overflow, say) loses its connection, not the socket.
-                        closeQuietly(c);
-                        problems.accept("a one-shot call failed: " + e);
+                for (Iterator<SelectionKey> ready = selector.selectedKeys().iterator(); ready.hasNext(); ) {
+                    SelectionKey key = ready.next();
+                    ready.remove();
+                    if (key.attachment() instanceof Incoming in) {
+                        guarded((SocketChannel) key.channel(), () -> readMore(key, in));
+                    } else {
+                        SocketChannel c;
+                        while ((c = accepted()) != null) {
+                            SocketChannel taken = c;
+                            guarded(c, () -> take(taken));
+                        }
                     }
                 }
+                untilFirstDeadline = refuseLateCalls();
             }
-            // The socket file is gone: what is still queued was sent before; it gets 503 and runs nothing.
+            // The socket file is gone: what is half read or still queued gets 503 and runs nothing.
+            for (SelectionKey key : selector.keys()) {
+                if (key.attachment() instanceof Incoming in) {
+                    refuse((SocketChannel) key.channel(), in, new ApiRoutes.Refused(503, STOPPING));
+                }
+            }
             SocketChannel c;
             while ((c = server.accept()) != null) {
                 try (SocketChannel refused = c) {
-                    refused.configureBlocking(true);
-                    write(refused, null, 503, "the serve is stopping; run the call yourself");
+                    write(refused, null, 503, STOPPING);
                 }
             }
         } catch (IOException | RuntimeException | Error e) {
@@ -167,6 +182,37 @@ final class OneShotServer implements AutoCloseable {
             asideThreads.shutdown();
             done();
         }
+    }
+
+    /** A call that broke the JVM's limits (a stack overflow, say) loses its connection, not the socket. */
+    private void guarded(SocketChannel c, Runnable step) {
+        try {
+            step.run();
+        } catch (Error e) {
+            closeQuietly(c);
+            problems.accept("a one-shot call failed: " + e);
+        }
+    }
+
+    /**
+     * Refuses the calls that did not arrive whole within {@link #READ_MILLIS} of their
+     * connection; answers how long until the next one may, in milliseconds (0: none waits).
+     */
+    private long refuseLateCalls() {
+        long now = System.nanoTime();
+        long first = 0;
+        for (SelectionKey key : selector.keys()) {
+            if (key.isValid() && key.attachment() instanceof Incoming in) {
+                long left = READ_MILLIS - (now - in.connected) / 1_000_000;
+                if (left <= 0) {
+                    refuse((SocketChannel) key.channel(), in, new ApiRoutes.Refused(400,
+                            "the call did not arrive whole within " + READ_MILLIS / 1000 + " s"));
+                } else if (first == 0 || left < first) {
+                    first = left;
+                }
+            }
+        }
+        return first;
     }
 
     /**
@@ -203,43 +249,64 @@ final class OneShotServer implements AutoCloseable {
         return c;
     }
 
-    /**
-     * One connection: its call run here when it came whole and is one to run at once, and its
-     * answer written here when the socket takes it all at once; the rest on a thread of its own.
-     */
+    /** A new connection: its call run when it came with it, else read as it comes ({@link #readMore}). */
     private void take(SocketChannel c) {
         Incoming in = new Incoming();
-        ByteBuffer unsent;
         try {
             if (!rootPeers.allow(c)) {
-                c.configureBlocking(true);
-                write(c, null, 403, "one-shot calls are taken from root only");
-                c.close();
+                try (c) {
+                    write(c, null, 403, "one-shot calls are taken from root only");
+                }
                 return;
             }
             c.configureBlocking(false);
-            if (!in.readFrom(c) || !runsAtOnce(in)) {
-                aside(c, in, null);
-                return;
-            }
-            unsent = answer(c, in);
-            if (unsent == null) {
-                c.close();
-                return;
+            if (in.readFrom(c)) {
+                run(c, in);
+            } else {
+                c.register(selector, SelectionKey.OP_READ, in);
             }
         } catch (ApiRoutes.Refused e) {
             refuse(c, in, e);
-            return;
         } catch (IOException | RuntimeException e) {
             failed(c, in, e);
-            return;
         }
-        aside(c, in, unsent);
+    }
+
+    /** More of a call that did not come with its connection: run once it is whole. */
+    private void readMore(SelectionKey key, Incoming in) {
+        SocketChannel c = (SocketChannel) key.channel();
+        try {
+            if (in.readFrom(c)) {
+                key.cancel();
+                run(c, in);
+            }
+        } catch (ApiRoutes.Refused e) {
+            refuse(c, in, e);
+        } catch (IOException | RuntimeException e) {
+            failed(c, in, e);
+        }
     }
 
     /**
-     * The rest of a connection, on a thread of its own: reading the call, running it and writing
-     * its answer, or (when {@code unsent} is not null) writing the part of the answer that the
+     * A whole call: run here when it is one to run at once, with its answer written here when
+     * the socket takes it all at once; the rest on a thread of its own.
+     */
+    private void run(SocketChannel c, Incoming in) throws IOException {
+        if (!runsAtOnce(in)) {
+            aside(c, in, null);
+            return;
+        }
+        ByteBuffer unsent = answer(c, in);
+        if (unsent == null) {
+            c.close();
+        } else {
+            aside(c, in, unsent);
+        }
+    }
+
+    /**
+     * The rest of a connection, on a thread of its own: running its call and writing its
+     * answer, or (when {@code unsent} is not null) writing the part of the answer that the
      * client has not taken yet.
      */
     private void aside(SocketChannel c, Incoming in, ByteBuffer unsent) {
@@ -247,11 +314,7 @@ final class OneShotServer implements AutoCloseable {
         asideThreads.execute(() -> {
             // Closed at the end, not as a resource: a refusal is still written on it.
             try {
-                ByteBuffer rest = unsent;
-                if (rest == null) {
-                    finishReading(c, in);
-                    rest = answer(c, in);
-                }
+                ByteBuffer rest = unsent == null ? answer(c, in) : unsent;
                 if (rest != null && !finishWriting(c, rest)) {
                     problems.accept((in.kind() == null ? "one-shot call" : in.kind().path) + ": the client took none of the"
                             + " rest of its answer for " + WRITE_MILLIS / 1000 + " s; the connection is closed (the call ran)");
@@ -269,25 +332,6 @@ final class OneShotServer implements AutoCloseable {
 
     private static boolean runsAtOnce(Incoming in) {
         return in.kind() == ServeWire.Kind.CLI && OneShotCalls.runsAtOnce(in.args());
-    }
-
-    /** Reads the rest of a call that did not come at once, for at most {@link #READ_MILLIS}. */
-    private static void finishReading(SocketChannel c, Incoming in) throws IOException {
-        if (in.complete()) {
-            return;
-        }
-        long deadline = System.nanoTime() + READ_MILLIS * 1_000_000;
-        try (Selector waiting = Selector.open()) {
-            c.register(waiting, SelectionKey.OP_READ);
-            while (!in.readFrom(c)) {
-                long left = (deadline - System.nanoTime()) / 1_000_000;
-                if (left <= 0) {
-                    throw new ApiRoutes.Refused(400, "the call did not arrive whole within " + READ_MILLIS / 1000 + " s");
-                }
-                waiting.select(left);
-                waiting.selectedKeys().clear();
-            }
-        }
     }
 
     /**
@@ -355,7 +399,6 @@ final class OneShotServer implements AutoCloseable {
 
     private void refuse(SocketChannel c, Incoming in, ApiRoutes.Refused e) {
         try (c) {
-            c.configureBlocking(true);
             write(c, in, e.status, e.getMessage());
         } catch (IOException ignored) {
             // the client went away
@@ -376,10 +419,15 @@ final class OneShotServer implements AutoCloseable {
         }
     }
 
+    /** Writes all of {@code bytes}, as far as the client takes them (a refusal is small: at once). */
     private static void writeAll(SocketChannel c, byte[] bytes) throws IOException {
         ByteBuffer b = ByteBuffer.wrap(bytes);
-        while (b.hasRemaining()) {
-            c.write(b);
+        if (c.isBlocking()) {
+            while (b.hasRemaining()) {
+                c.write(b);
+            }
+        } else if (!writeNow(c, b) && !finishWriting(c, b)) {
+            throw new IOException("the client took none of its answer for " + WRITE_MILLIS / 1000 + " s");
         }
     }
 
@@ -428,6 +476,8 @@ final class OneShotServer implements AutoCloseable {
 
     /** A call as it arrives: its first line, then its body; checked as soon as the line is in. */
     private static final class Incoming {
+        /** When its connection was taken: the call has {@link #READ_MILLIS} from then to arrive. */
+        final long connected = System.nanoTime();
         private ByteBuffer buffer = ByteBuffer.allocate(1024);
         private ServeWire.Head head;
         private int bodyFrom;
