@@ -17,6 +17,7 @@ import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
 import dev.gatun.testing.StandInDriver;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.IOException;
@@ -40,6 +41,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -265,6 +267,60 @@ class LocalApiIT {
             assertThat(curl(host, "GET", "/v1/networks", null).status()).as("still serving").isEqualTo(200);
             assertThat(serve.isAlive()).isTrue();
         }
+    }
+
+    /**
+     * A serve out of file descriptors for a while (its limit lowered to none with prlimit)
+     * cannot take API connections; clients wait in the socket's queue and are answered once
+     * descriptors are back, and the API keeps serving (an engine that found its plugin socket
+     * dead would fail every container until the serve restarts). The first connection in the
+     * shortage may still be taken (a blocked accept holds its descriptor before a client
+     * comes); its request then fails with an error that names the shortage.
+     */
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
+    void aShortageOfDescriptorsPassesAndTheApiAnswersAgain(NetworkNamespace host) throws Exception {
+        try (GatunServe serve = GatunServe.start(host.name());
+             ExecutorService callers = Executors.newVirtualThreadPerTaskExecutor()) {
+            assertThat(curl(host, "POST", "/v1/networks", "{\"name\": \"n1\", \"subnets\": [\"10.88.0.0/16\"]}").status())
+                    .isEqualTo(200);
+            String pid = Long.toString(serve.pid());
+            Oracle.Result limits = Oracle.run(List.of("prlimit", "--pid", pid, "--nofile", "--output", "SOFT,HARD", "--noheadings"));
+            assertThat(limits.exitCode()).as(limits.toString()).isZero();
+            String[] softHard = limits.stdout().trim().split("\\s+");
+            Future<Answer> first;
+            Future<Answer> second;
+            try {
+                assertThat(Oracle.run(List.of("prlimit", "--pid", pid, "--nofile=0:" + softHard[1])).exitCode()).isZero();
+                first = callers.submit(() -> publish(host, "8080:80"));
+                Thread.sleep(1_000);
+                second = callers.submit(() -> publish(host, "8081:81"));
+                Thread.sleep(2_000);
+                assertThat(second.isDone()).as("answered with no descriptor to take it with: %s",
+                        second.isDone() ? second.get() : "").isFalse();
+            } finally {
+                Oracle.run(List.of("prlimit", "--pid", pid, "--nofile=" + softHard[0] + ":" + softHard[1]));
+            }
+            List<String> held = new ArrayList<>(List.of("8081"));
+            try {
+                assertThat(second.get(30, TimeUnit.SECONDS).status()).as("the caller that waited").isEqualTo(200);
+                Answer early = first.get(30, TimeUnit.SECONDS);
+                if (early.status() == 200) {
+                    held.add("8080");
+                } else {
+                    assertThat(early.body()).as("taken in the shortage").contains("EMFILE");
+                }
+            } catch (TimeoutException e) {
+                throw new AssertionError("no answer 30 s after descriptors were back; the serve's log: " + serve.stderr(), e);
+            }
+            assertThat(curl(host, "GET", "/v1/ports?network=n1", null).json()).as("still serving").hasSize(held.size());
+            assertThat(Oracle.in(host, "nft", "list", "map", "inet", "gatun", "ports4")).contains(held);
+            assertThat(serve.isAlive()).isTrue();
+        }
+    }
+
+    private static Answer publish(NetworkNamespace host, String port) {
+        return curl(host, "POST", "/v1/networks/n1/ports", "{\"containerIp\": \"10.88.0.2\", \"ports\": [\"" + port + "\"]}");
     }
 
     /**
