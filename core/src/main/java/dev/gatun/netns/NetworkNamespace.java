@@ -59,7 +59,8 @@ public final class NetworkNamespace {
     }
 
     private static NetworkNamespace verified(Path path, String name) {
-        int fd = Libc.open(path.toString(), libc_h.O_RDONLY);
+        // Non-blocking: a FIFO given by mistake would otherwise wait for a writer, for ever.
+        int fd = Libc.open(path.toString(), libc_h.O_RDONLY | libc_h.O_NONBLOCK);
         try {
             int type;
             try {

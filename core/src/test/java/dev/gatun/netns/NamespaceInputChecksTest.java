@@ -2,9 +2,12 @@ package dev.gatun.netns;
 
 import dev.gatun.InvalidInputException;
 import dev.gatun.testing.BadInput;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
@@ -18,6 +21,26 @@ import static org.assertj.core.api.Assertions.assertThat;
 class NamespaceInputChecksTest {
 
     private static final String LONG_NAME = "n".repeat(256);
+    private static final Path FIFO = fifo();
+
+    private static Path fifo() {
+        try {
+            Path dir = Files.createTempDirectory("gatun-fifo");
+            dir.toFile().deleteOnExit();
+            Path fifo = dir.resolve("netns");
+            Process p = new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start();
+            if (p.waitFor() != 0) {
+                throw new IllegalStateException("mkfifo " + fifo + " failed");
+            }
+            fifo.toFile().deleteOnExit();
+            return fifo;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
 
     static Stream<BadInput> badInput() {
         return Stream.of(
@@ -32,6 +55,8 @@ class NamespaceInputChecksTest {
                         "gatun-no-such-namespace", "does not exist"),
                 BadInput.of("a file that is no namespace", () -> NetworkNamespace.at(Path.of("/etc/hostname")),
                         "/etc/hostname", "not a network namespace"),
+                BadInput.of("a FIFO (its open must not wait for a writer)", () -> NetworkNamespace.at(FIFO),
+                        FIFO.toString(), "not a network namespace"),
                 BadInput.of("a namespace of another kind", () -> NetworkNamespace.at(Path.of("/proc/self/ns/uts")),
                         "/proc/self/ns/uts", "not a network namespace"),
                 BadInput.of("deleting a name never made", () -> NamedNamespaces.delete("gatun-never-made"),
@@ -40,6 +65,7 @@ class NamespaceInputChecksTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("badInput")
+    @Timeout(value = 30, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void badInputIsRefusedNamingTheValue(BadInput bad) {
         bad.assertRefusedWith(InvalidInputException.class);
         assertThat(Files.exists(Path.of("/run/etc"))).as("nothing made outside /run/netns").isFalse();

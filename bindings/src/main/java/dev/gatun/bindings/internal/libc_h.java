@@ -10,7 +10,7 @@ import java.lang.invoke.MethodHandle;
 
 import static java.lang.foreign.ValueLayout.*;
 
-/** Bindings for native-headers/libc.h: 14 functions, 91 constants. */
+/** Bindings for native-headers/libc.h: 14 functions, 92 constants. */
 public final class libc_h {
 
     private libc_h() {}
@@ -482,6 +482,7 @@ public final class libc_h {
     public static final int O_CREAT = 64;
     public static final int O_EXCL = 128;
     public static final int O_CLOEXEC = 524288;
+    public static final int O_NONBLOCK = 2048;
     public static final int NAME_MAX = 255;
     public static final int PATH_MAX = 4096;
     public static final int NS_GET_NSTYPE = 46851;

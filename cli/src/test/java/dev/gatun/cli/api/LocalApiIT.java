@@ -281,7 +281,7 @@ class LocalApiIT {
     @Timeout(value = 2, unit = TimeUnit.MINUTES)
     void aShortageOfDescriptorsPassesAndTheApiAnswersAgain(NetworkNamespace host) throws Exception {
         try (GatunServe serve = GatunServe.start(host.name());
-             ExecutorService callers = Executors.newVirtualThreadPerTaskExecutor()) {
+             ExecutorService callers = Executors.newThreadPerTaskExecutor(Thread.ofPlatform().daemon().factory())) {
             assertThat(curl(host, "POST", "/v1/networks", "{\"name\": \"n1\", \"subnets\": [\"10.88.0.0/16\"]}").status())
                     .isEqualTo(200);
             String pid = Long.toString(serve.pid());

@@ -16,13 +16,11 @@ import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
-import java.nio.channels.FileChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
@@ -33,7 +31,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -226,50 +223,50 @@ class OneShotServerIT {
     }
 
     /**
-     * Calls that wait hold up no publish. Here a CNI ADD, a netavark setup and an attach, each
-     * given a FIFO as its container's namespace path: opening it waits until someone opens it
-     * for writing, however long that takes. While all three wait in the serve, a publish and an
-     * unpublish from other callers are answered; once a writer comes, each of the three is
-     * answered with an error that names the path, and the kernel holds what the publish made and
-     * nothing of theirs.
+     * Calls that wait hold up no publish. Here two CNI ADDs whose IPAM plugin (a script of the
+     * test's) waits until the test lets it go, as an IPAM plugin may wait on its lock or on a
+     * DHCP server: while both wait in the serve at the same time, a publish and an unpublish
+     * from other callers are answered; then the plugin fails, each ADD is answered with that
+     * failure, and the kernel holds what the publish made and nothing of the ADDs'.
      */
     @Test
     @Timeout(value = 2, unit = TimeUnit.MINUTES)
-    void callsThatWaitHoldUpNoPublish(NetworkNamespace host, @TempDir Path dir) throws Exception {
-        Path fifo = dir.resolve("netns");
-        ran(List.of("mkfifo", fifo.toString()));
-        // A thread for each caller (the common pool may have a single one on a small machine),
-        // all ended before the FIFO's ends close: a call opening it later would wait again.
-        try (GatunServe serve = serveWithNetwork(host); FifoEnds ends = new FifoEnds(fifo);
-             ExecutorService callers = Executors.newVirtualThreadPerTaskExecutor()) {
+    void callsThatWaitHoldUpNoPublish(NetworkNamespace host, NetworkNamespace pod, @TempDir Path dir) throws Exception {
+        Path go = dir.resolve("go");
+        Path bin = Files.createDirectories(dir.resolve("bin"));
+        Path plugin = bin.resolve("waiting-ipam");
+        Files.writeString(plugin, """
+                #!/bin/sh
+                # An IPAM plugin that says it started, waits until the test lets it go, then fails.
+                cat > /dev/null
+                touch "%s/started-$CNI_CONTAINERID"
+                while [ ! -e "%s" ]; do sleep 0.05; done
+                echo '{"cniVersion": "1.0.0", "code": 11, "msg": "let go by the test"}'
+                exit 1
+                """.formatted(dir, go));
+        Files.setPosixFilePermissions(plugin, PosixFilePermissions.fromString("rwx------"));
+        String config = """
+                {"cniVersion": "1.0.0", "name": "waits", "type": "gatun", "bridge": "cnt-waits",
+                 "ipam": {"type": "waiting-ipam"}}""";
+        List<String> pods = List.of("pod-a", "pod-b");
+        // A platform thread for each caller: the common pool may have a single one on a small
+        // machine, and a virtual thread reading here was once seen parked with its answer in the socket.
+        try (GatunServe serve = serveWithNetwork(host);
+             ExecutorService callers = Executors.newThreadPerTaskExecutor(Thread.ofPlatform().daemon().factory())) {
             Path socket = ServeSockets.oneShotOf(host);
-            Map<String, String> cniEnv = Map.of("CNI_COMMAND", "ADD", "CNI_CONTAINERID", "waits", "CNI_NETNS",
-                    fifo.toString(), "CNI_IFNAME", "eth0", "CNI_PATH", "/opt/cni/bin");
-            String cniConfig = """
-                    {"cniVersion": "1.0.0", "name": "waits", "type": "gatun", "bridge": "cnt-waits",
-                     "ipam": {"type": "host-local", "ranges": [[{"subnet": "10.77.0.0/24"}]], "dataDir": "%s"}}"""
-                    .formatted(dir.resolve("ipam"));
-            String netavarkSetup = """
-                    {"container_id": "waits", "container_name": "waits", "network": {"name": "waits", "id": "1",
-                     "driver": "gatun", "subnets": [{"subnet": "10.78.0.0/24", "gateway": "10.78.0.1"}]},
-                     "network_options": {"interface_name": "eth0", "static_ips": ["10.78.0.2"]}, "port_mappings": []}""";
-            List<CompletableFuture<ServeClient.Answer>> waiting = List.of(
-                    CompletableFuture.supplyAsync(() -> uncheckedCall(socket, ServeWire.request(ServeWire.Kind.CNI,
-                            ServeWire.cniCall(cniEnv, cniConfig.getBytes(StandardCharsets.UTF_8)))), callers),
-                    CompletableFuture.supplyAsync(() -> uncheckedCall(socket, ServeWire.request(ServeWire.Kind.NETAVARK,
-                            ServeWire.netavarkCall(List.of("setup", fifo.toString()),
-                                    netavarkSetup.getBytes(StandardCharsets.UTF_8)))), callers),
-                    CompletableFuture.supplyAsync(() -> uncheckedCall(socket,
-                            ServeClient.cliRequest(List.of("attach", "n1", fifo.toString()))), callers));
+            List<CompletableFuture<ServeClient.Answer>> waiting = pods.stream().map(id -> {
+                Map<String, String> env = Map.of("CNI_COMMAND", "ADD", "CNI_CONTAINERID", id, "CNI_NETNS",
+                        pod.path().toString(), "CNI_IFNAME", "eth0", "CNI_PATH", bin.toString());
+                byte[] call = ServeWire.request(ServeWire.Kind.CNI, ServeWire.cniCall(env, config.getBytes(StandardCharsets.UTF_8)));
+                return CompletableFuture.supplyAsync(() -> uncheckedCall(socket, call), callers);
+            }).toList();
             try {
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                while (threadsOpeningAFifo(serve.pid()) < waiting.size() && System.nanoTime() < deadline) {
+                while (!pods.stream().allMatch(id -> Files.exists(dir.resolve("started-" + id))) && System.nanoTime() < deadline) {
                     Thread.sleep(20);
                 }
-                assertThat(threadsOpeningAFifo(serve.pid())).as("the serve's threads waiting to open the FIFO: each call"
-                        + " waits on a thread of its own (the calls: %s)", waiting.stream()
-                        .map(f -> f.handle((r, e) -> e != null ? e.toString() : String.valueOf(r)).getNow("waiting")).toList())
-                        .isEqualTo(waiting.size());
+                assertThat(pods).as("ADDs whose IPAM plugin runs: both at once, each on a thread of its own")
+                        .allMatch(id -> Files.exists(dir.resolve("started-" + id)));
 
                 for (List<String> line : List.of(List.of("publish", "n1", "10.88.0.2", "-p", "8080:80", "-p", "8081:81"),
                         List.of("unpublish", "n1", "10.88.0.2", "-p", "8081:81"))) {
@@ -278,62 +275,26 @@ class OneShotServerIT {
                         meanwhile = CompletableFuture.supplyAsync(() -> uncheckedCall(socket, ServeClient.cliRequest(line)), callers)
                                 .get(30, TimeUnit.SECONDS);
                     } catch (TimeoutException e) {
-                        throw new AssertionError(line + ": no answer in 30 s while three calls wait: they hold it up");
+                        throw new AssertionError(line + ": no answer in 30 s while two CNI ADDs wait: they hold it up");
                     }
-                    assertThat(meanwhile).as("%s, answered while three calls wait", line)
+                    assertThat(meanwhile).as("%s, answered while two CNI ADDs wait", line)
                             .isInstanceOfSatisfying(ServeClient.Answer.Ran.class, r -> assertThat(r.code()).as(r.stderr()).isZero());
                 }
-                assertThat(waiting).as("the three still wait").noneMatch(CompletableFuture::isDone);
+                assertThat(waiting).as("the ADDs still wait").noneMatch(CompletableFuture::isDone);
             } finally {
-                ends.open();
+                Files.writeString(go, "");
             }
-            for (CompletableFuture<ServeClient.Answer> call : waiting) {
-                assertThat(call.get(30, TimeUnit.SECONDS)).as("a call that waited, answered once it could go on")
+            for (CompletableFuture<ServeClient.Answer> add : waiting) {
+                assertThat(add.get(30, TimeUnit.SECONDS)).as("an ADD that waited, answered once its IPAM plugin failed")
                         .isInstanceOfSatisfying(ServeClient.Answer.Ran.class, r -> {
                             assertThat(r.code()).as("%s", r).isNotZero();
-                            assertThat(r.stdout() + r.stderr()).contains(fifo.toString());
+                            assertThat(r.stdout()).contains("let go by the test");
                         });
             }
             assertThat(Oracle.in(host, "nft", "list", "map", "inet", "gatun", "ports4")).contains("8080").doesNotContain("8081");
-            assertThat(Oracle.in(host, "ip", "-o", "link")).doesNotContain("cnt-waits").doesNotContain("gatun-waits");
+            assertThat(Oracle.in(host, "ip", "-o", "link")).doesNotContain("cnt-waits");
+            assertThat(Oracle.in(pod, "ip", "-o", "link")).doesNotContain("eth0");
             assertStillServing(serve, socket, "*:8080");
-        }
-    }
-
-    /**
-     * Both ends of a FIFO, held open from {@link #open} until closed: meanwhile an open of it
-     * waits for no one (an open for reading and writing at once never waits itself).
-     */
-    private static final class FifoEnds implements AutoCloseable {
-        private final Path fifo;
-        private FileChannel both;
-
-        FifoEnds(Path fifo) {
-            this.fifo = fifo;
-        }
-
-        void open() throws IOException {
-            both = FileChannel.open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE);
-        }
-
-        @Override
-        public void close() throws IOException {
-            if (both != null) {
-                both.close();
-            }
-        }
-    }
-
-    /** How many of process {@code pid}'s threads wait in the kernel for a FIFO's other end. */
-    private static long threadsOpeningAFifo(long pid) throws IOException {
-        try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
-            return tasks.filter(t -> {
-                try {
-                    return Files.readString(t.resolve("wchan")).equals("wait_for_partner");
-                } catch (IOException gone) {
-                    return false;
-                }
-            }).count();
         }
     }
 
