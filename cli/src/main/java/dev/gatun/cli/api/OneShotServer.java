@@ -29,14 +29,14 @@ import java.util.function.ObjIntConsumer;
 
 /**
  * The serve's one-shot socket: the C client's command lines, CNI and netavark calls
- * ({@link ServeWire}'s framing), root only. One thread accepts each connection and, when the
- * whole call came with it (the clients send it in one write) and is a publish or an unpublish
- * ({@link OneShotCalls#runsAtOnce}), runs it and answers before it takes the next: a call costs
- * no other thread's wake-up. That is what this socket is for: the same call over the local API's
- * HTTP server cost a serve just idle some 0.4 ms more (measured in bench/README.md). Every other
- * call (a CNI or netavark call, an attach, a listing, a drain), one whose bytes trickle in, and
- * the rest of an answer the client does not take at once run on a thread of their own, so none
- * holds up the next.
+ * ({@link ServeWire}'s framing), root only. One thread accepts each connection, reads its call
+ * as the bytes come (a call that is not whole waits on the same selector, for at most {@link
+ * #READ_MILLIS}) and, when it is a publish or an unpublish ({@link OneShotCalls#runsAtOnce}),
+ * runs it and answers before it takes the next: a call costs no other thread's wake-up. That is
+ * what this socket is for: the same call over the local API's HTTP server cost a serve just idle
+ * some 0.4 ms more (measured in bench/README.md). Every other call (a CNI or netavark call, an
+ * attach, a listing, a drain) and the rest of an answer the client does not take at once run on
+ * a thread of their own, so none holds up the next.
  */
 final class OneShotServer implements AutoCloseable {
 
@@ -153,7 +153,7 @@ final class OneShotServer implements AutoCloseable {
             }
             // The socket file is gone: what is half read or still queued gets 503 and runs nothing.
             for (SelectionKey key : selector.keys()) {
-                if (key.attachment() instanceof Incoming in) {
+                if (key.isValid() && key.attachment() instanceof Incoming in) {
                     refuse((SocketChannel) key.channel(), in, new ApiRoutes.Refused(503, STOPPING));
                 }
             }
