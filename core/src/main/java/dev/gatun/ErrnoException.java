@@ -32,6 +32,15 @@ public class ErrnoException extends GatunException {
         return Errno.name(errno);
     }
 
+    /**
+     * Whether the call failed for want of file descriptors (of the process, EMFILE, or of the
+     * system, ENFILE) or of memory (ENOMEM): a shortage that may pass, so the same work may
+     * succeed when tried again later.
+     */
+    public boolean isShortage() {
+        return Errno.isShortage(errno);
+    }
+
     /** What gatun was doing, for example "add table ip gatun". */
     public String operation() {
         return operation;

@@ -1,6 +1,7 @@
 package dev.gatun.cli;
 
 import dev.gatun.EnvironmentException;
+import dev.gatun.ErrnoException;
 import dev.gatun.GatunException;
 import dev.gatun.InvalidInputException;
 import dev.gatun.PrivilegeException;
@@ -23,7 +24,10 @@ public enum Failure {
     CONFLICT,
     /** A privilege, library or kernel feature is missing. */
     ENVIRONMENT,
-    /** May pass if tried again: other processes kept committing past gatun's own tries, or a reply was lost. */
+    /**
+     * May pass if tried again: other processes kept committing past gatun's own tries, a reply
+     * was lost, or the process or host ran short of descriptors or memory.
+     */
     RETRYABLE,
     /** The kernel or a tool refused, or a bug of gatun's. */
     FAILED;
@@ -43,6 +47,7 @@ public enum Failure {
             case PrivilegeException p -> ENVIRONMENT;
             case EnvironmentException m -> ENVIRONMENT;
             case RetryableException r -> RETRYABLE;
+            case ErrnoException x when x.isShortage() -> RETRYABLE;
             case GatunException g -> FAILED;
             default -> FAILED;
         };

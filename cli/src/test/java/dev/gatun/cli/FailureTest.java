@@ -1,6 +1,7 @@
 package dev.gatun.cli;
 
 import dev.gatun.EnvironmentException;
+import dev.gatun.ErrnoException;
 import dev.gatun.GatunException;
 import dev.gatun.InvalidInputException;
 import dev.gatun.MissingLibraryException;
@@ -37,6 +38,9 @@ class FailureTest {
     // Linux errno values (asm-generic/errno-base.h, errno.h): the CLI sees core's API only, not its bindings.
     private static final int EPERM = 1;
     private static final int ENOENT = 2;
+    private static final int ENOMEM = 12;
+    private static final int ENFILE = 23;
+    private static final int EMFILE = 24;
     private static final int ERESTART = 85;
 
     static Stream<Arguments> failures() {
@@ -60,6 +64,16 @@ class FailureTest {
                         11),
                 row("a dump that kept changing", new DumpInterruptedException("list", "it kept changing"),
                         Failure.RETRYABLE, 1, 503, 503, 11),
+                row("no descriptor left in the process", new ErrnoException("open /proc/thread-self/ns/net", EMFILE),
+                        Failure.RETRYABLE, 1, 503, 503, 11),
+                row("no descriptor left on the host", new ErrnoException("socket", ENFILE), Failure.RETRYABLE, 1, 503, 503,
+                        11),
+                row("no memory left for the process", new ErrnoException("mmap", ENOMEM), Failure.RETRYABLE, 1, 503, 503,
+                        11),
+                row("a set that is full, said by the kernel", new NetlinkException("add element", ENFILE, null),
+                        Failure.FAILED, 1, 500, 500, 100),
+                row("a call that failed otherwise", new ErrnoException("open /run/netns/x", ENOENT), Failure.FAILED, 1,
+                        500, 500, 100),
                 row("a kernel error", new NetlinkException("add rule", ENOENT, null), Failure.FAILED, 1, 500, 500,
                         100),
                 row("a malformed reply", new MalformedReplyException("a short attribute"), Failure.FAILED, 1, 500, 500, 100),

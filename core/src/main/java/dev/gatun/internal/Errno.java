@@ -28,6 +28,11 @@ public final class Errno {
         return DESCRIPTIONS.computeIfAbsent(errno, e -> libc_h.strerror(e).reinterpret(1024).getString(0));
     }
 
+    /** Whether {@code errno} says the process or the system ran short of descriptors or memory. */
+    public static boolean isShortage(int errno) {
+        return errno == libc_h.EMFILE || errno == libc_h.ENFILE || errno == libc_h.ENOMEM;
+    }
+
     /** The exception for a failed call: privilege errors get their own type. */
     public static ErrnoException exception(String operation, int errno) {
         if (errno == libc_h.EPERM || errno == libc_h.EACCES) {

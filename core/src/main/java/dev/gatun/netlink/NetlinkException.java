@@ -32,6 +32,15 @@ public class NetlinkException extends ErrnoException {
         this.rejectedAttribute = rejectedAttribute;
     }
 
+    /**
+     * Never: this errno is the kernel's answer to a request, not a shortage of the process
+     * (nf_tables answers ENFILE when a set is full, which trying again does not cure).
+     */
+    @Override
+    public boolean isShortage() {
+        return false;
+    }
+
     /** The kernel's extended-ACK message, or null when it sent none. */
     public String kernelMessage() {
         return kernelMessage;
