@@ -64,8 +64,9 @@ final class OneShotCalls {
     /**
      * Whether a command line is one the calls socket's own thread may run before it takes the
      * next call: a publish, or an unpublish that does not drain, whose work is one commit. Every
-     * other call may take long, and not only by its size: a listing grows with the host, a drain waits on connections, a CNI or netavark call or an attach creates links
-     * and opens a namespace path that may wait (a FIFO waits for its writer).
+     * other call may take long, and not only by its size: a listing grows with the host, a drain
+     * waits on connections, a CNI or netavark call or an attach creates links (and a CNI call
+     * waits on its IPAM plugin).
      */
     static boolean runsAtOnce(List<String> args) {
         String name = GatunCommand.subcommandName(args.toArray(String[]::new));
