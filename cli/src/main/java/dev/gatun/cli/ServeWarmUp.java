@@ -137,7 +137,9 @@ final class ServeWarmUp {
      * own, every other four without {@code --owner} (the owner is then the container's address, as
      * for most command lines), and every other eight without {@code --netns} (as a host's serve
      * gets its users' commands: the serve's own namespace): a branch the warm-up never took is a
-     * deoptimization at the first request that takes it. A listing every 25th.
+     * deoptimization at the first request that takes it. Every 25th, a listing while its ports
+     * are published, every other one of them as JSON (the first {@code --json ls} of a serve
+     * not warmed so took some 80 ms).
      */
     private static void pair(Path socket, NetworkNamespace ns, int i) {
         int width = i % 4 == 3 ? 32 : 1;
@@ -149,10 +151,10 @@ final class ServeWarmUp {
         List<String> owner = i / 4 % 2 == 0 ? List.of("--owner", "warm-up") : List.of();
         NetworkNamespace named = i / 8 % 2 == 0 ? ns : null;
         send(socket, named, concat(concat(List.of("publish", "w1", CONTAINER_IP), owner), ports));
-        send(socket, named, concat(concat(List.of("unpublish", "w1", CONTAINER_IP), owner), ports));
         if (i % 25 == 24) {
-            send(socket, named, List.of("ls"));
+            send(socket, named, i % 50 == 49 ? List.of("--json", "ls") : List.of("ls"));
         }
+        send(socket, named, concat(concat(List.of("unpublish", "w1", CONTAINER_IP), owner), ports));
     }
 
     /**
