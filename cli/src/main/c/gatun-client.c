@@ -25,6 +25,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -34,6 +35,8 @@
 /* gatun's exit code for a broken environment. */
 #define ENVIRONMENT 4
 #define SOCKET_DIR "/run/gatun"
+/* Seconds without a byte of the answer after which the client says that it still waits. */
+#define NOTICE_SECONDS 10
 
 extern char **environ;
 
@@ -95,9 +98,13 @@ static int write_all(int fd, const char *buf, size_t len) {
  * What fd gives, NUL-terminated (*len without the NUL), after start bytes left free for the
  * caller: everything until it ends, or with framed only up to the end the answer's first line
  * gives ("STATUS EXIT STDOUT STDERR": the whole answer is there before the serve closes the
- * connection, sometimes milliseconds before). NULL when out of memory.
+ * connection, sometimes milliseconds before). When a read times out (the caller set
+ * SO_RCVTIMEO), still_waiting(fd, waiting_on) says so once and the reads wait on without a
+ * bound. NULL when out of memory.
  */
-static char *read_input(int fd, size_t start, int framed, size_t *len) {
+static void still_waiting(int fd, const char *socket_path);
+
+static char *read_input(int fd, size_t start, int framed, const char *waiting_on, size_t *len) {
     size_t cap = start + 65536;
     size_t got = start;
     size_t want = 0; /* framed, the answer's whole length once its first line is in, else 0 */
@@ -128,6 +135,11 @@ static char *read_input(int fd, size_t start, int framed, size_t *len) {
         }
         ssize_t n = read(fd, buf + got, cap - got);
         if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && waiting_on != NULL) {
+            still_waiting(fd, waiting_on);
+            waiting_on = NULL;
             continue;
         }
         if (n <= 0) {
@@ -236,14 +248,37 @@ static int send_request(int fd, const char *kind, const char *body, size_t len) 
 enum outcome { RAN, REFUSED, BROKEN };
 
 /*
+ * Says, once, that the serve has not answered for NOTICE_SECONDS, and lifts the timeout: a
+ * serve that is stopped or stuck would otherwise leave its caller waiting without a word.
+ */
+static void still_waiting(int fd, const char *socket_path) {
+    struct ucred peer;
+    socklen_t peer_len = sizeof peer;
+    char who[32] = "";
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &peer_len) == 0) {
+        snprintf(who, sizeof who, " (pid %d)", (int) peer.pid);
+    }
+    fprintf(stderr, "gatun: the serve%s on %s has not answered for %d s; still waiting (its log says what it does; "
+                    "if this is interrupted, the call may have run)\n", who, socket_path, NOTICE_SECONDS);
+    struct timeval none = {0, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &none, sizeof none);
+}
+
+/*
  * Reads the serve's answer. RAN: what the run printed is printed and *code is its exit code.
  * REFUSED: the serve answered that it did not run it (another namespace or driver, a call not
  * for a serve); nothing was printed. BROKEN: the answer stopped or cannot be read, and the
- * call may have run.
+ * call may have run. With socket_path not NULL, a wait of NOTICE_SECONDS is said on stderr.
  */
-static enum outcome answer(int fd, int *code) {
+static enum outcome answer(int fd, const char *socket_path, int *code) {
+    if (socket_path != NULL) {
+        struct timeval notice = {NOTICE_SECONDS, 0};
+        if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &notice, sizeof notice) != 0) {
+            socket_path = NULL; /* then it waits without a word, as before */
+        }
+    }
     size_t len;
-    char *reply = read_input(fd, 0, 1, &len);
+    char *reply = read_input(fd, 0, 1, socket_path, &len);
     close(fd);
     char *end = reply == NULL ? NULL : memchr(reply, '\n', len);
     int status = 0;
@@ -279,6 +314,16 @@ static int is_netavark_call(int argc, char **argv, int first) {
 }
 
 static int netavark(int argc, char **argv, int first);
+
+/* Whether the command line asks to wait for connections to end (unpublish --drain): no notice then. */
+static int drains(int argc, char **argv) {
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--drain") == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
 
 /* A command line: each argument and a NUL byte, a "cli" call to the serve of the namespace it names. */
 static int command(int argc, char **argv) {
@@ -327,7 +372,7 @@ static int command(int argc, char **argv) {
     }
     free(body);
     int code = 1;
-    switch (answer(fd, &code)) {
+    switch (answer(fd, drains(argc, argv) ? NULL : addr.sun_path, &code)) {
         case RAN:
             return code;
         case REFUSED:
@@ -371,7 +416,7 @@ static int cni(char **argv) {
         }
     }
     size_t len;
-    char *body = read_input(0, vars, 0, &len);
+    char *body = read_input(0, vars, 0, NULL, &len);
     if (body == NULL) {
         close(fd);
         printf("{\"cniVersion\": \"1.1.0\", \"code\": 11, \"msg\": \"gatun: out of memory reading the config\"}\n");
@@ -392,7 +437,7 @@ static int cni(char **argv) {
         return fall_back(argv); /* the serve went away before it read the call */
     }
     int code = 1;
-    switch (answer(fd, &code)) {
+    switch (answer(fd, addr.sun_path, &code)) {
         case RAN:
             return code;
         case REFUSED:
@@ -425,7 +470,7 @@ static int netavark(int argc, char **argv, int first) {
     }
     int info = strcmp(argv[first + 1], "info") == 0;
     size_t len = args;
-    char *body = info ? malloc(args + 1) : read_input(0, args, 0, &len);
+    char *body = info ? malloc(args + 1) : read_input(0, args, 0, NULL, &len);
     if (body == NULL) {
         close(fd);
         printf("{\"error\": \"gatun: out of memory reading stdin\"}\n");
@@ -444,7 +489,7 @@ static int netavark(int argc, char **argv, int first) {
         return fall_back(argv);
     }
     int code = 1;
-    switch (answer(fd, &code)) {
+    switch (answer(fd, addr.sun_path, &code)) {
         case RAN:
             return code;
         case REFUSED:

@@ -20,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -66,6 +67,12 @@ class ServeWireIT {
     /** Runs the client ({@code command}, {@code env} added, {@code stdin}) against a stand-in serve answering {@code reply}. */
     private Exchange exchange(NetworkNamespace host, List<String> command, Map<String, String> env, byte[] stdin,
                               byte[] reply) throws Exception {
+        return exchange(host, command, env, stdin, reply, Duration.ZERO);
+    }
+
+    /** The same, the stand-in answering {@code after} it read the request. */
+    private Exchange exchange(NetworkNamespace host, List<String> command, Map<String, String> env, byte[] stdin,
+                              byte[] reply, Duration after) throws Exception {
         socket = ServeSockets.oneShotOf(host);
         Files.createDirectories(socket.getParent(), PosixFilePermissions.asFileAttribute(
                 PosixFilePermissions.fromString("rwx------")));
@@ -74,7 +81,7 @@ class ServeWireIT {
         Files.deleteIfExists(socket);
         try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
             server.bind(UnixDomainSocketAddress.of(socket));
-            CompletableFuture<byte[]> request = CompletableFuture.supplyAsync(() -> serveOnce(server, reply));
+            CompletableFuture<byte[]> request = CompletableFuture.supplyAsync(() -> serveOnce(server, reply, after));
             ProcessBuilder pb = new ProcessBuilder(command);
             pb.environment().remove("GATUN_LAUNCHER"); // on its own, a fallback is exit 125, not another process
             pb.environment().keySet().removeIf(k -> k.startsWith("CNI_"));
@@ -101,8 +108,11 @@ class ServeWireIT {
         }
     }
 
-    /** Takes one connection: reads the request whole (its first line, then the bytes it counts), answers, closes. */
-    private static byte[] serveOnce(ServerSocketChannel server, byte[] reply) {
+    /**
+     * Takes one connection: reads the request whole (its first line, then the bytes it counts),
+     * waits {@code after}, answers, closes.
+     */
+    private static byte[] serveOnce(ServerSocketChannel server, byte[] reply, Duration after) {
         try (SocketChannel c = server.accept()) {
             ByteArrayOutputStream got = new ByteArrayOutputStream();
             ByteBuffer buf = ByteBuffer.allocate(8192);
@@ -113,12 +123,16 @@ class ServeWireIT {
                 }
                 got.write(buf.array(), 0, buf.position());
             }
+            Thread.sleep(after);
             ByteBuffer out = ByteBuffer.wrap(reply);
             while (out.hasRemaining()) {
                 c.write(out);
             }
             return got.toByteArray();
         } catch (IOException e) {
+            throw new AssertionError(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
             throw new AssertionError(e);
         }
     }
@@ -172,6 +186,27 @@ class ServeWireIT {
         assertThat(e.stdout()).isEqualTo(new String(read.stdout(), StandardCharsets.UTF_8)).isEqualTo("printed on stdout\n");
         assertThat(e.stderr()).isEqualTo(new String(read.stderr(), StandardCharsets.UTF_8))
                 .isEqualTo("gatun: port 8080 is held by web-2\n");
+    }
+
+    /**
+     * A serve that does not answer for 10 s (stopped, stuck, or only slow) is said once on
+     * stderr, naming its pid and socket, and the client waits on and prints the answer when it
+     * comes; an unpublish that drains waits by asking and is said nothing of.
+     */
+    @Test
+    void aServeSlowToAnswerIsSaidOnceAndWaitedFor(NetworkNamespace host) throws Exception {
+        byte[] reply = ran(0, "published *:8080 -> 10.88.0.2:80/tcp\n", "");
+        Exchange slow = exchange(host, List.of(client.toString(), "--netns", host.name(), "publish", "n1", "10.88.0.2",
+                "-p", "8080:80"), Map.of(), new byte[0], reply, Duration.ofSeconds(12));
+        assertThat(slow.exitCode()).as("%s", slow).isZero();
+        assertThat(slow.stdout()).isEqualTo("published *:8080 -> 10.88.0.2:80/tcp\n");
+        assertThat(slow.stderr()).as("said once").containsOnlyOnce("has not answered for 10 s")
+                .contains("pid " + ProcessHandle.current().pid(), ServeSockets.oneShotOf(host).toString(), "still waiting");
+
+        Exchange drain = exchange(host, List.of(client.toString(), "--netns", host.name(), "unpublish", "n1", "10.88.0.2",
+                "--drain"), Map.of(), new byte[0], ran(0, "", ""), Duration.ofSeconds(12));
+        assertThat(drain.exitCode()).as("%s", drain).isZero();
+        assertThat(drain.stderr()).isEmpty();
     }
 
     @Test
