@@ -58,7 +58,11 @@ final class OneShotCalls {
      * wrongly ("--drain" as a value) only runs on a thread of its own, as it would.
      */
     static boolean waitsOnConnections(List<String> args) {
-        return "unpublish".equals(GatunCommand.subcommandName(args.toArray(String[]::new))) && args.contains("--drain");
+        return waitsOnConnections(GatunCommand.subcommandName(args.toArray(String[]::new)), args);
+    }
+
+    private static boolean waitsOnConnections(String name, List<String> args) {
+        return "unpublish".equals(name) && args.contains("--drain");
     }
 
     /**
@@ -70,7 +74,7 @@ final class OneShotCalls {
      */
     static boolean runsAtOnce(List<String> args) {
         String name = GatunCommand.subcommandName(args.toArray(String[]::new));
-        return "publish".equals(name) || "unpublish".equals(name) && !args.contains("--drain");
+        return "publish".equals(name) || "unpublish".equals(name) && !waitsOnConnections(name, args);
     }
 
     private ServeWire.Printed runLine(List<String> args) {
