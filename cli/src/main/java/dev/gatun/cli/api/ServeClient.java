@@ -8,12 +8,15 @@ import dev.gatun.cli.http.UnixSockets;
 import dev.gatun.netns.NamedNamespaces;
 import dev.gatun.netns.NetworkNamespace;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -21,6 +24,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -32,6 +36,9 @@ import java.util.function.Supplier;
  * exactly the C client's requests.
  */
 public final class ServeClient {
+
+    /** Seconds without a byte of the answer after which the caller is told that this still waits (the C client's too). */
+    static final int NOTICE_SECONDS = 10;
 
     private ServeClient() {}
 
@@ -52,8 +59,10 @@ public final class ServeClient {
         } catch (IOException | GatunException | IllegalArgumentException e) {
             return OptionalInt.empty(); // the command, run here, says what is wrong with the namespace
         }
+        // A drain waits on connections for as long as they last: no notice for it, as in the C client.
+        boolean sayWait = !OneShotCalls.waitsOnConnections(List.of(sent));
         return underStartLock(() -> post(ServeSockets.oneShotOf(inode), cliRequest(List.of(sent)), out, err,
-                ServeClient::commandStopped, ServeClient::commandOlder));
+                sayWait, ServeClient::commandStopped, ServeClient::commandOlder));
     }
 
     /**
@@ -63,7 +72,7 @@ public final class ServeClient {
      */
     public static OptionalInt runQuietly(Path socket, List<String> args) {
         OutputStream none = OutputStream.nullOutputStream();
-        return post(socket, cliRequest(args), none, none, ServeClient::commandStopped, ServeClient::commandOlder);
+        return post(socket, cliRequest(args), none, none, false, ServeClient::commandStopped, ServeClient::commandOlder);
     }
 
     /**
@@ -79,7 +88,7 @@ public final class ServeClient {
             return OptionalInt.empty();
         }
         byte[] request = ServeWire.request(ServeWire.Kind.CNI, ServeWire.cniCall(env, config));
-        return underStartLock(() -> post(socket, request, out, err,
+        return underStartLock(() -> post(socket, request, out, err, true,
                 s -> cniStopped(s, env.get("CNI_COMMAND")), a -> cniError(older(a))));
     }
 
@@ -96,7 +105,7 @@ public final class ServeClient {
             return OptionalInt.empty();
         }
         byte[] request = ServeWire.request(ServeWire.Kind.NETAVARK, ServeWire.netavarkCall(args, stdin));
-        return underStartLock(() -> post(socket, request, out, err, s -> netavarkStopped(s, args.getFirst()),
+        return underStartLock(() -> post(socket, request, out, err, true, s -> netavarkStopped(s, args.getFirst()),
                 a -> netavarkError("gatun " + args.getFirst() + ": " + older(a))));
     }
 
@@ -123,9 +132,10 @@ public final class ServeClient {
      * One request to the serve on {@code socket}; {@code stopped} is what to print when its answer
      * breaks off, {@code older} when a serve without a calls socket (of an older version, or whose
      * calls socket failed) answers on the API socket beside it: the call must not run beside that
-     * serve, whose repair would undo it.
+     * serve, whose repair would undo it. With {@code sayWait}, a serve that has not answered for
+     * {@link #NOTICE_SECONDS} is said once on {@code err}, as the C client says it.
      */
-    private static OptionalInt post(Path socket, byte[] request, OutputStream out, OutputStream err,
+    private static OptionalInt post(Path socket, byte[] request, OutputStream out, OutputStream err, boolean sayWait,
                                     Function<Path, Printed> stopped, Function<Path, Printed> older) {
         if (!Files.exists(socket)) {
             Path api = ServeSockets.apiBeside(socket);
@@ -142,11 +152,50 @@ public final class ServeClient {
             } catch (IOException e) {
                 return OptionalInt.empty(); // a stale socket, or a serve gone before it read the request
             }
-            reply = Channels.newInputStream(channel).readAllBytes();
+            reply = sayWait ? readSayingWaits(channel, socket, err) : Channels.newInputStream(channel).readAllBytes();
         } catch (IOException e) {
             return print(stopped.apply(socket), out, err);
         }
         return answer(reply, out, err, () -> stopped.apply(socket));
+    }
+
+    /**
+     * The answer, to the end of the connection; once {@link #NOTICE_SECONDS} pass without a byte
+     * of it, a sentence on {@code err} says that the serve has not answered and that this waits on
+     * (a serve stopped or stuck would otherwise leave its caller waiting without a word).
+     */
+    private static byte[] readSayingWaits(SocketChannel channel, Path socket, OutputStream err) throws IOException {
+        channel.configureBlocking(false);
+        ByteArrayOutputStream answer = new ByteArrayOutputStream();
+        ByteBuffer buffer = ByteBuffer.allocate(8192);
+        long noticeAt = System.nanoTime() + TimeUnit.SECONDS.toNanos(NOTICE_SECONDS);
+        // Until bytes come (the serve answers) or the wait is said; then the wait has no bound.
+        boolean noticePending = true;
+        try (Selector selector = Selector.open()) {
+            channel.register(selector, SelectionKey.OP_READ);
+            while (true) {
+                int n = channel.read(buffer.clear());
+                if (n < 0) {
+                    return answer.toByteArray();
+                }
+                if (n > 0) {
+                    answer.write(buffer.array(), 0, n);
+                    noticePending = false;
+                    continue;
+                }
+                long left = noticeAt - System.nanoTime();
+                if (noticePending && left <= 0) {
+                    err.write(("gatun: the serve on " + socket + " has not answered for " + NOTICE_SECONDS
+                            + " s; still waiting (its log says what it does; if this is interrupted, the call may have run)\n")
+                            .getBytes(StandardCharsets.UTF_8));
+                    err.flush();
+                    noticePending = false;
+                    continue;
+                }
+                selector.select(noticePending ? Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)) : 0);
+                selector.selectedKeys().clear();
+            }
+        }
     }
 
     /**

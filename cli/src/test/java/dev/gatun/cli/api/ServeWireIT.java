@@ -25,6 +25,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -73,15 +75,7 @@ class ServeWireIT {
     /** The same, the stand-in answering {@code after} it read the request. */
     private Exchange exchange(NetworkNamespace host, List<String> command, Map<String, String> env, byte[] stdin,
                               byte[] reply, Duration after) throws Exception {
-        socket = ServeSockets.oneShotOf(host);
-        Files.createDirectories(socket.getParent(), PosixFilePermissions.asFileAttribute(
-                PosixFilePermissions.fromString("rwx------")));
-        // A serve killed by an earlier test may have left this path (namespace inodes are reused): a serve
-        // starting removes such a file too.
-        Files.deleteIfExists(socket);
-        try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
-            server.bind(UnixDomainSocketAddress.of(socket));
-            CompletableFuture<byte[]> request = CompletableFuture.supplyAsync(() -> serveOnce(server, reply, after));
+        return exchange(host, reply, after, () -> {
             ProcessBuilder pb = new ProcessBuilder(command);
             pb.environment().remove("GATUN_LAUNCHER"); // on its own, a fallback is exit 125, not another process
             pb.environment().keySet().removeIf(k -> k.startsWith("CNI_"));
@@ -92,12 +86,42 @@ class ServeWireIT {
             CompletableFuture<byte[]> out = CompletableFuture.supplyAsync(() -> drain(p, true));
             CompletableFuture<byte[]> err = CompletableFuture.supplyAsync(() -> drain(p, false));
             assertThat(p.waitFor(30, TimeUnit.SECONDS)).as("the client finished").isTrue();
-            return new Exchange(request.get(30, TimeUnit.SECONDS), p.exitValue(),
-                    new String(out.get(10, TimeUnit.SECONDS), StandardCharsets.UTF_8),
+            return new Ran(p.exitValue(), new String(out.get(10, TimeUnit.SECONDS), StandardCharsets.UTF_8),
                     new String(err.get(10, TimeUnit.SECONDS), StandardCharsets.UTF_8));
+        });
+    }
+
+    /** How a client's run ended. */
+    private record Ran(int exitCode, String stdout, String stderr) {}
+
+    /** Runs {@code client} against a stand-in serve on {@code host}'s calls socket that answers {@code reply} {@code after} it read the request. */
+    private Exchange exchange(NetworkNamespace host, byte[] reply, Duration after, Callable<Ran> client) throws Exception {
+        socket = ServeSockets.oneShotOf(host);
+        Files.createDirectories(socket.getParent(), PosixFilePermissions.asFileAttribute(
+                PosixFilePermissions.fromString("rwx------")));
+        // A serve killed by an earlier test may have left this path (namespace inodes are reused): a serve
+        // starting removes such a file too.
+        Files.deleteIfExists(socket);
+        try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            server.bind(UnixDomainSocketAddress.of(socket));
+            CompletableFuture<byte[]> request = CompletableFuture.supplyAsync(() -> serveOnce(server, reply, after));
+            Ran ran = client.call();
+            return new Exchange(request.get(30, TimeUnit.SECONDS), ran.exitCode(), ran.stdout(), ran.stderr());
         } finally {
             Files.deleteIfExists(socket); // a closed server's file stays: the next bind needs it gone
         }
+    }
+
+    /** The JVM path's forwarding ({@link ServeClient#forward}, in this JVM) of {@code args} against the stand-in. */
+    private Exchange exchangeInThisJvm(NetworkNamespace host, List<String> args, byte[] reply, Duration after)
+            throws Exception {
+        return exchange(host, reply, after, () -> {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            OptionalInt code = ServeClient.forward(args.toArray(String[]::new), out, err);
+            assertThat(code).as("forwarded").isPresent();
+            return new Ran(code.getAsInt(), out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        });
     }
 
     private static byte[] drain(Process p, boolean stdout) {
@@ -205,6 +229,23 @@ class ServeWireIT {
 
         Exchange drain = exchange(host, List.of(client.toString(), "--netns", host.name(), "unpublish", "n1", "10.88.0.2",
                 "--drain"), Map.of(), new byte[0], ran(0, "", ""), Duration.ofSeconds(12));
+        assertThat(drain.exitCode()).as("%s", drain).isZero();
+        assertThat(drain.stderr()).isEmpty();
+    }
+
+    /** The JVM path (no C client built) says it the same way, without the pid the JDK does not give. */
+    @Test
+    void theJvmPathSaysASlowServeOnceToo(NetworkNamespace host) throws Exception {
+        byte[] reply = ran(0, "published *:8080 -> 10.88.0.2:80/tcp\n", "");
+        Exchange slow = exchangeInThisJvm(host, List.of("--netns", host.name(), "publish", "n1", "10.88.0.2", "-p",
+                "8080:80"), reply, Duration.ofSeconds(12));
+        assertThat(slow.exitCode()).as("%s", slow).isZero();
+        assertThat(slow.stdout()).isEqualTo("published *:8080 -> 10.88.0.2:80/tcp\n");
+        assertThat(slow.stderr()).as("said once").containsOnlyOnce("has not answered for 10 s")
+                .contains(ServeSockets.oneShotOf(host).toString(), "still waiting");
+
+        Exchange drain = exchangeInThisJvm(host, List.of("--netns", host.name(), "unpublish", "n1", "10.88.0.2",
+                "--drain"), ran(0, "", ""), Duration.ofSeconds(12));
         assertThat(drain.exitCode()).as("%s", drain).isZero();
         assertThat(drain.stderr()).isEmpty();
     }
