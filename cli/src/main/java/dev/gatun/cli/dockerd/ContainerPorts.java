@@ -75,7 +75,8 @@ record ContainerPorts(String owner, String network, String networkId, Map<InetAd
     /**
      * What container {@code id} asked for when it was created ({@code hostConfig}: the host
      * config dockerd wrote then), to the address {@code ip4} it has on network {@code network}:
-     * only the bindings that name their host port (a random one is known once dockerd chose it),
+     * only the bindings that name their host port (a random one, or one from a range, is known
+     * once dockerd chose it),
      * only IPv4. For publishing while dockerd is still starting the container, before its
      * recorded bindings can be read.
      */
@@ -83,7 +84,7 @@ record ContainerPorts(String owner, String network, String networkId, Map<InetAd
         return new ContainerPorts(ownerOf(id), network, networkId, bindings(hostConfig.path("PortBindings"), ip4, null));
     }
 
-    /** The port specs of a bindings object ("80/tcp": [{HostIp, HostPort}]) by target address; ones without a host port left out. */
+    /** The port specs of a bindings object ("80/tcp": [{HostIp, HostPort}]) by target address; ones without one host port left out. */
     private static Map<InetAddress, List<PortSpec>> bindings(JsonNode all, InetAddress ip4, InetAddress ip6) {
         Map<InetAddress, List<PortSpec>> ports = new LinkedHashMap<>();
         for (Iterator<Map.Entry<String, JsonNode>> it = all.fields(); it.hasNext(); ) {
@@ -96,8 +97,8 @@ record ContainerPorts(String owner, String network, String networkId, Map<InetAd
             Protocol protocol = protocol(slash < 0 ? "tcp" : binding.getKey().substring(slash + 1), binding.getKey());
             for (JsonNode b : binding.getValue()) {
                 String hostPort = b.path("HostPort").asText("");
-                if (hostPort.isEmpty()) {
-                    continue;
+                if (hostPort.isEmpty() || hostPort.contains("-")) {
+                    continue; // random, or a range to choose from (-p 9000-9010:80): known once dockerd chose
                 }
                 String hostIp = b.path("HostIp").asText("");
                 boolean anyV4 = hostIp.isEmpty() || hostIp.equals("0.0.0.0");

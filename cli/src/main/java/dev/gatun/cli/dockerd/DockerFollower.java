@@ -247,8 +247,10 @@ public final class DockerFollower implements AutoCloseable {
         if (!itsOwn || address.isEmpty()) {
             return 0;
         }
-        ContainerPorts early = ContainerPorts.requested(id, hostConfig.get(), name, networkId, Prefix.parse(address).address());
-        return alone(early.owner(), "network connect: publishing early", () -> ports.add(early, held, " at its network connect"));
+        // Read inside alone(): a binding it cannot read is said, and the event stream goes on.
+        return alone(ContainerPorts.ownerOf(id), "network connect: publishing early", () -> ports.add(
+                ContainerPorts.requested(id, hostConfig.get(), name, networkId, Prefix.parse(address).address()), held,
+                " at its network connect"));
     }
 
     /** The container's ports if its network is one of Docker's bridge networks; none otherwise (a plugin's). */

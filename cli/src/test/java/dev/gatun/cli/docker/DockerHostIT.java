@@ -269,6 +269,88 @@ class DockerHostIT {
             }
         });
     }
+    /**
+     * A compose-style project: two services on the project's own network (a user-defined bridge),
+     * with every shape of {@code -p} a compose file gives (a range onto a range, a range to choose
+     * one port from, UDP, a random port, one bound to 127.0.0.1). The judge of what is published
+     * is dockerd's own {@code docker port}, compared whole with gatun's listing, then traffic to
+     * each; again after the service is disconnected from its network and connected back.
+     */
+    @Test
+    void aComposeProjectsPortsOfEveryShapeAnswerAsDockerPortListsThemAcrossADisconnect() throws Exception {
+        inLab((lab, outside) -> {
+            lab.dockerOk("network", "create", "--subnet", "172.31.249.0/24", "project_default");
+            try (GatunServe serve = GatunServe.start(lab.namespace(), null, "--docker", "--docker-host",
+                    "unix://" + lab.socket())) {
+                lab.dockerOk("run", "-d", "--init", "--name", "svc", "--network", "project_default",
+                        "-p", "18700-18702:80-82", "-p", "18710-18719:80", "-p", "5356:53/udp", "-p", "80",
+                        "-p", "127.0.0.1:18703:80", DockerLab.IMAGE, "sh", "-c",
+                        "for p in 80 81 82; do mkdir -p /www$p && echo svc-$p > /www$p/index.html && httpd -p $p -h /www$p;"
+                                + " done && (udpreply 53 svc-udp &) && exec sleep 3600");
+                List<String> db = run("db", "18704:80");
+                db.addAll(2, List.of("--network", "project_default"));
+                lab.dockerOk(db.toArray(String[]::new));
+
+                List<String> listed = answersAsDockerPortLists(lab, outside, serve);
+                assertThat(listed).as("what docker port lists").hasSize(7);
+                Probe.awaitHttp(outside, HOST, 18704, "/index.html", "db");
+                // The range onto a range: each host port to its own container port.
+                Probe.awaitHttp(outside, HOST, 18701, "/index.html", "svc-81");
+                Probe.awaitHttp(outside, HOST, 18702, "/index.html", "svc-82");
+                Probe.awaitUdp(outside, HOST, 5356, "svc-udp");
+                refused(outside, 18703);
+                // Hairpin: one service to the other's published port on the host's address.
+                assertThat(fetch(lab, "db", "http://" + HOST + ":18700/index.html").out().strip()).isEqualTo("svc-80");
+
+                lab.dockerOk("network", "disconnect", "project_default", "svc");
+                assertThat(Probe.poll(SETTLE, () -> mappingsOf(lab, "svc").isEmpty()))
+                        .as("svc's mappings gone at its disconnect: %s", serve.stderr()).isTrue();
+                refusedSoon(outside, 18700);
+                Probe.awaitHttp(outside, HOST, 18704, "/index.html", "db");
+
+                lab.dockerOk("network", "connect", "project_default", "svc");
+                List<String> again = answersAsDockerPortLists(lab, outside, serve);
+                assertThat(again).as("what docker port lists after the connect").hasSize(listed.size());
+                assertThat(serve.stderr()).doesNotContain("not published", "not a number", "trying again");
+            }
+        });
+    }
+
+    /**
+     * Waits until gatun holds for svc exactly what {@code docker port svc} lists (its IPv4
+     * bindings: the network has no IPv6, and dockerd lists [::] beside 0.0.0.0), then asks each
+     * TCP binding for what answers: the container port's own page, from outside or, bound to
+     * 127.0.0.1, from the host. What docker port listed, as {@code HOSTIP:HOSTPORT -> PORT/PROTO}.
+     */
+    private static List<String> answersAsDockerPortLists(DockerLab lab, NetworkNamespace outside, GatunServe serve) {
+        List<String> listed = new ArrayList<>();
+        assertThat(Probe.poll(SETTLE, () -> {
+            listed.clear();
+            lab.dockerOk("port", "svc").out().lines().filter(l -> !l.contains("[::]")).forEach(l -> {
+                String[] sides = l.split(" -> ");
+                listed.add(sides[1].strip() + " -> " + sides[0].strip());
+            });
+            List<String> held = mappingsOf(lab, "svc").stream().map(m -> (m.path("hostIp").isNull()
+                    || m.path("hostIp").isMissingNode() ? "0.0.0.0" : m.get("hostIp").asText()) + ":" + m.get("hostPort").asInt()
+                    + " -> " + m.get("containerPort").asInt() + "/" + m.get("protocol").asText()).toList();
+            return !listed.isEmpty() && held.size() == listed.size() && held.containsAll(listed);
+        })).as("gatun holds what docker port lists: %s; the serve: %s", listed, serve.stderr()).isTrue();
+        NetworkNamespace host = NetworkNamespace.named(lab.namespace());
+        for (String binding : listed) {
+            String[] sides = binding.split(" -> ");
+            if (!sides[1].endsWith("/tcp")) {
+                continue;
+            }
+            int colon = sides[0].lastIndexOf(':');
+            String hostIp = sides[0].substring(0, colon);
+            int hostPort = Integer.parseInt(sides[0].substring(colon + 1));
+            String page = "svc-" + sides[1].substring(0, sides[1].indexOf('/'));
+            Probe.awaitHttp(hostIp.equals("127.0.0.1") ? host : outside, hostIp.equals("127.0.0.1") ? "127.0.0.1" : HOST,
+                    hostPort, "/index.html", page);
+        }
+        return List.copyOf(listed);
+    }
+
     private static String processName() throws IOException {
         return Files.readString(Path.of("/proc/self/comm")).strip();
     }

@@ -71,16 +71,19 @@ class ContainerPortsTest {
         assertThatThrownBy(() -> DockerEngine.socketOf("tcp://10.0.0.1:2375")).isInstanceOf(InvalidInputException.class)
                 .hasMessageContaining("tcp://10.0.0.1:2375");
     }
+
     @Test
     void whatAContainerAskedForAtCreateIsItsNumberedPortsToTheAddressGiven() throws Exception {
         ContainerPorts c = ContainerPorts.requested("cc22", json("""
                 {'NetworkMode': 'default', 'PortBindings': {
                    '80/tcp': [{'HostIp': '', 'HostPort': '8080'}],
                    '81/tcp': [{'HostIp': '', 'HostPort': ''}],
+                   '82/tcp': [{'HostIp': '', 'HostPort': '9000-9010'}],
                    '53/udp': [{'HostIp': '127.0.0.1', 'HostPort': '5353'}],
                    '443/tcp': [{'HostIp': '::', 'HostPort': '8443'}]}}"""), "bridge", "n1", Prefix.address("172.17.0.3"));
         assertThat(c.owner()).isEqualTo("docker:cc22");
-        // 81 waits for the port dockerd chooses; [::]:8443 for an IPv6 address.
+        // 81 and 82 (-p 9000-9010:82: a range to choose from) wait for the port dockerd chooses; [::]:8443 for
+        // an IPv6 address.
         assertThat(c.ports()).containsExactly(java.util.Map.entry(Prefix.address("172.17.0.3"),
                 java.util.List.of(PortSpec.parse("8080:80"), PortSpec.parse("127.0.0.1:5353:53/udp"))));
     }
