@@ -23,6 +23,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Pattern;
 
@@ -269,6 +270,43 @@ class DockerHostIT {
             }
         });
     }
+    /**
+     * One serve for both ways in: {@code --docker} following a dockerd it finds through
+     * {@code DOCKER_HOST} (as the docker CLI finds it; no {@code --docker-host}), and
+     * {@code --docker-plugin} for the plugin networks of the same dockerd. Each container's ports
+     * are published once, by the way its network goes: a plugin network's by the plugin, owned
+     * by the endpoint, never also by the follower.
+     */
+    @Test
+    void oneServeFollowsTheDockerdOfDockerHostAndServesItsPluginNetworks() throws Exception {
+        inLab((lab, outside) -> {
+            String plugin = GatunServe.uniquePluginName();
+            try (GatunServe serve = GatunServe.start(Map.of("DOCKER_HOST", "unix://" + lab.socket()),
+                    lab.namespace(), plugin, "--docker")) {
+                assertThat(serve.stderr()).contains("following dockerd on " + lab.socket());
+                lab.dockerOk("network", "create", "-d", plugin, "--subnet", "10.89.7.0/24", "pnet");
+                try {
+                    lab.dockerOk(run("web", "18800:80").toArray(String[]::new));
+                    List<String> onPlugin = run("plug", "18801:80");
+                    onPlugin.addAll(2, List.of("--network", "pnet"));
+                    lab.dockerOk(onPlugin.toArray(String[]::new));
+                    Probe.awaitHttp(outside, HOST, 18800, "/index.html", "web");
+                    Probe.awaitHttp(outside, HOST, 18801, "/index.html", "plug");
+                    assertThat(mappingsOf(lab, "web")).extracting(m -> m.get("hostPort").asInt()).containsExactly(18800);
+                    assertThat(GatunCli.mappingsOf(lab.namespace(), lab.endpointId("plug")))
+                            .as("the plugin's mapping, owned by the endpoint").extracting(m -> m.get("hostPort").asInt())
+                            .containsExactly(18801);
+                    assertThat(mappingsOf(lab, "plug")).as("none of the follower's for a plugin network's container").isEmpty();
+                } finally {
+                    // Before the serve goes: dockerd asks the plugin to let go of them.
+                    lab.docker("rm", "-f", "plug");
+                    lab.docker("network", "rm", "pnet");
+                }
+                assertThat(serve.stderr()).doesNotContain("not published", "trying again");
+            }
+        });
+    }
+
     /**
      * A compose-style project: two services on the project's own network (a user-defined bridge),
      * with every shape of {@code -p} a compose file gives (a range onto a range, a range to choose

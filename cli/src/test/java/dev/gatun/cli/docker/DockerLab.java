@@ -285,7 +285,13 @@ public final class DockerLab implements AutoCloseable {
         }
 
         if (inBed) {
-            bed = DebianBed.enter(NetworkNamespace.named(name), List.of(dir));
+            // The plugins' sockets too, where dockerd looks for them: a serve of the tests' makes them on the host.
+            try {
+                Files.createDirectories(GatunServe.PLUGIN_DIR);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            bed = DebianBed.enter(NetworkNamespace.named(name), List.of(dir, GatunServe.PLUGIN_DIR));
         }
         // nsenter --net, not ip netns exec: that remounts /sys and hides the cgroup mounts. tini -s
         // is a subreaper, so the shims (which containerd double-forks) stay in the lab's tree and

@@ -62,12 +62,17 @@ public final class GatunServe implements AutoCloseable {
 
     /** Starts {@code gatun --netns NS serve --docker-plugin NAME} (without it when plugin is null) and waits until it is ready. */
     public static GatunServe start(String namespace, String plugin, String... serveOptions) {
+        return start(Map.of(), namespace, plugin, serveOptions);
+    }
+
+    /** As {@link #start(String, String, String...)}, with {@code env} added to this process's environment. */
+    public static GatunServe start(Map<String, String> env, String namespace, String plugin, String... serveOptions) {
         List<String> args = new ArrayList<>(List.of("--netns", namespace, "serve"));
         if (plugin != null) {
             args.addAll(List.of("--docker-plugin", plugin));
         }
         args.addAll(List.of(serveOptions));
-        return startWith(List.of(), args, plugin);
+        return launch(List.of(GatunCli.launcher().toString()), env, args, plugin);
     }
 
     /**
