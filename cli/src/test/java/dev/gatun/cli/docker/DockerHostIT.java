@@ -257,6 +257,8 @@ class DockerHostIT {
                         .as("from the default bridge into appnet").isNotZero();
                 // Internal: neither out nor in, its port published or not.
                 assertThat(fetch(lab, "shut", "http://192.0.2.2:18500/").code()).as("out of an internal network").isNotZero();
+                assertThat(fetch(lab, "shut", "http://127.0.0.1/index.html").out().strip()).as("the control: it serves")
+                        .isEqualTo("shut");
                 refused(outside, 18096);
                 assertThat(serve.stderr()).contains("adopted bridge docker0", "adopted bridge br-", ", internal)");
 
@@ -460,8 +462,20 @@ class DockerHostIT {
                 Probe.awaitHttp(outside, HOST, 18320, "/index.html", "keeps");
                 Probe.awaitHttp(outside, HOST, 18321, "/index.html", "stops");
                 String stopsId = id(lab, "stops");
+                String keepsId = id(lab, "keeps");
 
-                lab.restartDockerd();
+                // dockerd dies (its containers go on under containerd): the kernel keeps what it has, so their ports
+                // answer while it is down, and the follower tries again, less often each time.
+                ProcessHandle dockerd = ProcessHandle.of(lab.dockerdPid()).orElseThrow();
+                dockerd.destroyForcibly();
+                dockerd.onExit().get(10, java.util.concurrent.TimeUnit.SECONDS);
+                assertThat(Probe.poll(SETTLE, () -> serve.stderr().contains("trying again in 1000 ms")))
+                        .as("a second try after a longer wait: %s", serve.stderr()).isTrue();
+                Probe.awaitHttp(outside, HOST, 18320, "/index.html", "keeps");
+                Probe.awaitHttp(outside, HOST, 18321, "/index.html", "stops");
+                assertThat(GatunCli.mappingsOf(lab.namespace(), "docker:" + keepsId)).as("while dockerd is down").hasSize(1);
+                // Back, dockerd stops what ran before it died and starts again what has a restart policy.
+                lab.startDockerd();
                 assertThat(lab.dockerOk("inspect", "-f", "{{.State.Running}}", "stops").out().strip()).isEqualTo("false");
                 assertThat(Probe.poll(SETTLE, () -> GatunCli.mappingsOf(lab.namespace(), "docker:" + stopsId).isEmpty()))
                         .as("the mappings of the container the restart stopped").isTrue();
