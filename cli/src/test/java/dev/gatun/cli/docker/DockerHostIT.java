@@ -273,6 +273,34 @@ class DockerHostIT {
         });
     }
     /**
+     * A dual-stack network: dockerd records every binding twice, 0.0.0.0 and [::]; the second goes
+     * to the container's IPv6 address, and answers over IPv6 from outside. (No SCTP here: dockerd
+     * reserves a port with a socket of its protocol, and this kernel has no SCTP sockets.)
+     */
+    @Test
+    void aDualStackNetworksPortsAnswerOverIpv6FromOutside() throws Exception {
+        inLab((lab, outside) -> {
+            lab.dockerOk("network", "create", "--ipv6", "--subnet", "172.31.248.0/24", "--subnet", "fd00:31:248::/64", "v6net");
+            try (GatunServe serve = GatunServe.start(lab.namespace(), null, "--docker", "--docker-host",
+                    "unix://" + lab.socket())) {
+                List<String> six = run("six", "18900:80");
+                six.addAll(2, List.of("--network", "v6net"));
+                lab.dockerOk(six.toArray(String[]::new));
+                String ip6 = lab.dockerOk("inspect", "-f", "{{(index .NetworkSettings.Networks \"v6net\").GlobalIPv6Address}}",
+                        "six").out().strip();
+                assertThat(ip6).as("the container's IPv6 address").startsWith("fd00:31:248::");
+                Probe.awaitHttp(outside, Lab.HOST_ADDRESS6, 18900, "/index.html", "six");
+                Probe.awaitHttp(outside, HOST, 18900, "/index.html", "six");
+                assertThat(mappingsOf(lab, "six")).extracting(m -> m.get("hostPort").asInt() + " " + m.get("containerIp").asText())
+                        .containsExactlyInAnyOrder("18900 " + lab.containerIp("six"), "18900 " + ip6);
+                lab.dockerOk("rm", "-f", "six");
+                assertThat(Probe.poll(SETTLE, () -> GatunCli.mappings(lab.namespace()).isEmpty()))
+                        .as("nothing left after docker rm -f").isTrue();
+            }
+        });
+    }
+
+    /**
      * One serve for both ways in: {@code --docker} following a dockerd it finds through
      * {@code DOCKER_HOST} (as the docker CLI finds it; no {@code --docker-host}), and
      * {@code --docker-plugin} for the plugin networks of the same dockerd. Each container's ports
