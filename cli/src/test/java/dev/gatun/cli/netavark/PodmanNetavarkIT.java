@@ -104,6 +104,38 @@ class PodmanNetavarkIT {
         }
     }
 
+    /**
+     * netavark's port_mappings past the plain ones: a range onto a range (one entry with its
+     * {@code range}), a host address of the loopback and one of the host's own; each host port to
+     * its own container port, each only on its address; {@code podman port} lists them.
+     */
+    @Test
+    void rangesAndHostAddressesAnswerWhereTheyAreBound(NetworkNamespace host, NetworkNamespace out) throws Exception {
+        PodmanCniIT.outside(host, out);
+        try (Podman5Lab lab = Podman5Lab.start(host, served())) {
+            lab.podmanOk("network", "create", "-d", "gatun", "--disable-dns", "--subnet", "10.92.0.0/24", "ranged");
+            lab.podmanOk("run", "-d", "--name", "ranged", "--network", "ranged", "-p", "9000-9002:80-82",
+                    "-p", "127.0.0.1:9010:80", "-p", HOST_IP + ":9011:81", Podman5Lab.IMAGE, "sh", "-c",
+                    "for p in 80 81 82; do mkdir -p /www$p && echo port-$p > /www$p/index.html; done;"
+                            + " httpd -p 81 -h /www81; httpd -p 82 -h /www82; exec httpd -f -p 80 -h /www80");
+            for (int k = 0; k < 3; k++) {
+                assertThat(PodmanCniIT.http(out, HOST_IP, 9000 + k)).as("host port %d", 9000 + k).isEqualTo("port-" + (80 + k));
+            }
+            assertThat(PodmanCniIT.http(host, "127.0.0.1", 9010)).isEqualTo("port-80");
+            assertThat(PodmanCniIT.http(out, HOST_IP, 9011)).isEqualTo("port-81");
+            assertThat(Oracle.tryIn(out, "curl", "-s", "-m", "2", "http://" + HOST_IP + ":9010/").exitCode())
+                    .as("bound to 127.0.0.1: not from outside").isNotZero();
+            assertThat(Oracle.tryIn(host, "curl", "-s", "-m", "2", "http://127.0.0.1:9011/").exitCode())
+                    .as("bound to " + HOST_IP + ": not on 127.0.0.1").isNotZero();
+            String ports = lab.podmanOk("port", "ranged").out();
+            assertThat(ports).contains("80/tcp -> 0.0.0.0:9000", "81/tcp -> 0.0.0.0:9001", "82/tcp -> 0.0.0.0:9002",
+                    "80/tcp -> 127.0.0.1:9010", "81/tcp -> " + HOST_IP + ":9011");
+            checkServed(lab, "setup", 1);
+            lab.podmanOk("rm", "-f", "-t", "0", "ranged");
+            assertThat(PodmanCniIT.elements(host)).doesNotContain("comment");
+        }
+    }
+
     @Test
     void twentyContainersStartedAtOnceWithFourPortsEachAllAnswer(NetworkNamespace host, NetworkNamespace out)
             throws Exception {
