@@ -6,6 +6,7 @@ import dev.gatun.cli.bed.DebianBed;
 import dev.gatun.cli.cni.PodmanCniIT;
 import dev.gatun.cli.docker.GatunCli;
 import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.netns.ReplyServers;
 import dev.gatun.testing.Bounded;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
@@ -134,6 +135,51 @@ class PodmanNetavarkIT {
             lab.podmanOk("rm", "-f", "-t", "0", "ranged");
             assertThat(PodmanCniIT.elements(host)).doesNotContain("comment");
         }
+    }
+
+    /**
+     * The network options through Podman: {@code -o gatun.icc=false} keeps a network's containers
+     * apart while its ports answer and it reaches out (masqueraded behind the host's address);
+     * {@code --internal} lets its containers reach each other and nothing else, a port published
+     * there included. Every refusal has its positive control.
+     */
+    @Test
+    void iccOffAndInternalNetworksShapeTheTrafficAsAsked(NetworkNamespace host, NetworkNamespace out) throws Exception {
+        PodmanCniIT.outside(host, out);
+        try (Podman5Lab lab = Podman5Lab.start(host, served()); ReplyServers outside = new ReplyServers()) {
+            outside.tcpWhoAmI(out, "192.0.2.2", 9099);
+            lab.podmanOk("network", "create", "-d", "gatun", "--disable-dns", "--subnet", "10.93.0.0/24", "-o",
+                    "gatun.icc=false", "apart");
+            lab.podmanOk("network", "create", "-d", "gatun", "--disable-dns", "--subnet", "10.94.0.0/24", "--internal",
+                    "closed");
+            lab.runDetached("a1", "apart", List.of(), "sh", "-c", WEB);
+            lab.runDetached("a2", "apart", List.of("9030:80"), "sh", "-c", WEB);
+            lab.runDetached("c1", "closed", List.of("9031:80"), "sh", "-c", WEB);
+            lab.runDetached("c2", "closed", List.of(), "sh", "-c", WEB);
+
+            assertThat(PodmanCniIT.http(out, HOST_IP, 9030)).as("a2's port").startsWith("hello-from-");
+            assertThat(fetch(lab, "a1", "192.0.2.2", 9099)).as("out of apart, masqueraded").contains(HOST_IP);
+            assertThat(fetch(lab, "a1", "127.0.0.1", 80)).as("a1 serves").contains("hello-from-");
+            assertThat(fetch(lab, "a1", ip(lab, "a2", "apart"), 80)).as("icc off: a1 to a2").doesNotContain("hello-from-");
+
+            assertThat(fetch(lab, "c2", ip(lab, "c1", "closed"), 80)).as("within an internal network").contains("hello-from-");
+            assertThat(fetch(lab, "c1", "192.0.2.2", 9099)).as("out of an internal network").doesNotContain(HOST_IP);
+            assertThat(Oracle.tryIn(out, "curl", "-s", "-m", "2", "http://" + HOST_IP + ":9031/").stdout())
+                    .as("into an internal network by its published port").doesNotContain("hello-from-");
+            lab.podmanOk("rm", "-f", "-t", "0", "a1", "a2", "c1", "c2");
+            assertThat(PodmanCniIT.elements(host)).doesNotContain("comment");
+        }
+    }
+
+    /** What {@code container} gets from {@code address:port} within 3 s (nothing when refused or dropped). */
+    private static String fetch(Podman5Lab lab, String container, String address, int port) {
+        return lab.podman("exec", container, "sh", "-c", "printf 'GET / HTTP/1.0\\r\\n\\r\\n' | nc -w 3 " + address + " "
+                + port).out();
+    }
+
+    private static String ip(Podman5Lab lab, String container, String network) throws Exception {
+        return JSON.readTree(lab.podmanOk("inspect", container).out()).get(0).path("NetworkSettings").path("Networks")
+                .path(network).path("IPAddress").asText();
     }
 
     @Test
