@@ -32,8 +32,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -137,6 +140,7 @@ public final class NetavarkPlugin {
             Rollback attached = new Rollback();
             try {
                 Network n = network(d, s);
+                removeVanished(d, n);
                 // A container id is used once: what an earlier setup left under it (a teardown that never came) goes.
                 if (d.endpoints(n.name()).stream().anyMatch(e -> e.owner().equals(owner))) {
                     d.detachOwner(n.name(), owner);
@@ -221,7 +225,7 @@ public final class NetavarkPlugin {
                 log("teardown " + owner + ": nothing left");
                 return null;
             }
-            int removed = 0;
+            int removed = removeVanished(d, n);
             if (d.endpoints(n.name()).stream().anyMatch(e -> e.owner().equals(owner))) {
                 d.detachOwner(n.name(), owner);
                 removed++;
@@ -240,6 +244,36 @@ public final class NetavarkPlugin {
                     + n.name() + " removed with its last container" : ""));
             return null;
         });
+    }
+
+    /**
+     * Removes the mappings on {@code n} of containers whose endpoint is gone without a teardown:
+     * when a container's namespace goes first (its processes killed, the namespace's mount
+     * removed, as after a crash), the kernel takes the veth with it and netavark, unable to open
+     * the namespace, never calls the plugin, so nothing else would free their host ports. A
+     * setup attaches before it publishes and a teardown detaches before it unpublishes, so a
+     * live container's mappings always have their endpoint, or are going anyway. How many went.
+     */
+    private int removeVanished(GatunDriver d, Network n) {
+        Set<String> attached = new HashSet<>();
+        d.endpoints(n.name()).forEach(e -> attached.add(e.owner()));
+        Map<String, Set<InetAddress>> vanished = new LinkedHashMap<>();
+        for (PortMapping m : d.published(n.name())) {
+            if (NetavarkSetup.isOwner(m.owner()) && !attached.contains(m.owner())) {
+                vanished.computeIfAbsent(m.owner(), k -> new LinkedHashSet<>()).add(m.containerIp());
+            }
+        }
+        int removed = 0;
+        for (Map.Entry<String, Set<InetAddress>> v : vanished.entrySet()) {
+            int of = 0;
+            for (InetAddress ip : v.getValue()) {
+                of += d.unpublish(n.name(), ip, List.of(), v.getKey()).size();
+            }
+            log("removed " + of + " port mapping(s) of " + v.getKey() + " on " + n.name()
+                    + ": its endpoint is gone, with its namespace, and no teardown came");
+            removed += of;
+        }
+        return removed;
     }
 
     private static NetworkNamespace namespace(String netns) {

@@ -112,4 +112,9 @@ record NetavarkSetup(String containerId, String containerName, NetavarkNetwork n
     String owner() {
         return containerId + "/" + ifname;
     }
+
+    /** Whether {@code owner} is of the shape {@link #owner()} gives: a Podman container id, a slash, an interface. */
+    static boolean isOwner(String owner) {
+        return owner != null && owner.matches("[0-9a-f]{64}/.+");
+    }
 }

@@ -169,6 +169,11 @@ final class Podman5Lab implements AutoCloseable {
         return podman(args.toArray(String[]::new));
     }
 
+    /** A command in the bed (its mounts, the host's network namespace). */
+    DebianBed.Result inBed(String... command) {
+        return bed.run(Map.of(), Duration.ofSeconds(60), List.of(command));
+    }
+
     /** The plugin file, run in the bed as netavark runs it, with {@code stdin}. */
     DebianBed.Result plugin(String stdin, String... args) {
         Path in = dir.resolve("stdin.json");

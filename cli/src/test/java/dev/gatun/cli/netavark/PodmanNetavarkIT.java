@@ -171,6 +171,53 @@ class PodmanNetavarkIT {
         }
     }
 
+    /**
+     * A container whose network namespace goes before Podman tears it down (its conmon and
+     * process killed behind Podman's back, the namespace's mount removed, as after a crash):
+     * netavark cannot open the namespace and never calls the plugin, so its mappings stay; the
+     * next setup on the network takes them away, and a container publishing the same host port
+     * gets it. Then its removal leaves nothing: no element, link or network.
+     */
+    @Test
+    void thePortsOfAContainerWhoseNamespaceWentWithoutATeardownAreFreedByTheNextSetup(NetworkNamespace host,
+                                                                                        NetworkNamespace out) throws Exception {
+        PodmanCniIT.outside(host, out);
+        String linksBefore = links(host);
+        try (Podman5Lab lab = Podman5Lab.start(host, served())) {
+            lab.podmanOk("network", "create", "-d", "gatun", "--disable-dns", "--subnet", "10.95.0.0/24", "crashy");
+            lab.runDetached("gone", "crashy", List.of("9040:80", "9041:53/udp"), "sh", "-c", WEB);
+            assertThat(PodmanCniIT.http(out, HOST_IP, 9040)).startsWith("hello-from-");
+            String goneId = lab.podmanOk("inspect", "-f", "{{.Id}}", "gone").out().strip();
+            String[] state = lab.podmanOk("inspect", "-f", "{{.State.ConmonPid}} {{.State.Pid}} {{.NetworkSettings.SandboxKey}}",
+                    "gone").out().strip().split(" ");
+            for (int i = 0; i < 2; i++) {
+                ProcessHandle p = ProcessHandle.of(Long.parseLong(state[i])).orElseThrow();
+                p.destroyForcibly();
+                p.onExit().get(10, java.util.concurrent.TimeUnit.SECONDS);
+            }
+            DebianBed.Result unmount = lab.inBed("/bin/sh", "-c", "umount " + state[2] + " && rm " + state[2]);
+            assertThat(unmount.code()).as("the namespace's mount removed: %s", unmount.err()).isZero();
+            // Podman's first rm fails on netavark's "open container netns", the second removes the container.
+            for (int i = 0; i < 3 && lab.podman("container", "exists", "gone").code() == 0; i++) {
+                lab.podman("rm", "-f", "-t", "0", "gone");
+            }
+            assertThat(lab.podman("container", "exists", "gone").code()).as("the container removed").isNotZero();
+            assertThat(PodmanCniIT.elements(host)).as("no teardown reached gatun").contains(goneId);
+
+            DebianBed.Result next = lab.runDetached("next", "crashy", List.of("9040:80"), "sh", "-c", WEB);
+            assertThat(next.code()).as("podman run of a container on the same host port: %s", next.err()).isZero();
+            assertThat(PodmanCniIT.http(out, HOST_IP, 9040)).startsWith("hello-from-");
+            assertThat(PodmanCniIT.elements(host)).as("the gone container's mappings").doesNotContain(goneId)
+                    .doesNotContain("9041");
+            checkServed(lab, "setup", 2);
+            lab.podmanOk("rm", "-f", "-t", "0", "next");
+            assertThat(PodmanCniIT.elements(host)).doesNotContain("9040");
+            assertThat(links(host)).as("the bridge and the veths gone with the last container").isEqualTo(linksBefore);
+            lab.podmanOk("network", "rm", "crashy");
+            assertThat(Oracle.in(host, "nft", "list", "ruleset")).doesNotContain("10.95.0.");
+        }
+    }
+
     /** What {@code container} gets from {@code address:port} within 3 s (nothing when refused or dropped). */
     private static String fetch(Podman5Lab lab, String container, String address, int port) {
         return lab.podman("exec", container, "sh", "-c", "printf 'GET / HTTP/1.0\\r\\n\\r\\n' | nc -w 3 " + address + " "
