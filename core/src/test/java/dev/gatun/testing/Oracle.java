@@ -33,7 +33,9 @@ public final class Oracle {
     }
 
     public static Result tryIn(NetworkNamespace ns, String... command) {
-        List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", ns.name()));
+        // One opened by path (a process's, say) has no name for ip netns exec.
+        List<String> cmd = new ArrayList<>(ns.name() == null ? List.of("nsenter", "--net=" + ns.path())
+                : List.of("ip", "netns", "exec", ns.name()));
         cmd.addAll(List.of(command));
         return run(cmd);
     }

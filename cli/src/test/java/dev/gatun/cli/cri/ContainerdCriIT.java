@@ -40,6 +40,11 @@ public class ContainerdCriIT {
     static final String SECOND_HOST_IP = "192.0.2.3";
     static final String HOST_IP6 = "2001:db8:2::1";
 
+    /** The containerd of the tests: the machine's (1.6); {@link Containerd17IT} the Debian 13 bed's. */
+    ContainerdLab startLab(NetworkNamespace host, Network network, String... subnets) {
+        return ContainerdLab.start(host, network, subnets);
+    }
+
     /** The served variant starts a serve for the node's namespace here. */
     void useHost(NetworkNamespace host) {
     }
@@ -74,7 +79,7 @@ public class ContainerdCriIT {
     void aPodsHostPortsWithGatunAsTheMainPlugin(NetworkNamespace host, NetworkNamespace out) throws Exception {
         outside(host, out);
         useHost(host);
-        try (ContainerdLab lab = ContainerdLab.start(host, Network.GATUN_MAIN, "10.77.0.0/24")) {
+        try (ContainerdLab lab = startLab(host, Network.GATUN_MAIN, "10.77.0.0/24")) {
             kubeletSequenceAnswersAndLeavesNothing(lab, host, out);
             used(lab);
         }
@@ -84,7 +89,7 @@ public class ContainerdCriIT {
     void aPodsHostPortsWithGatunChainedAfterBridge(NetworkNamespace host, NetworkNamespace out) throws Exception {
         outside(host, out);
         useHost(host);
-        try (ContainerdLab lab = ContainerdLab.start(host, Network.GATUN_AFTER_BRIDGE, "10.77.1.0/24")) {
+        try (ContainerdLab lab = startLab(host, Network.GATUN_AFTER_BRIDGE, "10.77.1.0/24")) {
             kubeletSequenceAnswersAndLeavesNothing(lab, host, out);
             used(lab);
         }
@@ -115,7 +120,7 @@ public class ContainerdCriIT {
             throws Exception {
         outside(host, out);
         useHost(host);
-        try (ContainerdLab lab = ContainerdLab.start(host, Network.GATUN_MAIN, "10.77.2.0/24")) {
+        try (ContainerdLab lab = startLab(host, Network.GATUN_MAIN, "10.77.2.0/24")) {
             Pod first = lab.runPod("first", List.of(port(Protocol.TCP, 9000, 80, HOST_IP)));
             lab.runPod("second", List.of(port(Protocol.TCP, 9000, 80, SECOND_HOST_IP)));
             lab.runPod("third", List.of(udp(9000, 53)));
@@ -143,7 +148,7 @@ public class ContainerdCriIT {
     void aDualStackPodsHostPortAnswersOverIpv6(NetworkNamespace host, NetworkNamespace out) throws Exception {
         outside(host, out);
         useHost(host);
-        try (ContainerdLab lab = ContainerdLab.start(host, Network.GATUN_MAIN, "10.77.3.0/24", "fd00:77:3::/64")) {
+        try (ContainerdLab lab = startLab(host, Network.GATUN_MAIN, "10.77.3.0/24", "fd00:77:3::/64")) {
             Pod web = lab.runPod("web6", List.of(tcp(8080, 80)));
             assertThat(web.ips()).as("one address of each family").hasSize(2);
             assertThat(web.ips().get(1)).contains(":");
@@ -164,7 +169,7 @@ public class ContainerdCriIT {
             throws Exception {
         outside(host, out);
         useHost(host);
-        try (ContainerdLab lab = ContainerdLab.start(host, Network.GATUN_MAIN, "10.77.4.0/24")) {
+        try (ContainerdLab lab = startLab(host, Network.GATUN_MAIN, "10.77.4.0/24")) {
             Pod web = lab.runPod("web", List.of(tcp(8080, 80), udp(5353, 53)));
             assertThat(http(out, HOST_IP, 8080)).isEqualTo("hello-from-web");
             lab.restartContainerd();
@@ -187,13 +192,19 @@ public class ContainerdCriIT {
             throws Exception {
         outside(host, out);
         useHost(host);
-        try (ContainerdLab lab = ContainerdLab.start(host, Network.GATUN_MAIN, "10.77.5.0/24")) {
+        try (ContainerdLab lab = startLab(host, Network.GATUN_MAIN, "10.77.5.0/24")) {
             String linksBefore = veths(host);
             Pod web = lab.runPod("web", List.of(tcp(8080, 80)));
             assertThat(http(out, HOST_IP, 8080)).isEqualTo("hello-from-web");
             lab.killSandbox(web);
             assertThat(lab.sandboxNamespacesLeft()).as("the sandbox's namespace gone").isEmpty();
 
+            // The kubelet's StopPodSandbox alone cleans up (its DEL has no namespace path to go by) ...
+            lab.cri().stopPodSandbox(web.id());
+            assertThat(elements(host)).as("after StopPodSandbox").doesNotContain("8080").doesNotContain(web.ip());
+            assertThat(lab.reservations()).as("host-local's reservations after StopPodSandbox").isEmpty();
+            assertThat(veths(host)).as("after StopPodSandbox").isEqualTo(linksBefore);
+            // ... and the rest of the kubelet's sequence finds nothing more to do.
             lab.removePod(web);
             assertThat(veths(host)).isEqualTo(linksBefore);
             nothingLeft(lab, host, "8080");

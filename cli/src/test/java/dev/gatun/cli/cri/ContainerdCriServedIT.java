@@ -159,6 +159,10 @@ class ContainerdCriServedIT extends ContainerdCriIT {
                 assertThat(mapped).as("no mapping of failed pod k" + p).doesNotContain("tcp . " + (21000 + p) + " ");
             }
             assertThat(lab.sandboxNamespacesLeft()).hasSize(answering.size());
+            assertThat(veths(host).lines().filter(l -> l.startsWith("gv")).count()).as("a veth for each pod that answers")
+                    .isEqualTo(answering.size());
+            // A call the kill cut short says so (CNI code 11; libcni passes on only the sentence).
+            assertThat(reasons).as("why the failed calls failed").allSatisfy(r -> assertThat(r).contains("try again"));
         }
     }
 }

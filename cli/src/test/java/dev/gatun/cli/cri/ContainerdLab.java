@@ -40,6 +40,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 /**
  * Debian's containerd (1.6, its CRI plugin built in) confined to one test and driven over CRI as
  * the kubelet drives it: started inside the test's host namespace with {@code nsenter --net}, its
@@ -380,13 +382,13 @@ final class ContainerdLab implements AutoCloseable {
     }
 
     /** The sandbox namespace the CRI made for {@code pod}: the one holding its address. */
-    NetworkNamespace namespaceOf(Pod pod) {
-        for (String ns : sandboxNamespacesLeft()) {
-            if (Oracle.run(List.of("ip", "-n", ns, "-o", "addr", "show")).stdout().contains(" " + pod.ip() + "/")) {
-                return NetworkNamespace.named(ns);
-            }
+    NetworkNamespace namespaceOf(Pod pod) throws IOException {
+        // Through its pause process: in the bed the namespace's name is under the bed's /run, out of reach.
+        NetworkNamespace ns = NetworkNamespace.at(Path.of("/proc/" + sandboxPid(pod) + "/ns/net"));
+        if (!Oracle.tryIn(ns, "ip", "-o", "addr", "show").stdout().contains(" " + pod.ip() + "/")) {
+            throw new AssertionError("the sandbox namespace of pod " + pod.name() + " does not hold " + pod.ip());
         }
-        throw new AssertionError("no sandbox namespace holds " + pod.ip() + " (pod " + pod.name() + ")");
+        return ns;
     }
 
     /**
@@ -394,13 +396,17 @@ final class ContainerdLab implements AutoCloseable {
      * them under the runtime: containerd then tears the network down with no namespace path.
      */
     void killSandbox(Pod pod) throws Exception {
-        NetworkNamespace ns = namespaceOf(pod);
+        List<String> names = namespacesOf(pod.id());
+        assertThat(names).as("the sandbox's namespace names").isNotEmpty();
         long pid = sandboxPid(pod);
         ProcessHandle sandbox = ProcessHandle.of(pid).orElseThrow(() -> new AssertionError("no sandbox process " + pid));
         sandbox.destroyForcibly();
         sandbox.onExit().get(30, TimeUnit.SECONDS);
-        Oracle.host("umount", ns.path().toString());
-        Files.delete(ns.path());
+        for (String name : names) {
+            String path = NETNS_DIR.resolve(name).toString();
+            Oracle.Result gone = Oracle.run(inRuntime(List.of("sh", "-c", "umount " + path + " && rm " + path)));
+            assertThat(gone.exitCode()).as("the name of namespace %s removed: %s", name, gone.stderr()).isZero();
+        }
     }
 
     /** The addresses host-local holds for the lab's network. */
@@ -423,7 +429,12 @@ final class ContainerdLab implements AutoCloseable {
     }
 
     private List<String> sandboxNamespaces() {
-        return varLibCni.startsWith(DebianBed.ROOT) ? List.of() : hostSandboxNamespaces();
+        if (bed == null) {
+            return hostSandboxNamespaces();
+        }
+        // The bed's /run is its own: asked there.
+        Oracle.Result ls = Oracle.run(inRuntime(List.of("sh", "-c", "ls " + NETNS_DIR + " 2>/dev/null || true")));
+        return ls.stdout().lines().filter(n -> n.startsWith("cni-")).sorted().toList();
     }
 
     private static List<String> hostSandboxNamespaces() {

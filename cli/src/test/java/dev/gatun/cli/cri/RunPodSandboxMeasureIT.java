@@ -2,6 +2,11 @@ package dev.gatun.cli.cri;
 
 import dev.gatun.cli.MeasuredRuns;
 import dev.gatun.cli.cri.ContainerdLab.Network;
+import dev.gatun.cli.cri.v1.LinuxPodSandboxConfig;
+import dev.gatun.cli.cri.v1.LinuxSandboxSecurityContext;
+import dev.gatun.cli.cri.v1.NamespaceMode;
+import dev.gatun.cli.cri.v1.NamespaceOption;
+import dev.gatun.cli.cri.v1.PodSandboxConfig;
 import dev.gatun.cli.cri.v1.PortMapping;
 import dev.gatun.cli.docker.GatunServe;
 import dev.gatun.netns.NetworkNamespace;
@@ -18,6 +23,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.UnaryOperator;
 
 import static dev.gatun.cli.cri.ContainerdLab.tcp;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -25,9 +31,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A measurement, not a test of speed: the wall time of one RunPodSandbox over CRI with 1 and
  * with 32 hostPorts, then with 32 when 100 pods of 8 hostPorts each already run, for the
- * reference ({@code bridge} + {@code portmap}), for gatun as the main plugin with a serve, and
- * for the floor: {@code bridge} alone, which ignores the hostPorts (the share of containerd, runc,
- * the veth and IPAM that no port plugin can remove).
+ * reference ({@code bridge} + {@code portmap}), for gatun as the main plugin with a serve, for
+ * {@code bridge} alone, which ignores the hostPorts (containerd, runc, a veth and IPAM), and for
+ * containerd alone: a pod on the node's network, for which the CRI runs no CNI at all (the share
+ * of containerd and runc that no network plugin can remove; its hostPorts mean nothing there).
  * Each side has a node namespace and a containerd of its own (same binary, same config but the
  * conflist: containerd 1.6 reads one conflist per CRI); the sides take turns sample by sample,
  * after one unmeasured run each; each measured sandbox is stopped and removed (unmeasured) before
@@ -44,6 +51,11 @@ class RunPodSandboxMeasureIT {
 
     /** {@code bridge} alone, its hostPorts ignored: what containerd, runc and a veth cost without any port work. */
     private static final String FLOOR = "floor: bridge alone, no hostPorts";
+    /** A pod on the node's network: no CNI is run, so this is what containerd and runc cost by themselves. */
+    private static final String NO_CNI = "containerd alone: node network, no CNI";
+
+    /** A side of the measurement: a lab, and how its sandboxes differ from the others'. */
+    private record Side(ContainerdLab lab, UnaryOperator<PodSandboxConfig> shape) {}
     private static final int PRESENT_PODS = 100;
     private static final int PRESENT_PORTS = 8;
 
@@ -57,12 +69,13 @@ class RunPodSandboxMeasureIT {
              ContainerdLab ref = ContainerdLab.start(refNode, Network.PORTMAP_AFTER_BRIDGE, "10.93.0.0/16");
              ContainerdLab gatun = ContainerdLab.start(gatunNode, Network.GATUN_MAIN, "10.94.0.0/16");
              ContainerdLab floor = ContainerdLab.start(floorNode, Network.BRIDGE_ALONE, "10.95.0.0/16")) {
-            Map<String, ContainerdLab> sides = new LinkedHashMap<>();
-            sides.put("bridge + portmap", ref);
-            sides.put("gatun, served", gatun);
-            sides.put(FLOOR, floor);
+            Map<String, Side> sides = new LinkedHashMap<>();
+            sides.put("bridge + portmap", new Side(ref, c -> c));
+            sides.put("gatun, served", new Side(gatun, c -> c));
+            sides.put(FLOOR, new Side(floor, c -> c));
+            sides.put(NO_CNI, new Side(floor, RunPodSandboxMeasureIT::onTheNodesNetwork));
             measure(sides, samples, new int[] {1, 32}, "", times);
-            sides.values().forEach(RunPodSandboxMeasureIT::fill);
+            List.of(ref, gatun, floor).forEach(RunPodSandboxMeasureIT::fill);
             measure(sides, samples, new int[] {32}, ", " + PRESENT_PODS + " pods present", times);
             assertThat(serve.stderr()).contains("ran CNI ADD");
             // Before 200 sandboxes are torn down: a failure there must not lose the figures.
@@ -76,24 +89,34 @@ class RunPodSandboxMeasureIT {
         for (String what : List.of("1 hostPort(s)", "32 hostPort(s)", "32 hostPort(s), " + PRESENT_PODS + " pods present")) {
             double gatunMs = medians.get("gatun, served, " + what);
             double floorMs = medians.get(FLOOR + ", " + what);
+            double aloneMs = medians.get(NO_CNI + ", " + what);
+            double refMs = medians.get("bridge + portmap, " + what);
             report.append(String.format("  %s: bridge + portmap / gatun %.2f; bridge + portmap / floor %.2f; "
-                            + "gatun - floor %.1f ms%n", what, medians.get("bridge + portmap, " + what) / gatunMs,
-                    medians.get("bridge + portmap, " + what) / floorMs, gatunMs - floorMs));
+                            + "bridge + portmap / containerd alone %.2f; gatun - containerd alone %.1f ms%n", what,
+                    refMs / gatunMs, refMs / floorMs, refMs / aloneMs, gatunMs - aloneMs));
         }
         System.out.print(report);
     }
 
-    private static void measure(Map<String, ContainerdLab> sides, int samples, int[] portCounts, String suffix,
+    /** {@code config} with the pod on the node's network namespace. */
+    private static PodSandboxConfig onTheNodesNetwork(PodSandboxConfig config) {
+        // As the kubelet sends it: no hostname of its own (the node's is kept without a UTS namespace).
+        return config.toBuilder().clearHostname().setLinux(LinuxPodSandboxConfig.newBuilder().setSecurityContext(
+                LinuxSandboxSecurityContext.newBuilder().setNamespaceOptions(
+                        NamespaceOption.newBuilder().setNetwork(NamespaceMode.NODE)))).build();
+    }
+
+    private static void measure(Map<String, Side> sides, int samples, int[] portCounts, String suffix,
                                 Map<String, List<Long>> times) {
         for (int round = -1; round < samples; round++) {
             for (int ports : portCounts) {
-                for (Map.Entry<String, ContainerdLab> side : sides.entrySet()) {
+                for (Map.Entry<String, Side> side : sides.entrySet()) {
                     List<PortMapping> mappings = new ArrayList<>();
                     for (int k = 0; k < ports; k++) {
                         mappings.add(tcp(30000 + k, 80 + k));
                     }
-                    ContainerdLab lab = side.getValue();
-                    var config = lab.sandboxConfig("m" + round + "-" + ports, mappings);
+                    ContainerdLab lab = side.getValue().lab();
+                    var config = side.getValue().shape().apply(lab.sandboxConfig("m" + round + "-" + ports, mappings));
                     long start = System.nanoTime();
                     String id = lab.runSandbox(config);
                     long took = System.nanoTime() - start;
