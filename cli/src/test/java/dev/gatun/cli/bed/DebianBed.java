@@ -190,6 +190,16 @@ public final class DebianBed implements AutoCloseable {
         if (!left.isEmpty()) {
             throw new AssertionError("processes left in the test bed: " + left.stream().map(ProcessHandle::pid).toList());
         }
+        // Its mounts were private to its namespace; one that propagated to this one would outlive it.
+        try {
+            List<String> leaked = Files.readAllLines(Path.of("/proc/self/mountinfo")).stream()
+                    .filter(l -> l.contains(" " + ROOT + "/") || l.contains(" " + ROOT + " ")).toList();
+            if (!leaked.isEmpty()) {
+                throw new AssertionError("mounts of the test bed left in the host's mount namespace: " + leaked);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private static void sleep(long ms) {

@@ -7,7 +7,6 @@ import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.HostFirewalls;
 import dev.gatun.testing.Lab;
 import dev.gatun.testing.Oracle;
-import dev.gatun.testing.Tracing;
 import dev.gatun.testing.XtablesLockHolder;
 import org.junit.jupiter.api.Test;
 
@@ -546,9 +545,12 @@ class DockerHostIT {
     }
     /**
      * On an iptables-nft host with Docker's chains (left from its iptables mode) and ufw's, both
-     * dropping forwarded traffic: a whole run of the serve (containers, networks, a flush it
-     * repairs) starts no process, traced with {@code strace -f} from its ready line on. The
-     * positive controls: the trace sees its netlink writes, and ports answer through the drops.
+     * dropping forwarded traffic: a whole run of the serve (its start and first reconcile,
+     * containers, networks, a flush it repairs, its stop) starts no process. The serve runs under
+     * {@code strace -f} from its launcher's first line; what the launcher runs before it execs the
+     * serve's JVM is the launcher's, and nothing may follow that exec. The positive controls: the
+     * trace sees the launcher's exec and the serve's netlink writes, and ports answer through the
+     * drops.
      */
     @Test
     void noProcessIsStartedOnAnIptablesNftHostWithDockersAndUfwsChains() throws Exception {
@@ -557,14 +559,11 @@ class DockerHostIT {
             HostFirewalls.apply(host, "iptables-nft", HostFirewalls.DOCKER);
             HostFirewalls.apply(host, "iptables-nft", HostFirewalls.UFW);
             Path trace = Files.createTempFile("gatun-serve", ".strace");
-            try (GatunServe serve = GatunServe.start(lab.namespace(), null, "--docker", "--docker-host",
-                    "unix://" + lab.socket())) {
-                Process strace = new ProcessBuilder("strace", "-f", "-e", "trace=execve,execveat,sendto,sendmsg", "-o",
-                        trace.toString(), "-p", Long.toString(serve.pid())).redirectErrorStream(true)
-                        .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-                try {
-                    assertThat(Probe.poll(SETTLE, () -> Tracing.everyThreadTraced(serve.pid(), strace.pid())))
-                            .as("strace attached to every thread of the serve").isTrue();
+            try {
+                try (GatunServe serve = GatunServe.startWith(List.of("strace", "-f", "-qq", "-s", "256", "-e",
+                                "trace=execve,execveat,sendto,sendmsg", "-o", trace.toString()),
+                        List.of("--netns", lab.namespace(), "serve", "--docker", "--docker-host", "unix://" + lab.socket()),
+                        null)) {
                     lab.dockerOk("network", "create", "--subnet", "172.31.251.0/24", "appnet");
                     lab.dockerOk(run("web", "18600:80", "5354:53/udp").toArray(String[]::new));
                     List<String> onApp = run("app", "18601:80");
@@ -582,13 +581,23 @@ class DockerHostIT {
                     lab.dockerOk("rm", "-f", "app");
                     lab.dockerOk("network", "rm", "appnet");
                     refusedSoon(outside, 18601);
-                } finally {
-                    strace.destroy();
-                    strace.waitFor();
+                    // The serve (strace's child, the launcher having exec'd its JVM) stopped as a service manager
+                    // stops it; strace ends with it.
+                    ProcessHandle jvm = ProcessHandle.of(serve.pid()).orElseThrow().children().findFirst().orElseThrow();
+                    jvm.destroy();
+                    jvm.onExit().get(30, java.util.concurrent.TimeUnit.SECONDS);
                 }
-                String traced = Files.readString(trace);
-                assertThat(traced).as("the trace sees the serve's netlink writes").containsPattern("send(to|msg)\\(");
-                assertThat(traced.lines().filter(l -> l.contains("execve")).toList()).as("processes started").isEmpty();
+                List<String> traced = Files.readAllLines(trace);
+                int serveExec = -1;
+                for (int i = 0; i < traced.size(); i++) {
+                    if (traced.get(i).matches("\\d+ +execve\\(\"[^\"]*/bin/java\", .*\"-jar\".*")) {
+                        serveExec = i;
+                    }
+                }
+                assertThat(serveExec).as("the launcher's exec of the serve's JVM in the trace").isNotNegative();
+                List<String> after = traced.subList(serveExec + 1, traced.size());
+                assertThat(after).as("the trace sees the serve's netlink writes").anyMatch(l -> l.matches(".*send(to|msg)\\(.*"));
+                assertThat(after.stream().filter(l -> l.contains("execve")).toList()).as("processes started by the serve").isEmpty();
                 String saved = Oracle.in(host, "iptables-nft-save");
                 assertThat(saved).contains("-A DOCKER-USER -j GATUN-ALLOW", "-A GATUN-ALLOW -i docker0 -j ACCEPT",
                         "-A ufw-before-forward -j ufw-user-forward");
