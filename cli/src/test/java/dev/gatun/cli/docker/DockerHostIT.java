@@ -368,6 +368,9 @@ class DockerHostIT {
                 refused(outside, 18703);
                 // Hairpin: one service to the other's published port on the host's address.
                 assertThat(fetch(lab, "db", "http://" + HOST + ":18700/index.html").out().strip()).isEqualTo("svc-80");
+                // By name, as compose's services reach each other (dockerd's resolver on the project's network).
+                DockerLab.Result byName = fetch(lab, "db", "http://svc/index.html");
+                assertThat(byName.out().strip()).as("db to svc by name: %s", byName.err()).isEqualTo("svc-80");
 
                 lab.dockerOk("network", "disconnect", "project_default", "svc");
                 assertThat(Probe.poll(SETTLE, () -> mappingsOf(lab, "svc").isEmpty()))
