@@ -17,9 +17,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A measurement, not a test of speed: {@code docker run -d} of a container with PORTS published
  * ports on an unchanged Docker host, Docker's own iptables mode against the same dockerd build
- * with {@code --iptables=false} and {@code gatun serve --docker}, first with no other container
- * running, then with RUNNING containers of PORTS ports each already running on both; for each
- * userland-proxy setting asked (the two sides always share it). Two labs side by side, samples
+ * with {@code --iptables=false} and {@code gatun serve --docker}, and beside them that dockerd
+ * alone (its firewall off, no serve: dockerd's own share of a start, which no firewall can
+ * remove; its ports answer nobody), first with no other container running, then with RUNNING containers of PORTS ports each already running on both; for each
+ * userland-proxy setting asked (the sides always share it). Three labs side by side, samples
  * taken in turns, each sample's container removed (unmeasured) before the next; the setup of the
  * RUNNING containers is timed too, one container on each side in turn. Prints medians, ratios
  * and setup times; asserts only that every run succeeded and that gatun published every port.
@@ -106,15 +107,17 @@ class DockerHostBenchIT {
         StringBuilder report = new StringBuilder(String.format(Locale.ROOT,
                 "docker run -d with %d published ports, median of %d per side, ms; setup: %d containers of %d ports;"
                         + " dockerd %s%n", ports, samples, running, ports, inBed ? "26 (Debian 13 test bed)" : "20.10"));
-        report.append(String.format(Locale.ROOT, "  %-12s %-9s %12s %12s %8s%n", "proxy", "running", "docker", "gatun",
-                "ratio"));
+        report.append(String.format(Locale.ROOT, "  %-12s %-9s %12s %12s %8s %14s %16s%n", "proxy", "running", "docker",
+                "gatun", "ratio", "dockerd alone", "docker / alone"));
         StringBuilder setups = new StringBuilder();
         for (String proxy : proxies) {
             boolean on = proxy.strip().equals("on");
             try (Side docker = new Side("docker", DockerLab.start(on ? DockerLab.Networking.DOCKER_BRIDGE
                     : DockerLab.Networking.DOCKER_BRIDGE_NO_PROXY, inBed), null);
-                 Side gatun = gatunSide(on, inBed)) {
-                List<Side> sides = List.of(docker, gatun);
+                 Side gatun = gatunSide(on, inBed);
+                 Side alone = new Side("alone", DockerLab.start(on ? DockerLab.Networking.GATUN_FOLLOWS_WITH_PROXY
+                         : DockerLab.Networking.GATUN_FOLLOWS, inBed), null)) {
+                List<Side> sides = List.of(docker, gatun, alone);
                 Map<String, Double> idle = measure(sides, samples, ports);
                 row(report, proxy, 0, idle);
                 System.out.println("measured: " + report.substring(report.lastIndexOf("\n", report.length() - 2) + 1).strip());
@@ -142,10 +145,11 @@ class DockerHostBenchIT {
                         teardown.merge(side.name(), System.nanoTime() - t0, Long::sum);
                     }
                 }
-                String setupLine = String.format(Locale.ROOT, "  setup, proxy %s: docker %.1f s, gatun %.1f s;"
-                                + " docker rm -f of them: docker %.1f s, gatun %.1f s%n", proxy,
+                String setupLine = String.format(Locale.ROOT, "  setup, proxy %s: docker %.1f s, gatun %.1f s, dockerd alone"
+                                + " %.1f s; docker rm -f of them: docker %.1f s, gatun %.1f s, dockerd alone %.1f s%n", proxy,
                         setup.getOrDefault("docker", 0L) / 1e9, setup.getOrDefault("gatun", 0L) / 1e9,
-                        teardown.getOrDefault("docker", 0L) / 1e9, teardown.getOrDefault("gatun", 0L) / 1e9);
+                        setup.getOrDefault("alone", 0L) / 1e9, teardown.getOrDefault("docker", 0L) / 1e9,
+                        teardown.getOrDefault("gatun", 0L) / 1e9, teardown.getOrDefault("alone", 0L) / 1e9);
                 setups.append(setupLine);
                 System.out.println("measured: " + setupLine.strip());
             }
@@ -168,6 +172,8 @@ class DockerHostBenchIT {
     private static void row(StringBuilder report, String proxy, int running, Map<String, Double> medians) {
         double d = medians.get("docker");
         double g = medians.get("gatun");
-        report.append(String.format(Locale.ROOT, "  %-12s %-9d %12.1f %12.1f %7.1fx%n", proxy, running, d, g, d / g));
+        double a = medians.get("alone");
+        report.append(String.format(Locale.ROOT, "  %-12s %-9d %12.1f %12.1f %7.1fx %14.1f %15.1fx%n", proxy, running, d, g,
+                d / g, a, d / a));
     }
 }
