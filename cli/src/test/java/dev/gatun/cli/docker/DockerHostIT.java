@@ -149,6 +149,7 @@ class DockerHostIT {
                 refused(outside, 18080);
                 Probe.awaitHttp(outside, HOST, 18079, "/index.html", "early");
                 assertThat(serve.stderr()).contains("following dockerd on " + lab.socket());
+                kernelMatchesDockerd(lab, serve);
             }
         });
     }
@@ -184,6 +185,7 @@ class DockerHostIT {
                 refused(outside, 18090);
                 assertThat(mappingsOf(lab, "stays")).hasSize(1);
                 assertThat(mappingsOf(lab, "new")).hasSize(1);
+                kernelMatchesDockerd(lab, again);
             }
         });
     }
@@ -268,6 +270,7 @@ class DockerHostIT {
                 assertThat(Probe.poll(SETTLE, () -> !Oracle.tryIn(ns, "nft", "list", "set", "inet", "gatun", "subnets4")
                         .stdout().contains("172.31.251.0/24"))).as("appnet's subnet gone from gatun's sets").isTrue();
                 assertThat(fetch(lab, "web", "http://192.0.2.2:18500/").out().strip()).isEqualTo(HOST);
+                kernelMatchesDockerd(lab, serve);
             }
         });
     }
@@ -396,13 +399,8 @@ class DockerHostIT {
         List<String> listed = new ArrayList<>();
         assertThat(Probe.poll(SETTLE, () -> {
             listed.clear();
-            lab.dockerOk("port", "svc").out().lines().filter(l -> !l.contains("[::]")).forEach(l -> {
-                String[] sides = l.split(" -> ");
-                listed.add(sides[1].strip() + " -> " + sides[0].strip());
-            });
-            List<String> held = mappingsOf(lab, "svc").stream().map(m -> (m.path("hostIp").isNull()
-                    || m.path("hostIp").isMissingNode() ? "0.0.0.0" : m.get("hostIp").asText()) + ":" + m.get("hostPort").asInt()
-                    + " -> " + m.get("containerPort").asInt() + "/" + m.get("protocol").asText()).toList();
+            listed.addAll(dockerPort(lab, "svc"));
+            List<String> held = gatunListing(GatunCli.mappings(lab.namespace()), "docker:" + id(lab, "svc"));
             return !listed.isEmpty() && held.size() == listed.size() && held.containsAll(listed);
         })).as("gatun holds what docker port lists: %s; the serve: %s", listed, serve.stderr()).isTrue();
         NetworkNamespace host = NetworkNamespace.named(lab.namespace());
@@ -419,6 +417,53 @@ class DockerHostIT {
                     hostPort, "/index.html", page);
         }
         return List.copyOf(listed);
+    }
+
+    /** {@code docker port CONTAINER}'s IPv4 bindings as {@code HOSTIP:HOSTPORT -> PORT/PROTO} (dockerd lists [::] beside 0.0.0.0). */
+    private static List<String> dockerPort(DockerLab lab, String container) {
+        return lab.dockerOk("port", container).out().lines().filter(l -> !l.contains("[::]")).map(l -> {
+            String[] sides = l.split(" -> ");
+            return sides[1].strip() + " -> " + sides[0].strip();
+        }).toList();
+    }
+
+    /** The mappings of {@code owner} in a listing of gatun's, as {@link #dockerPort} writes them. */
+    private static List<String> gatunListing(JsonNode mappings, String owner) {
+        List<String> out = new ArrayList<>();
+        for (JsonNode m : mappings) {
+            if (owner.equals(m.path("owner").asText(null))) {
+                out.add((m.path("hostIp").isNull() || m.path("hostIp").isMissingNode() ? "0.0.0.0" : m.get("hostIp").asText())
+                        + ":" + m.get("hostPort").asInt() + " -> " + m.get("containerPort").asInt() + "/"
+                        + m.get("protocol").asText());
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Waits until gatun's table holds exactly dockerd's picture: for every running container
+     * what {@code docker port} lists (IPv4), and no mapping of any other owner.
+     */
+    private static void kernelMatchesDockerd(DockerLab lab, GatunServe serve) {
+        StringBuilder last = new StringBuilder();
+        assertThat(Probe.poll(SETTLE, () -> {
+            last.setLength(0);
+            JsonNode mappings = GatunCli.mappings(lab.namespace());
+            List<String> running = lab.dockerOk("ps", "-q", "--no-trunc").out().lines().map(String::strip).toList();
+            int expected = 0;
+            for (String id : running) {
+                List<String> listed = dockerPort(lab, id);
+                List<String> held = gatunListing(mappings, "docker:" + id);
+                expected += listed.size();
+                if (held.size() != listed.size() || !held.containsAll(listed)) {
+                    last.append(id, 0, 12).append(": docker port ").append(listed).append(", gatun ").append(held).append("; ");
+                }
+            }
+            if (mappings.size() != expected) {
+                last.append(mappings.size()).append(" mappings in all, ").append(expected).append(" listed by docker port");
+            }
+            return last.isEmpty();
+        })).as("gatun's table is dockerd's picture: %s; the serve: %s", last, serve.stderr()).isTrue();
     }
 
     private static String processName() throws IOException {
@@ -516,6 +561,7 @@ class DockerHostIT {
                         .as("one mapping for the restarted container, to its address now").isTrue();
                 refused(outside, 18321);
                 assertThat(serve.stderr()).contains("trying again");
+                kernelMatchesDockerd(lab, serve);
             }
         });
     }
