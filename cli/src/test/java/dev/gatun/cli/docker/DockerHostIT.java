@@ -221,6 +221,9 @@ class DockerHostIT {
             lab.dockerOk("network", "create", "--internal", "--subnet", "172.31.252.0/24", "closed");
             lab.dockerOk("network", "create", "-o", "com.docker.network.bridge.enable_icc=false", "--subnet",
                     "172.31.253.0/24", "apart");
+            lab.dockerOk("network", "create", "-o", "com.docker.network.bridge.enable_ip_masquerade=false", "--subnet",
+                    "172.31.247.0/24", "routed");
+            Oracle.in(outside, "ip", "route", "add", "172.31.247.0/24", "via", HOST);
             try (GatunServe serve = GatunServe.start(lab.namespace(), null, "--docker", "--docker-host",
                     "unix://" + lab.socket());
                  ServerSocketChannel who = whoAsks(outside, "192.0.2.2", 18500)) {
@@ -232,9 +235,15 @@ class DockerHostIT {
                 onClosed.addAll(2, List.of("--network", "closed"));
                 lab.dockerOk(onClosed.toArray(String[]::new));
 
-                // Out: masqueraded behind the host's address, from the default bridge and from a user-defined network.
+                // Out: masqueraded behind the host's address, from the default bridge and from a user-defined network;
+                // not from one that asks for no masquerade (its address is routed back).
                 assertThat(fetch(lab, "web", "http://192.0.2.2:18500/").out().strip()).isEqualTo(HOST);
                 assertThat(fetch(lab, "app", "http://192.0.2.2:18500/").out().strip()).isEqualTo(HOST);
+                List<String> onRouted = run("direct");
+                onRouted.addAll(2, List.of("--network", "routed"));
+                lab.dockerOk(onRouted.toArray(String[]::new));
+                assertThat(fetch(lab, "direct", "http://192.0.2.2:18500/").out().strip()).as("enable_ip_masquerade=false")
+                        .isEqualTo(lab.containerIp("direct"));
                 // In: the published ports of both, not a direct route to a container.
                 Probe.awaitHttp(outside, HOST, 18080, "/index.html", "web");
                 Probe.awaitHttp(outside, HOST, 18095, "/index.html", "app");
