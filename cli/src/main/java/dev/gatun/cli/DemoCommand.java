@@ -172,13 +172,16 @@ final class DemoCommand extends Base {
         }
     }
 
+    /** Asks up to three times, a second each, as a UDP client does: one datagram may be lost on its way. */
     private static String udpAsk(NetworkNamespace ns, String address, int port) throws IOException {
         try (DatagramChannel client = ReplyServers.udpClient(ns)) {
-            String answer = ReplyServers.udpAsk(client, address, port);
-            if (answer == null) {
-                throw new IOException("no UDP answer from " + address + ":" + port);
+            for (int attempt = 0; attempt < 3; attempt++) {
+                String answer = ReplyServers.udpAsk(client, address, port);
+                if (answer != null) {
+                    return answer;
+                }
             }
-            return answer;
+            throw new IOException("no UDP answer from " + address + ":" + port + " to 3 datagrams");
         }
     }
 

@@ -18,7 +18,9 @@ import java.util.function.Function;
 /**
  * Small TCP and UDP servers inside namespaces that answer every request with a text, and the
  * clients that ask them, so the demo and the tests can prove which container a published port
- * reached. A socket keeps the namespace it was created in. Close to stop every server.
+ * reached. A socket keeps the namespace it was created in. Close to stop every server. Each
+ * server reads on a platform thread of its own: a lost wake-up of a virtual thread's read (seen
+ * once in the tests, never explained) would read as a port that does not answer.
  */
 public final class ReplyServers implements Closeable {
 
@@ -40,7 +42,7 @@ public final class ReplyServers implements Closeable {
     public ReplyServers udp(NetworkNamespace ns, String address, int port, String reply) {
         DatagramChannel d = ns.call(() -> DatagramChannel.open().bind(new InetSocketAddress(address, port)));
         open.add(d);
-        Thread.ofVirtual().start(() -> {
+        Thread.ofPlatform().daemon().start(() -> {
             ByteBuffer buf = ByteBuffer.allocate(2048);
             while (d.isOpen()) {
                 try {
@@ -58,7 +60,7 @@ public final class ReplyServers implements Closeable {
     private ReplyServers tcp(NetworkNamespace ns, String address, int port, Function<InetSocketAddress, String> reply) {
         ServerSocketChannel s = ns.call(() -> ServerSocketChannel.open().bind(new InetSocketAddress(address, port)));
         open.add(s);
-        Thread.ofVirtual().start(() -> {
+        Thread.ofPlatform().daemon().start(() -> {
             while (s.isOpen()) {
                 try (SocketChannel c = s.accept()) {
                     c.write(utf8(reply.apply((InetSocketAddress) c.getRemoteAddress())));
