@@ -4,6 +4,7 @@ import dev.gatun.cli.docker.GatunCli;
 import dev.gatun.cli.docker.GatunServe;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.Bounded;
+import dev.gatun.testing.Firewalld;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
 import dev.gatun.testing.Tracing;
@@ -53,6 +54,34 @@ class NoProcessIT {
             assertThat(t.afterJava()).as("processes started by gatun %s", String.join(" ", command)).isEmpty();
         }
         assertThat(Oracle.in(host, "ip", "-o", "link", "show")).doesNotContain("gatun-n1");
+    }
+
+    /**
+     * On a firewalld host (Debian's firewalld in the test's namespace, on a private system bus
+     * that DBUS_SYSTEM_BUS_ADDRESS names, as on a host whose bus is elsewhere): the bridge goes
+     * into firewalld's trusted zone over D-Bus and out again, and no firewall-cmd, nor anything
+     * else, is exec'd after java. The positive control: firewall-cmd sees the bridge in the zone
+     * between the network's create and its removal.
+     */
+    @Test
+    void onAFirewalldHostTheJvmPathStartsNoProcess(NetworkNamespace host, NetworkNamespace c1) throws Exception {
+        try (Firewalld fw = Firewalld.start(host, tmp.resolve("firewalld"))) {
+            Map<String, String> bus = Map.of("DBUS_SYSTEM_BUS_ADDRESS", fw.busAddress());
+            for (List<String> command : perContainerCommands(c1)) {
+                List<String> args = new ArrayList<>(List.of("--netns", host.name()));
+                args.addAll(command);
+                Traced t = traced(args, bus);
+                assertThat(t.run().code()).as("%s: %s", args, t.run().err()).isZero();
+                assertThat(t.launched()).as("the launcher started java for %s", args).anyMatch(p -> p.endsWith("/bin/java"));
+                assertThat(t.afterJava()).as("processes started by gatun %s", String.join(" ", command)).isEmpty();
+                if (command.equals(List.of("attach", "n1", c1.name()))) {
+                    assertThat(fw.firewallCmd("--zone=trusted", "--query-interface=gatun-n1").stdout())
+                            .as("the bridge in firewalld's trusted zone").isEqualTo("yes\n");
+                }
+            }
+            assertThat(fw.firewallCmd("--zone=trusted", "--query-interface=gatun-n1").stdout())
+                    .as("the bridge out of the zone with its network").isEqualTo("no\n");
+        }
     }
 
     /**
@@ -207,11 +236,16 @@ class NoProcessIT {
 
     /** {@code ./gatun args} under {@code strace -f -e trace=execve} (seccomp-filtered, so the JVM runs at speed). */
     private Traced traced(List<String> args) throws IOException {
+        return traced(args, Map.of());
+    }
+
+    /** As {@link #traced(List)}, with {@code env} added to the command's environment. */
+    private Traced traced(List<String> args, Map<String, String> env) throws IOException {
         Path trace = Files.createTempFile(tmp, "cmd", ".strace");
         List<String> cmd = new ArrayList<>(List.of("strace", "-f", "-qq", "-ttt", "--seccomp-bpf", "-e", "trace=execve",
                 "-o", trace.toString(), GatunCli.ROOT.resolve("gatun").toString()));
         cmd.addAll(args);
-        GatunCli.Run run = GatunCli.runProgram(cmd, Map.of());
+        GatunCli.Run run = GatunCli.runProgram(cmd, env);
         List<Exec> execs = new ArrayList<>();
         for (String line : Files.readAllLines(trace)) {
             Matcher m = EXEC.matcher(line);
