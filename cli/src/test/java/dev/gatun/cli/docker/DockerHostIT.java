@@ -24,6 +24,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -552,7 +553,7 @@ class DockerHostIT {
                 // answer while it is down, and the follower tries again, less often each time.
                 ProcessHandle dockerd = ProcessHandle.of(lab.dockerdPid()).orElseThrow();
                 dockerd.destroyForcibly();
-                dockerd.onExit().get(10, java.util.concurrent.TimeUnit.SECONDS);
+                dockerd.onExit().get(10, TimeUnit.SECONDS);
                 assertThat(Probe.poll(SETTLE, () -> serve.stderr().contains("trying again in 1000 ms")))
                         .as("a second try after a longer wait: %s", serve.stderr()).isTrue();
                 Probe.awaitHttp(outside, HOST, 18320, "/index.html", "keeps");
@@ -643,7 +644,7 @@ class DockerHostIT {
                     // stops it; strace ends with it.
                     ProcessHandle jvm = ProcessHandle.of(serve.pid()).orElseThrow().children().findFirst().orElseThrow();
                     jvm.destroy();
-                    jvm.onExit().get(30, java.util.concurrent.TimeUnit.SECONDS);
+                    jvm.onExit().get(30, TimeUnit.SECONDS);
                 }
                 List<String> traced = Files.readAllLines(trace);
                 int serveExec = -1;

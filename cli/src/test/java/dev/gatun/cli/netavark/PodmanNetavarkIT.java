@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -193,7 +194,7 @@ class PodmanNetavarkIT {
             for (int i = 0; i < 2; i++) {
                 ProcessHandle p = ProcessHandle.of(Long.parseLong(state[i])).orElseThrow();
                 p.destroyForcibly();
-                p.onExit().get(10, java.util.concurrent.TimeUnit.SECONDS);
+                p.onExit().get(10, TimeUnit.SECONDS);
             }
             DebianBed.Result unmount = lab.inBed("/bin/sh", "-c", "umount " + state[2] + " && rm " + state[2]);
             assertThat(unmount.code()).as("the namespace's mount removed: %s", unmount.err()).isZero();
