@@ -118,7 +118,8 @@ final class ContainerdLab implements AutoCloseable {
 
     /**
      * The containerd of the Debian 13 bed ({@link DebianBed}, made by ci/testbed) in {@code host}:
-     * its sandbox namespaces stay in the bed's /run, so {@link #namespaceOf} cannot reach them.
+     * its sandbox namespaces' names stay in the bed's /run ({@link #namespaceOf} goes through the
+     * pause process; killing a sandbox and listing them run in the bed).
      */
     static ContainerdLab startInBed(NetworkNamespace host, Network network, String... subnets) {
         return start(host, network, true, subnets);
@@ -381,7 +382,7 @@ final class ContainerdLab implements AutoCloseable {
         cri.removePodSandbox(pod.id());
     }
 
-    /** The sandbox namespace the CRI made for {@code pod}: the one holding its address. */
+    /** The sandbox namespace the CRI made for {@code pod}, checked to hold its address. */
     NetworkNamespace namespaceOf(Pod pod) throws IOException {
         // Through its pause process: in the bed the namespace's name is under the bed's /run, out of reach.
         NetworkNamespace ns = NetworkNamespace.at(Path.of("/proc/" + sandboxPid(pod) + "/ns/net"));
