@@ -153,10 +153,11 @@ class PodmanNetavarkIT {
                     "gatun.icc=false", "apart");
             lab.podmanOk("network", "create", "-d", "gatun", "--disable-dns", "--subnet", "10.94.0.0/24", "--internal",
                     "closed");
-            lab.runDetached("a1", "apart", List.of(), "sh", "-c", WEB);
-            lab.runDetached("a2", "apart", List.of("9030:80"), "sh", "-c", WEB);
-            lab.runDetached("c1", "closed", List.of("9031:80"), "sh", "-c", WEB);
-            lab.runDetached("c2", "closed", List.of(), "sh", "-c", WEB);
+            for (String[] c : List.of(new String[] {"a1", "apart", ""}, new String[] {"a2", "apart", "9030:80"},
+                    new String[] {"c1", "closed", "9031:80"}, new String[] {"c2", "closed", ""})) {
+                DebianBed.Result run = lab.runDetached(c[0], c[1], c[2].isEmpty() ? List.of() : List.of(c[2]), "sh", "-c", WEB);
+                assertThat(run.code()).as("podman run %s on %s: %s", c[0], c[1], run.err()).isZero();
+            }
 
             assertThat(PodmanCniIT.http(out, HOST_IP, 9030)).as("a2's port").startsWith("hello-from-");
             assertThat(fetch(lab, "a1", "192.0.2.2", 9099)).as("out of apart, masqueraded").contains(HOST_IP);
