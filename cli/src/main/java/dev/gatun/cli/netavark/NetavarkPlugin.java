@@ -140,7 +140,7 @@ public final class NetavarkPlugin {
             Rollback attached = new Rollback();
             try {
                 Network n = network(d, s);
-                removeVanished(d, n);
+                removeUnattached(d, n, null);
                 // A container id is used once: what an earlier setup left under it (a teardown that never came) goes.
                 if (d.endpoints(n.name()).stream().anyMatch(e -> e.owner().equals(owner))) {
                     d.detachOwner(n.name(), owner);
@@ -225,16 +225,13 @@ public final class NetavarkPlugin {
                 log("teardown " + owner + ": nothing left");
                 return null;
             }
-            int removed = removeVanished(d, n);
+            int removed = 0;
             if (d.endpoints(n.name()).stream().anyMatch(e -> e.owner().equals(owner))) {
                 d.detachOwner(n.name(), owner);
                 removed++;
             }
-            Set<InetAddress> addresses = new LinkedHashSet<>();
-            d.published(n.name()).stream().filter(m -> m.owner().equals(owner)).forEach(m -> addresses.add(m.containerIp()));
-            for (InetAddress ip : addresses) {
-                removed += d.unpublish(n.name(), ip, List.of(), owner).size();
-            }
+            // Detached, its own mappings go with those of containers that vanished without a teardown.
+            removed += removeUnattached(d, n, owner);
             // netavark's bridge goes with its last container; so does gatun's network here.
             boolean last = d.endpoints(n.name()).isEmpty() && d.published(n.name()).isEmpty();
             if (last) {
@@ -247,30 +244,33 @@ public final class NetavarkPlugin {
     }
 
     /**
-     * Removes the mappings on {@code n} of containers whose endpoint is gone without a teardown:
-     * when a container's namespace goes first (its processes killed, the namespace's mount
-     * removed, as after a crash), the kernel takes the veth with it and netavark, unable to open
-     * the namespace, never calls the plugin, so nothing else would free their host ports. A
-     * setup attaches before it publishes and a teardown detaches before it unpublishes, so a
-     * live container's mappings always have their endpoint, or are going anyway. How many went.
+     * Removes the mappings on {@code n} of {@code leaving} (the container a teardown detached;
+     * null for none) and of containers whose endpoint is gone without a teardown: when a
+     * container's namespace goes first (its processes killed, the namespace's mount removed, as
+     * after a crash), the kernel takes the veth with it and netavark, unable to open the
+     * namespace, never calls the plugin, so nothing else would free their host ports. A setup
+     * attaches before it publishes and a teardown detaches before it unpublishes, so a live
+     * container's mappings always have their endpoint, or are going anyway. How many went.
      */
-    private int removeVanished(GatunDriver d, Network n) {
+    private int removeUnattached(GatunDriver d, Network n, String leaving) {
         Set<String> attached = new HashSet<>();
         d.endpoints(n.name()).forEach(e -> attached.add(e.owner()));
-        Map<String, Set<InetAddress>> vanished = new LinkedHashMap<>();
+        Map<String, Set<InetAddress>> going = new LinkedHashMap<>();
         for (PortMapping m : d.published(n.name())) {
-            if (NetavarkSetup.isOwner(m.owner()) && !attached.contains(m.owner())) {
-                vanished.computeIfAbsent(m.owner(), k -> new LinkedHashSet<>()).add(m.containerIp());
+            if (m.owner().equals(leaving) || (NetavarkSetup.isOwner(m.owner()) && !attached.contains(m.owner()))) {
+                going.computeIfAbsent(m.owner(), k -> new LinkedHashSet<>()).add(m.containerIp());
             }
         }
         int removed = 0;
-        for (Map.Entry<String, Set<InetAddress>> v : vanished.entrySet()) {
+        for (Map.Entry<String, Set<InetAddress>> g : going.entrySet()) {
             int of = 0;
-            for (InetAddress ip : v.getValue()) {
-                of += d.unpublish(n.name(), ip, List.of(), v.getKey()).size();
+            for (InetAddress ip : g.getValue()) {
+                of += d.unpublish(n.name(), ip, List.of(), g.getKey()).size();
             }
-            log("removed " + of + " port mapping(s) of " + v.getKey() + " on " + n.name()
-                    + ": its endpoint is gone, with its namespace, and no teardown came");
+            if (!g.getKey().equals(leaving)) {
+                log("removed " + of + " port mapping(s) of " + g.getKey() + " on " + n.name()
+                        + ": its endpoint is gone, with its namespace, and no teardown came");
+            }
             removed += of;
         }
         return removed;
