@@ -7,6 +7,7 @@ import dev.gatun.nft.RulesetEvent;
 import java.net.InetAddress;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -25,6 +26,13 @@ public interface GatunDriver extends NetworkDriver {
     List<String> verify(Endpoint endpoint, NetworkNamespace container);
 
     /**
+     * {@link #publish} to each address of one container on {@code network} (its IPv4 and its IPv6
+     * one) as one request: every port or none, in one transaction. An address without ports is
+     * left out; none with ports is refused. The mappings now in place, in the order asked.
+     */
+    List<PortMapping> publishAll(String network, Map<InetAddress, List<PortSpec>> ports, String owner, HostPortCheck check);
+
+    /**
      * Publishes ports to a container on none of this driver's networks, whose network another
      * program made (a CNI chain in which gatun follows the {@code bridge} plugin, dockerd's
      * bridges): only the port entries, nothing for its bridge. {@code label} is the network name
@@ -39,6 +47,15 @@ public interface GatunDriver extends NetworkDriver {
 
     /** As {@link NetworkDriver#unpublish}, for mappings made by {@link #publishOutside}. */
     List<PortMapping> unpublishOutside(String label, InetAddress containerIp, List<PortSpec> ports, String owner);
+
+    /**
+     * {@link #unpublishOutside} and {@link #publishOutside} for each address of {@code change},
+     * the unpublishes first (a key moving to another address is free for it), committed in one
+     * transaction: a request refused (a port held, a key gone) changes nothing of its own and is
+     * said in its outcome, the others go in. Every address and port is checked before anything
+     * is sent. One outcome per address and part, unpublishes first, each in the change's order.
+     */
+    List<OutsideChange.Outcome> changeOutside(OutsideChange change);
 
     /** The published ports whose container address is on none of this driver's networks; their network is null. */
     List<PortMapping> publishedOutside();

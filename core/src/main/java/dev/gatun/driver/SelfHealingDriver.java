@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -426,6 +427,12 @@ public final class SelfHealingDriver implements GatunDriver {
     }
 
     @Override
+    public List<PortMapping> publishAll(String network, Map<InetAddress, List<PortSpec>> ports, String owner,
+                                        HostPortCheck check) {
+        return timed("publish", () -> together(() -> inner.publishAll(network, ports, owner, check)));
+    }
+
+    @Override
     public int drain(List<PortMapping> mappings, Duration timeout) {
         return inner.drain(mappings, timeout);
     }
@@ -472,6 +479,11 @@ public final class SelfHealingDriver implements GatunDriver {
     @Override
     public List<PortMapping> unpublishOutside(String label, InetAddress containerIp, List<PortSpec> ports, String owner) {
         return timed("unpublish", () -> together(() -> inner.unpublishOutside(label, containerIp, ports, owner)));
+    }
+
+    @Override
+    public List<OutsideChange.Outcome> changeOutside(OutsideChange change) {
+        return together(() -> inner.changeOutside(change));
     }
 
     @Override

@@ -4,15 +4,21 @@ import dev.gatun.Gatun;
 import dev.gatun.InvalidInputException;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.rtnl.Prefix;
+import dev.gatun.nft.Nftables;
 import dev.gatun.rtnl.Rtnetlink;
+import dev.gatun.rtnl.Sysctls;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import java.net.InetAddress;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import static dev.gatun.testing.Specs.ports;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -110,6 +116,101 @@ class AdoptedBridgeTest {
                     .isInstanceOf(InvalidInputException.class);
             assertThat(set(host, "bridges")).doesNotContain("dock1").doesNotContain("vnot");
             d.deleteNetwork("n1", true);
+        }
+    }
+
+    /**
+     * route_localnet of an adopted bridge: turned on when it was off, and off again at release;
+     * left as it was when its program had turned it on (dockerd without its userland proxy).
+     */
+    @Test
+    void anAdoptedBridgesRouteLocalnetIsLeftAsGatunFoundIt(NetworkNamespace host) {
+        bridge(host, "dock0", "172.31.9.1/24");
+        bridge(host, "dock1", "172.31.10.1/24");
+        Sysctls sysctls = new Sysctls(host);
+        sysctls.setRouteLocalnet("dock1", true);
+        AdoptedBridge dock1 = new AdoptedBridge("docker:two", "dock1", Prefix.parse("172.31.10.0/24"), null, true, false, true);
+        try (GatunDriver d = Gatun.open(host, "nftables")) {
+            d.adoptBridge(DOCKER0);
+            d.adoptBridge(dock1);
+            assertThat(sysctls.read("ipv4/conf/dock0/route_localnet")).isEqualTo("1");
+            assertThat(alias(host, "dock0")).contains("localnet=1");
+            assertThat(alias(host, "dock1")).doesNotContain("localnet");
+
+            // Someone turns it off while adopted: adopting again turns it on, and it is gatun's now.
+            sysctls.setRouteLocalnet("dock1", false);
+            d.adoptBridge(dock1);
+            assertThat(sysctls.read("ipv4/conf/dock1/route_localnet")).isEqualTo("1");
+
+            d.releaseBridge(DOCKER0);
+            d.releaseBridge(dock1);
+            assertThat(sysctls.read("ipv4/conf/dock0/route_localnet")).as("gatun turned it on").isEqualTo("0");
+            assertThat(sysctls.read("ipv4/conf/dock1/route_localnet")).as("gatun turned it on the second time")
+                    .isEqualTo("0");
+        }
+        bridge(host, "dock2", "172.31.11.1/24");
+        sysctls.setRouteLocalnet("dock2", true);
+        AdoptedBridge dock2 = new AdoptedBridge("docker:three", "dock2", Prefix.parse("172.31.11.0/24"), null, true, false, true);
+        try (GatunDriver d = Gatun.open(host, "nftables")) {
+            d.adoptBridge(dock2);
+            d.releaseBridge(dock2);
+            assertThat(sysctls.read("ipv4/conf/dock2/route_localnet")).as("its program's").isEqualTo("1");
+        }
+    }
+
+    /**
+     * One container's event on an adopted bridge, as dockerd's follower sends it: a port taken
+     * from one address, published to another, and a dual-stack container's ports, in one
+     * nftables generation, with no target of the outside sets (the bridge's entries serve).
+     */
+    @Test
+    void oneContainersChangeOnAnAdoptedBridgeIsOneTransaction(NetworkNamespace host) {
+        Oracle.in(host, "ip", "link", "add", "dock0", "type", "bridge");
+        Oracle.in(host, "ip", "addr", "add", "172.31.9.1/24", "dev", "dock0");
+        Oracle.in(host, "ip", "addr", "add", "fd00:9::1/64", "dev", "dock0", "nodad");
+        Oracle.in(host, "ip", "link", "set", "dock0", "up");
+        AdoptedBridge dual = new AdoptedBridge("docker:dual", "dock0", Prefix.parse("172.31.9.0/24"),
+                Prefix.parse("fd00:9::/64"), true, false, true);
+        InetAddress old4 = Prefix.address("172.31.9.2");
+        InetAddress new4 = Prefix.address("172.31.9.3");
+        InetAddress new6 = Prefix.address("fd00:9::3");
+        try (GatunDriver d = Gatun.open(host, "nftables"); Nftables nft = Nftables.open(host)) {
+            d.adoptBridge(dual);
+            d.publishOutside("docker", old4, ports("8080:80", "9090:90"), "docker:aa", HostPortCheck.SKIP);
+            int before = nft.generation();
+            Map<InetAddress, List<PortSpec>> publish = new LinkedHashMap<>();
+            publish.put(new4, ports("8080:80", "5353:53/udp"));
+            publish.put(new6, ports("8080:80"));
+            List<OutsideChange.Outcome> done = d.changeOutside(new OutsideChange("docker", "docker:aa",
+                    Map.of(old4, List.of()), publish, HostPortCheck.SKIP));
+            assertThat(nft.generation() - before).as("one transaction").isEqualTo(1);
+            assertThat(done).extracting(o -> o.containerIp().getHostAddress() + (o.published() ? " +" : " -")
+                    + o.mappings().size()).containsExactly("172.31.9.2 -2", "172.31.9.3 +2", "fd00:9:0:0:0:0:0:3 +1");
+            assertThat(Oracle.in(host, "nft", "list", "map", "inet", "gatun", "ports4"))
+                    .contains(": 172.31.9.3 . 80", ": 172.31.9.3 . 53").doesNotContain("9090");
+            assertThat(Oracle.in(host, "nft", "list", "map", "inet", "gatun", "ports6")).contains(": fd00:9::3 . 80");
+            assertThat(set(host, "outside4") + set(host, "outside6")).as("the bridge's own entries serve")
+                    .doesNotContain("dock0");
+
+            // Refused parts change nothing of their own, and are said; the rest goes in, in one transaction.
+            before = nft.generation();
+            List<OutsideChange.Outcome> mixed = d.changeOutside(new OutsideChange("docker", "docker:bb",
+                    Map.of(), Map.of(old4, ports("8080:80"), Prefix.address("172.31.9.4"), ports("7070:70")),
+                    HostPortCheck.SKIP));
+            assertThat(nft.generation() - before).isEqualTo(1);
+            assertThat(mixed).filteredOn(o -> o.refused() != null).singleElement()
+                    .satisfies(o -> assertThat(o.refused()).isInstanceOf(ConflictException.class).hasMessageContaining("8080"));
+            assertThat(Oracle.in(host, "nft", "list", "map", "inet", "gatun", "ports4")).contains(": 172.31.9.4 . 70");
+
+            // Every part is checked before anything is sent: a bad one leaves the good one out too.
+            before = nft.generation();
+            Map<InetAddress, List<PortSpec>> bad = new LinkedHashMap<>();
+            bad.put(new4, ports("6060:60"));
+            bad.put(new6, ports("127.0.0.1:6061:60"));
+            assertThatThrownBy(() -> d.changeOutside(new OutsideChange("docker", "docker:cc", Map.of(), bad,
+                    HostPortCheck.SKIP))).isInstanceOf(InvalidInputException.class).hasMessageContaining("127.0.0.1");
+            assertThat(nft.generation()).isEqualTo(before);
+            assertThat(Oracle.in(host, "nft", "list", "map", "inet", "gatun", "ports4")).doesNotContain("6060");
         }
     }
 }

@@ -18,7 +18,9 @@ import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
 import java.nio.channels.DatagramChannel;
 import java.nio.channels.ServerSocketChannel;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 
@@ -312,6 +314,50 @@ abstract class DriverContractSuite {
             assertThat(gatun.endpoints("n1")).isEmpty();
             assertThat(gatun.published("n1")).isEmpty();
             assertThat(Oracle.tryIn(host, "ip", "link", "show", e.ifname()).exitCode()).isNotZero();
+        }
+    }
+
+    /** The addresses of a dual-stack network's container 10.90.1.2 and fd00:90:1::2, with {@code specs} each. */
+    static Map<InetAddress, List<PortSpec>> bothFamilies(String... specs) {
+        Map<InetAddress, List<PortSpec>> both = new LinkedHashMap<>();
+        both.put(Prefix.address("10.90.1.2"), ports(specs));
+        both.put(Prefix.address("fd00:90:1::2"), ports(specs));
+        return both;
+    }
+
+    static Network dualStack(GatunDriver gatun) {
+        return gatun.createNetwork(NetworkSpec.named("dual").subnet4(Prefix.parse("10.90.1.0/24"))
+                .subnet6(Prefix.parse("fd00:90:1::/64")).build());
+    }
+
+    /**
+     * A container's ports on both of its addresses as one request: a port of one family held by
+     * another owner refuses all of them, the other family's included; then they all go in.
+     */
+    @Test
+    void aContainersPortsOnBothFamiliesArePublishedAllOrNone(NetworkNamespace host) {
+        try (GatunDriver gatun = open(host)) {
+            dualStack(gatun);
+            InetAddress v6 = Prefix.address("fd00:90:1::2");
+            gatun.publish("dual", Prefix.address("fd00:90:1::3"), ports("9090:90"), "other", HostPortCheck.SKIP);
+            assertThatThrownBy(() -> gatun.publishAll("dual", bothFamilies("8080:80", "9090:90"), "c1", HostPortCheck.SKIP))
+                    .isInstanceOf(ConflictException.class).hasMessageContaining("9090");
+            assertThat(gatun.published("dual")).as("nothing of c1, not even its IPv4 ports").extracting(PortMapping::owner)
+                    .containsOnly("other");
+
+            gatun.unpublish("dual", Prefix.address("fd00:90:1::3"), List.of(), "other");
+            List<PortMapping> made = gatun.publishAll("dual", bothFamilies("8080:80", "9090:90"), "c1", HostPortCheck.SKIP);
+            assertThat(made).extracting(m -> m.hostPort() + " " + m.containerIp().getHostAddress()).containsExactlyInAnyOrder(
+                    "8080 10.90.1.2", "9090 10.90.1.2", "8080 " + v6.getHostAddress(), "9090 " + v6.getHostAddress());
+            assertThat(gatun.published("dual")).hasSize(4);
+
+            assertThatThrownBy(() -> gatun.publishAll("dual", Map.of(v6, List.of()), "c1", HostPortCheck.SKIP))
+                    .isInstanceOf(InvalidInputException.class).hasMessageContaining("no ports given");
+            Map<InetAddress, List<PortSpec>> outside = bothFamilies("7070:70");
+            outside.put(Prefix.address("10.1.1.1"), ports("7071:71"));
+            assertThatThrownBy(() -> gatun.publishAll("dual", outside, "c1", HostPortCheck.SKIP))
+                    .isInstanceOf(InvalidInputException.class).hasMessageContaining("10.1.1.1");
+            assertThat(gatun.published("dual")).as("nothing of a refused request").hasSize(4);
         }
     }
 }

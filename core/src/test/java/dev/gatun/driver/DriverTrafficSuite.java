@@ -14,6 +14,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import java.net.InetAddress;
 import java.nio.channels.DatagramChannel;
 import java.util.List;
+import java.util.Map;
 
 import static dev.gatun.testing.Specs.ports;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -289,6 +290,53 @@ abstract class DriverTrafficSuite {
             assertThat(sysctls.read("ipv4/conf/vout/route_localnet")).as("turned off with the last mapping")
                     .isEqualTo("0");
             assertThat(ReplyServers.tcpAnswers(host, "127.0.0.1", 8080)).isFalse();
+        }
+    }
+
+    /**
+     * Docker's way: a container on another program's bridge, adopted, its ports published and a
+     * stale one taken away in one {@link GatunDriver#changeOutside}: it answers from outside as it
+     * came, and on 127.0.0.1 of the host and to itself through a host address, masqueraded by the
+     * bridge's own entries (route_localnet of the bridge is gatun's part of it); the stale port
+     * no longer answers.
+     */
+    @Test
+    void aContainerOnAnAdoptedBridgeAnswersOnLocalhostAndToItself(NetworkNamespace host, NetworkNamespace outside,
+                                                                   NetworkNamespace c1) throws Exception {
+        Lab.connectOutside(host, outside, "172.31.9.0/24");
+        try (Rtnetlink rt = Rtnetlink.open(host)) {
+            rt.createBridgeWithoutMac("dock0");
+            rt.addAddress("dock0", Prefix.parse("172.31.9.1/24"));
+            rt.setUp("dock0", true);
+            rt.createVeth("vdock", null, "eth0", null, c1, null);
+            rt.setMaster("vdock", "dock0");
+            // As Docker sets it: with br_netfilter, the hairpin connection is bridged back out of this port.
+            rt.setBridgePortFlags("vdock", true, false);
+            rt.setUp("vdock", true);
+        }
+        try (Rtnetlink rt = Rtnetlink.open(c1)) {
+            rt.addAddress("eth0", Prefix.parse("172.31.9.2/24"));
+            rt.setUp("eth0", true);
+            rt.addDefaultRoute(InetAddress.ofLiteral("172.31.9.1"), "eth0");
+        }
+        InetAddress container = InetAddress.ofLiteral("172.31.9.2");
+        try (GatunDriver gatun = open(host); ReplyServers servers = new ReplyServers()) {
+            servers.tcpWhoAmI(c1, "172.31.9.2", 80);
+            gatun.adoptBridge(new AdoptedBridge("docker:bridge", "dock0", Prefix.parse("172.31.9.0/24"), null, true, false,
+                    true));
+            gatun.publishOutside("docker", container, ports("9090:80"), "docker:aa", HostPortCheck.SKIP);
+            List<OutsideChange.Outcome> done = gatun.changeOutside(new OutsideChange("docker", "docker:aa",
+                    Map.of(container, ports("9090:80")), Map.of(container, ports("8080:80")), HostPortCheck.SKIP));
+            assertThat(done).extracting(OutsideChange.Outcome::refused).containsOnlyNulls();
+
+            assertThat(ReplyServers.tcpFetch(outside, Lab.HOST_ADDRESS, 8080)).as("from outside, as it came")
+                    .isEqualTo("192.0.2.2");
+            assertThat(ReplyServers.tcpFetch(host, "127.0.0.1", 8080)).as("localhost, masqueraded")
+                    .isEqualTo("172.31.9.1");
+            assertThat(ReplyServers.tcpFetch(c1, Lab.HOST_ADDRESS, 8080)).as("hairpin, masqueraded")
+                    .isEqualTo("172.31.9.1");
+            assertThat(ReplyServers.tcpAnswers(outside, Lab.HOST_ADDRESS, 9090)).as("the port taken away").isFalse();
+            assertThat(new Sysctls(host).read("ipv4/conf/dock0/route_localnet")).isEqualTo("1");
         }
     }
 }

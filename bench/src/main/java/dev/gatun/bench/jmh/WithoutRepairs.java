@@ -9,6 +9,7 @@ import dev.gatun.driver.Network;
 import dev.gatun.driver.GatunDriver;
 import dev.gatun.driver.NetworkSpec;
 import dev.gatun.driver.PortListener;
+import dev.gatun.driver.OutsideChange;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortTraffic;
 import dev.gatun.driver.PortSpec;
@@ -20,6 +21,7 @@ import java.time.Duration;
 import java.net.InetAddress;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -72,6 +74,17 @@ record WithoutRepairs(GatunDriver inner) implements GatunDriver {
     @Override
     public List<PortMapping> unpublishOutside(String label, InetAddress containerIp, List<PortSpec> ports, String owner) {
         return inner.unpublishOutside(label, containerIp, ports, owner);
+    }
+
+    @Override
+    public List<PortMapping> publishAll(String network, Map<InetAddress, List<PortSpec>> ports, String owner,
+                                        HostPortCheck check) {
+        return inner.publishAll(network, ports, owner, check);
+    }
+
+    @Override
+    public List<OutsideChange.Outcome> changeOutside(OutsideChange change) {
+        return inner.changeOutside(change);
     }
 
     @Override

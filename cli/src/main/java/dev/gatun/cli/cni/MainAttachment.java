@@ -20,8 +20,10 @@ import dev.gatun.Rollback;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -74,13 +76,15 @@ final class MainAttachment {
                             .ip(v4.prefix().address()).ip6(v6 == null ? null : v6.prefix().address())
                             .owner(call.owner()).build());
                     attached.onFailure(() -> d.detachOwner(n.name(), call.owner()));
+                    Map<InetAddress, List<PortSpec>> ports = new LinkedHashMap<>();
                     for (InetAddress ip : e.ip6() == null ? List.of(e.ip()) : List.of(e.ip(), e.ip6())) {
-                        List<PortSpec> ports = call.specs(ip);
-                        if (!ports.isEmpty()) {
-                            // Not asking the host's sockets: the runtime holds the ports itself before ADD
-                            // (rootful Podman binds every published port through conmon), as portmap leaves it.
-                            d.publish(n.name(), ip, ports, call.owner(), HostPortCheck.SKIP);
-                        }
+                        ports.put(ip, call.specs(ip));
+                    }
+                    if (ports.values().stream().anyMatch(p -> !p.isEmpty())) {
+                        // Both families in one transaction. Not asking the host's sockets: the runtime holds the
+                        // ports itself before ADD (rootful Podman binds every published port through conmon), as
+                        // portmap leaves it.
+                        d.publishAll(n.name(), ports, call.owner(), HostPortCheck.SKIP);
                     }
                     call.log("ADD " + call.owner() + ": " + InetText.of(e.ip()) + " on " + n.name() + " ("
                             + e.hostIfname() + "), " + config.portMappings().size() + " port mapping(s)");

@@ -11,6 +11,7 @@ import dev.gatun.cli.Failure;
 import dev.gatun.cli.http.ErrorStatus;
 import dev.gatun.driver.ConflictException;
 import dev.gatun.driver.Endpoint;
+import dev.gatun.driver.HostPortCheck;
 import dev.gatun.driver.EndpointSpec;
 import dev.gatun.driver.Network;
 import dev.gatun.driver.GatunDriver;
@@ -303,10 +304,10 @@ public final class DockerPlugin {
                 byContainer.computeIfAbsent(target, k -> new ArrayList<>())
                         .add(new PortSpec(b.hostIp(), hostPort, hostPort, b.port(), b.port(), b.protocol()));
             }
-            for (Map.Entry<InetAddress, List<PortSpec>> c : byContainer.entrySet()) {
-                List<PortMapping> made = driver.publish(n.name(), c.getKey(), c.getValue(), endpointId);
-                made.forEach(m -> log.accept("published " + m.describe() + " for endpoint " + endpointId));
-            }
+            // Both families in one transaction: every binding or none.
+            List<PortMapping> made = byContainer.isEmpty() ? List.of()
+                    : driver.publishAll(n.name(), byContainer, endpointId, HostPortCheck.CHECK);
+            made.forEach(m -> log.accept("published " + m.describe() + " for endpoint " + endpointId));
         }
         return Map.of();
     }

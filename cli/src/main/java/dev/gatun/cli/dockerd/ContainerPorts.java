@@ -69,23 +69,29 @@ record ContainerPorts(String owner, String network, String networkId, Map<InetAd
         String v6 = endpoint.path("GlobalIPv6Address").asText("");
         InetAddress ip6 = v6.isEmpty() ? null : Prefix.address(v6);
         return new ContainerPorts(ownerOf(id), network, endpoint.path("NetworkID").asText(null),
-                bindings(settings.path("Ports"), ip4, ip6));
+                bindings(settings.path("Ports"), ip4, ip6, false));
     }
 
     /**
      * What container {@code id} asked for when it was created ({@code hostConfig}: the host
-     * config dockerd wrote then), to the address {@code ip4} it has on network {@code network}:
-     * only the bindings that name their host port (a random one, or one from a range, is known
-     * once dockerd chose it),
-     * only IPv4. For publishing while dockerd is still starting the container, before its
-     * recorded bindings can be read.
+     * config dockerd wrote then), to the addresses {@code ip4} and {@code ip6} (null: none) it
+     * has on network {@code network}: only the bindings that name their host port (a random one,
+     * or one from a range, is known once dockerd chose it); one without a host address goes to
+     * both, as dockerd records it twice (0.0.0.0 and [::]). For publishing while dockerd is still
+     * starting the container, before its recorded bindings can be read.
      */
-    static ContainerPorts requested(String id, JsonNode hostConfig, String network, String networkId, InetAddress ip4) {
-        return new ContainerPorts(ownerOf(id), network, networkId, bindings(hostConfig.path("PortBindings"), ip4, null));
+    static ContainerPorts requested(String id, JsonNode hostConfig, String network, String networkId, InetAddress ip4,
+                                    InetAddress ip6) {
+        return new ContainerPorts(ownerOf(id), network, networkId, bindings(hostConfig.path("PortBindings"), ip4, ip6, true));
     }
 
-    /** The port specs of a bindings object ("80/tcp": [{HostIp, HostPort}]) by target address; ones without one host port left out. */
-    private static Map<InetAddress, List<PortSpec>> bindings(JsonNode all, InetAddress ip4, InetAddress ip6) {
+    /**
+     * The port specs of a bindings object ("80/tcp": [{HostIp, HostPort}]) by target address; ones
+     * without one host port left out. {@code noAddressIsBoth}: a binding without a host address
+     * goes to {@code ip6} too (a request; dockerd's record names the address of each).
+     */
+    private static Map<InetAddress, List<PortSpec>> bindings(JsonNode all, InetAddress ip4, InetAddress ip6,
+                                                             boolean noAddressIsBoth) {
         Map<InetAddress, List<PortSpec>> ports = new LinkedHashMap<>();
         for (Iterator<Map.Entry<String, JsonNode>> it = all.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> binding = it.next();
@@ -109,8 +115,11 @@ record ContainerPorts(String owner, String network, String networkId, Map<InetAd
                     continue; // dockerd adds [::]:port beside 0.0.0.0:port; no IPv6 address to send it to
                 }
                 int h = port(hostPort, binding.getKey());
-                ports.computeIfAbsent(target, k -> new ArrayList<>())
-                        .add(new PortSpec(host, h, h, containerPort, containerPort, protocol));
+                PortSpec spec = new PortSpec(host, h, h, containerPort, containerPort, protocol);
+                ports.computeIfAbsent(target, k -> new ArrayList<>()).add(spec);
+                if (noAddressIsBoth && hostIp.isEmpty() && ip6 != null) {
+                    ports.computeIfAbsent(ip6, k -> new ArrayList<>()).add(spec);
+                }
             }
         }
         return ports;

@@ -244,13 +244,14 @@ public final class DockerFollower implements AutoCloseable {
         String mode = hostConfig.get().path("NetworkMode").asText("");
         boolean itsOwn = mode.equals(name) || mode.equals(networkId) || (mode.equals("default") && name.equals("bridge"));
         String address = network.path("Containers").path(id).path("IPv4Address").asText("");
+        String address6 = network.path("Containers").path(id).path("IPv6Address").asText("");
         if (!itsOwn || address.isEmpty()) {
             return 0;
         }
         // Read inside alone(): a binding it cannot read is said, and the event stream goes on.
         return alone(ContainerPorts.ownerOf(id), "network connect: publishing early", () -> ports.add(
-                ContainerPorts.requested(id, hostConfig.get(), name, networkId, Prefix.parse(address).address()), held,
-                " at its network connect"));
+                ContainerPorts.requested(id, hostConfig.get(), name, networkId, Prefix.parse(address).address(),
+                        address6.isEmpty() ? null : Prefix.parse(address6).address()), held, " at its network connect"));
     }
 
     /** The container's ports if its network is one of Docker's bridge networks; none otherwise (a plugin's). */

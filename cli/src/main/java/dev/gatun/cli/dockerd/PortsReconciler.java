@@ -3,6 +3,7 @@ package dev.gatun.cli.dockerd;
 import dev.gatun.driver.ConflictException;
 import dev.gatun.driver.GatunDriver;
 import dev.gatun.driver.HostPortCheck;
+import dev.gatun.driver.OutsideChange;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortSpec;
 import dev.gatun.driver.Protocol;
@@ -18,9 +19,9 @@ import java.util.function.Consumer;
 
 /**
  * Makes gatun's table hold exactly what dockerd recorded for its containers, and nothing else of
- * theirs: each container's ports published to its address (as ports outside gatun's own
- * networks, owned by {@code docker:ID}), added before what is no longer wanted is removed, so a
- * port that stays never stops answering. Mappings of other owners are never touched.
+ * theirs: each container's ports published to its addresses (as ports outside gatun's own
+ * networks, owned by {@code docker:ID}), what it gains and what it loses in one transaction per
+ * event. Mappings of other owners are never touched.
  */
 final class PortsReconciler {
 
@@ -50,19 +51,21 @@ final class PortsReconciler {
         return byOwner;
     }
 
-    /** Makes the container's mappings those of {@code wanted}, given what it holds now; how many changed. */
+    /**
+     * Makes the container's mappings those of {@code wanted}, given what it holds now, in one
+     * transaction (what is no longer wanted goes in the same one, so a port that stays never
+     * stops answering); how many changed.
+     */
     int apply(ContainerPorts wanted, List<PortMapping> held) {
-        int changed = add(wanted, held, "");
         Set<Key> want = new HashSet<>();
         wanted.ports().forEach((target, specs) -> specs.forEach(p -> want.add(Key.of(target, p))));
+        Map<InetAddress, List<PortSpec>> stale = new LinkedHashMap<>();
         for (PortMapping m : held) {
             if (!want.contains(Key.of(m))) {
-                driver.unpublishOutside(label(wanted), m.containerIp(), List.of(Key.of(m).spec()), m.owner());
-                log.accept("unpublished " + m.describe() + " of container " + shortId(m.owner()));
-                changed++;
+                stale.computeIfAbsent(m.containerIp(), k -> new ArrayList<>()).add(Key.of(m).spec());
             }
         }
-        return changed;
+        return change(label(wanted), wanted.owner(), stale, missing(wanted, held), "");
     }
 
     /**
@@ -70,57 +73,71 @@ final class PortsReconciler {
      * how many it added. {@code when} ends each line logged (" at its network connect").
      */
     int add(ContainerPorts wanted, List<PortMapping> held, String when) {
-        int added = 0;
-        for (Map.Entry<InetAddress, List<PortSpec>> target : wanted.ports().entrySet()) {
-            List<PortSpec> missing = new ArrayList<>();
-            for (PortSpec p : target.getValue()) {
-                Key k = Key.of(target.getKey(), p);
-                if (held.stream().noneMatch(m -> Key.of(m).equals(k))) {
-                    missing.add(p);
-                }
-            }
-            if (!missing.isEmpty()) {
-                added += publish(wanted, target.getKey(), missing, when);
-            }
-        }
-        return added;
-    }
-
-    /**
-     * Publishes {@code missing} in one transaction; when a port of them is held by a process other
-     * than dockerd's own, one by one instead, so that only the held ones are refused, each
-     * reported (dockerd without its userland proxy records a binding over any process's port).
-     */
-    private int publish(ContainerPorts wanted, InetAddress target, List<PortSpec> missing, String when) {
-        try {
-            for (PortMapping m : driver.publishOutside(label(wanted), target, missing, wanted.owner(), DOCKERD_HOLDS)) {
-                log.accept("published " + m.describe() + " for container " + shortId(wanted.owner()) + when);
-            }
-            return missing.size();
-        } catch (ConflictException e) {
-            if (missing.size() == 1) {
-                log.accept("not published for container " + shortId(wanted.owner()) + ": " + e.getMessage());
-                return 0;
-            }
-        }
-        int done = 0;
-        for (PortSpec p : missing) {
-            done += publish(wanted, target, List.of(p), when);
-        }
-        return done;
+        return change(label(wanted), wanted.owner(), Map.of(), missing(wanted, held), when);
     }
 
     /** Removes every mapping of {@code owner}; how many went. */
     int remove(String owner, List<PortMapping> held) {
-        Set<InetAddress> targets = new HashSet<>();
-        held.forEach(m -> targets.add(m.containerIp()));
-        int removed = 0;
-        for (InetAddress ip : targets) {
-            List<PortMapping> gone = driver.unpublishOutside("docker", ip, List.of(), owner);
-            gone.forEach(m -> log.accept("unpublished " + m.describe() + " of container " + shortId(owner)));
-            removed += gone.size();
+        Map<InetAddress, List<PortSpec>> all = new LinkedHashMap<>();
+        held.forEach(m -> all.put(m.containerIp(), List.of()));
+        return change("docker", owner, all, Map.of(), "");
+    }
+
+    /** Per container address, the ports of {@code wanted} that {@code held} lacks. */
+    private static Map<InetAddress, List<PortSpec>> missing(ContainerPorts wanted, List<PortMapping> held) {
+        Set<Key> have = new HashSet<>();
+        held.forEach(m -> have.add(Key.of(m)));
+        Map<InetAddress, List<PortSpec>> out = new LinkedHashMap<>();
+        wanted.ports().forEach((target, specs) -> {
+            List<PortSpec> lacking = specs.stream().filter(p -> !have.contains(Key.of(target, p))).toList();
+            if (!lacking.isEmpty()) {
+                out.put(target, lacking);
+            }
+        });
+        return out;
+    }
+
+    /**
+     * One event's change of one container, in one transaction. A publish refused because a port
+     * of it is held by a process other than dockerd's own is sent again port by port, so that only
+     * the held ones are refused, each reported (dockerd without its userland proxy records a
+     * binding over any process's port).
+     */
+    private int change(String label, String owner, Map<InetAddress, List<PortSpec>> unpublish,
+                       Map<InetAddress, List<PortSpec>> publish, String when) {
+        OutsideChange c = new OutsideChange(label, owner, unpublish, publish, DOCKERD_HOLDS);
+        if (c.isEmpty()) {
+            return 0;
         }
-        return removed;
+        int changed = 0;
+        for (OutsideChange.Outcome o : driver.changeOutside(c)) {
+            if (o.refused() == null) {
+                o.mappings().forEach(m -> log.accept(o.published()
+                        ? "published " + m.describe() + " for container " + shortId(owner) + when
+                        : "unpublished " + m.describe() + " of container " + shortId(owner)));
+                changed += o.mappings().size();
+            } else if (o.published() && o.refused() instanceof ConflictException && publish.get(o.containerIp()).size() > 1) {
+                for (PortSpec p : publish.get(o.containerIp())) {
+                    changed += publishAlone(label, owner, o.containerIp(), p, when);
+                }
+            } else {
+                log.accept((o.published() ? "not published" : "not unpublished") + " for container " + shortId(owner)
+                        + ": " + o.refused().getMessage());
+            }
+        }
+        return changed;
+    }
+
+    private int publishAlone(String label, String owner, InetAddress target, PortSpec p, String when) {
+        try {
+            for (PortMapping m : driver.publishOutside(label, target, List.of(p), owner, DOCKERD_HOLDS)) {
+                log.accept("published " + m.describe() + " for container " + shortId(owner) + when);
+            }
+            return 1;
+        } catch (ConflictException e) {
+            log.accept("not published for container " + shortId(owner) + ": " + e.getMessage());
+            return 0;
+        }
     }
 
     private static String label(ContainerPorts c) {

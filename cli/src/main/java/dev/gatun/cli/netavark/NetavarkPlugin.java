@@ -148,14 +148,15 @@ public final class NetavarkPlugin {
                 Endpoint e = d.attach(EndpointSpec.on(n.name()).container(container).ifname(s.ifname())
                         .ip(s.ip4()).ip6(s.ip6()).mac(s.mac()).owner(owner).build());
                 attached.onFailure(() -> d.detachOwner(n.name(), owner));
-                int published = 0;
+                // Both families' ports in one transaction: every one of them or none.
+                Map<InetAddress, List<PortSpec>> ports = new LinkedHashMap<>();
                 for (InetAddress ip : e.ip6() == null ? List.of(e.ip()) : List.of(e.ip(), e.ip6())) {
-                    List<PortSpec> ports = new ArrayList<>();
-                    s.mappings().forEach(m -> ports.addAll(m.specs(NetavarkNetwork.isIpv4(ip))));
-                    if (!ports.isEmpty()) {
-                        published += d.publish(n.name(), ip, ports, owner, PODMAN_HOLDS).size();
-                    }
+                    List<PortSpec> of = new ArrayList<>();
+                    s.mappings().forEach(m -> of.addAll(m.specs(NetavarkNetwork.isIpv4(ip))));
+                    ports.put(ip, of);
                 }
+                int published = ports.values().stream().allMatch(List::isEmpty) ? 0
+                        : d.publishAll(n.name(), ports, owner, PODMAN_HOLDS).size();
                 log("setup " + owner + ": " + InetText.of(e.ip()) + " on " + n.name() + " (" + e.hostIfname() + "), "
                         + published + " port mapping(s)");
                 return status(n, e, s);

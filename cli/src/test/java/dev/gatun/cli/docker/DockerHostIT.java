@@ -287,15 +287,18 @@ class DockerHostIT {
     /**
      * A dual-stack network: dockerd records every binding twice, 0.0.0.0 and [::]; the second goes
      * to the container's IPv6 address, and answers over IPv6 from outside. (No SCTP here: dockerd
-     * reserves a port with a socket of its protocol, and this kernel has no SCTP sockets.)
+     * reserves a port with a socket of its protocol, and this kernel has no SCTP sockets.) The
+     * container's start is one nftables transaction for both families, and its removal another,
+     * as nft monitor sees them.
      */
     @Test
     void aDualStackNetworksPortsAnswerOverIpv6FromOutside() throws Exception {
         inLab((lab, outside) -> {
             lab.dockerOk("network", "create", "--ipv6", "--subnet", "172.31.248.0/24", "--subnet", "fd00:31:248::/64", "v6net");
             try (GatunServe serve = GatunServe.start(lab.namespace(), null, "--docker", "--docker-host",
-                    "unix://" + lab.socket())) {
-                List<String> six = run("six", "18900:80");
+                    "unix://" + lab.socket());
+                 NftMonitor monitor = NftMonitor.start(NetworkNamespace.named(lab.namespace()))) {
+                List<String> six = run("six", "18900:80", "18901:81");
                 six.addAll(2, List.of("--network", "v6net"));
                 lab.dockerOk(six.toArray(String[]::new));
                 String ip6 = lab.dockerOk("inspect", "-f", "{{(index .NetworkSettings.Networks \"v6net\").GlobalIPv6Address}}",
@@ -304,10 +307,13 @@ class DockerHostIT {
                 Probe.awaitHttp(outside, Lab.HOST_ADDRESS6, 18900, "/index.html", "six");
                 Probe.awaitHttp(outside, HOST, 18900, "/index.html", "six");
                 assertThat(mappingsOf(lab, "six")).extracting(m -> m.get("hostPort").asInt() + " " + m.get("containerIp").asText())
-                        .containsExactlyInAnyOrder("18900 " + lab.containerIp("six"), "18900 " + ip6);
+                        .containsExactlyInAnyOrder("18900 " + lab.containerIp("six"), "18900 " + ip6,
+                                "18901 " + lab.containerIp("six"), "18901 " + ip6);
                 lab.dockerOk("rm", "-f", "six");
                 assertThat(Probe.poll(SETTLE, () -> GatunCli.mappings(lab.namespace()).isEmpty()))
                         .as("nothing left after docker rm -f").isTrue();
+                monitor.stop();
+                assertThat(monitor.generations()).as("commits of the serve: %s", serve.stderr()).hasSize(2);
             }
         });
     }

@@ -42,7 +42,7 @@ class DockerPluginPropertiesTest {
     private static final String NET = "8f2d7a1c4b3e" + "0".repeat(52);
     private static final String EP = "5e6f7a8b9c0d" + "1".repeat(52);
     private static final Set<String> CHANGES = Set.of("createNetwork", "deleteNetwork", "attach", "detachOwner", "detach",
-            "publish", "unpublish", "repair", "repairOwnRuleset", "repairElements");
+            "publish", "publishAll", "unpublish", "repair", "repairOwnRuleset", "repairElements");
 
     private record Call(String method, String body) {}
 
@@ -115,7 +115,7 @@ class DockerPluginPropertiesTest {
 
         DockerPlugin.Reply reply = plugin.handle("NetworkDriver.ProgramExternalConnectivity", body);
 
-        assertThat(changes).as("the plugin asked for the publish").contains("publish");
+        assertThat(changes).as("the plugin asked for the publish").contains("publishAll");
         assertThat(reply.status()).as(reply.json()).isEqualTo(503);
         assertThat(JSON.readTree(reply.json()).path("Err").asText()).contains("no reply from the kernel to publish");
     }

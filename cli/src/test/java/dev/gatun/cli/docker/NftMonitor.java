@@ -29,7 +29,7 @@ import java.util.regex.Pattern;
  * two calls is in {@link #stop}'s list (the markers are not). The marker table, {@code ip
  * nftmonitor_mark_HEX}, is added and deleted in the same breath.
  */
-final class NftMonitor implements AutoCloseable {
+public final class NftMonitor implements AutoCloseable {
 
     private static final Duration SYNC_TIMEOUT = Duration.ofSeconds(10);
 
@@ -45,7 +45,7 @@ final class NftMonitor implements AutoCloseable {
     }
 
     /** Starts {@code nft monitor} in {@code ns} and returns once it reports changes. */
-    static NftMonitor start(NetworkNamespace ns) {
+    public static NftMonitor start(NetworkNamespace ns) {
         ProcessBuilder pb = new ProcessBuilder("ip", "netns", "exec", ns.name(), "nft", "--handle", "monitor").redirectErrorStream(true);
         NftMonitor m;
         try {
@@ -112,7 +112,7 @@ final class NftMonitor implements AutoCloseable {
      * One line of nft monitor and {@link System#nanoTime()} when it was read (nft flushes its
      * output after each message, so that is within a scheduling delay of the commit).
      */
-    record Event(long nanos, String text) {
+    public record Event(long nanos, String text) {
         @Override
         public String toString() {
             return text;
@@ -136,12 +136,22 @@ final class NftMonitor implements AutoCloseable {
      * report a change (add, insert, create, delete, replace, update, flush, ...), without nft's
      * "# new generation" comments and without the markers.
      */
-    List<Event> stop() {
+    public List<Event> stop() {
         mark();
         close();
         return snapshot().stream()
                 .filter(l -> !l.text().isBlank() && !l.text().startsWith("#"))
                 .filter(l -> !l.text().contains("nftmonitor_mark_"))
+                .toList();
+    }
+
+    /**
+     * The "# new generation N by process PID (NAME)" lines read so far, but those of nft (the
+     * markers'): after {@link #stop}, one for each transaction committed between the two calls by
+     * any other process.
+     */
+    public List<Event> generations() {
+        return snapshot().stream().filter(l -> l.text().startsWith("# new generation") && !l.text().endsWith("(nft)"))
                 .toList();
     }
 

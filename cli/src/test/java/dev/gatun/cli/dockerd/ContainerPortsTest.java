@@ -80,11 +80,27 @@ class ContainerPortsTest {
                    '81/tcp': [{'HostIp': '', 'HostPort': ''}],
                    '82/tcp': [{'HostIp': '', 'HostPort': '9000-9010'}],
                    '53/udp': [{'HostIp': '127.0.0.1', 'HostPort': '5353'}],
-                   '443/tcp': [{'HostIp': '::', 'HostPort': '8443'}]}}"""), "bridge", "n1", Prefix.address("172.17.0.3"));
+                   '443/tcp': [{'HostIp': '::', 'HostPort': '8443'}]}}"""), "bridge", "n1", Prefix.address("172.17.0.3"), null);
         assertThat(c.owner()).isEqualTo("docker:cc22");
         // 81 and 82 (-p 9000-9010:82: a range to choose from) wait for the port dockerd chooses; [::]:8443 for
         // an IPv6 address.
         assertThat(c.ports()).containsExactly(java.util.Map.entry(Prefix.address("172.17.0.3"),
                 java.util.List.of(PortSpec.parse("8080:80"), PortSpec.parse("127.0.0.1:5353:53/udp"))));
+    }
+
+    @Test
+    void onADualStackNetworkABindingWithoutAnAddressIsAskedForBothFamilies() throws Exception {
+        ContainerPorts c = ContainerPorts.requested("cc22", json("""
+                {'NetworkMode': 'v6net', 'PortBindings': {
+                   '80/tcp': [{'HostIp': '', 'HostPort': '8080'}],
+                   '81/tcp': [{'HostIp': '0.0.0.0', 'HostPort': '8081'}],
+                   '443/tcp': [{'HostIp': '::', 'HostPort': '8443'}]}}"""), "v6net", "n1", Prefix.address("172.31.248.2"),
+                Prefix.address("fd00:31:248::2"));
+        // -p 8080:80 is recorded twice by dockerd, 0.0.0.0 and [::]; -p 0.0.0.0:8081:81 only once.
+        assertThat(c.ports()).containsExactly(
+                java.util.Map.entry(Prefix.address("172.31.248.2"), java.util.List.of(PortSpec.parse("8080:80"),
+                        PortSpec.parse("8081:81"))),
+                java.util.Map.entry(Prefix.address("fd00:31:248::2"), java.util.List.of(PortSpec.parse("8080:80"),
+                        PortSpec.parse("8443:443"))));
     }
 }

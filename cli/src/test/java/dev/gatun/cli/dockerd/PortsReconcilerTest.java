@@ -2,6 +2,7 @@ package dev.gatun.cli.dockerd;
 
 import dev.gatun.driver.ConflictException;
 import dev.gatun.driver.HostPortCheck;
+import dev.gatun.driver.OutsideChange;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortSpec;
 import dev.gatun.driver.Protocol;
@@ -13,6 +14,7 @@ import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -20,18 +22,54 @@ import static org.assertj.core.api.Assertions.assertThat;
 class PortsReconcilerTest {
 
     private static final InetAddress C = Prefix.address("172.17.0.2");
+    private static final InetAddress C6 = Prefix.address("fd00::2");
     private final List<String> calls = new ArrayList<>();
+    private final List<String> lines = new ArrayList<>();
+    private final List<HostPortCheck> checks = new ArrayList<>();
+
+    /**
+     * A driver that records each change ("change OWNER -IP [specs] +IP [specs]") and each lone
+     * publish, and answers a change's parts with {@code refuse} (null: done, with one mapping per port).
+     */
+    private PortsReconciler reconciler(Function<PortSpec, RuntimeException> refuse) {
+        return new PortsReconciler(StandInDriver.answering(Map.of(
+                "changeOutside", a -> {
+                    OutsideChange c = (OutsideChange) a[0];
+                    checks.add(c.check());
+                    StringBuilder call = new StringBuilder("change " + c.owner());
+                    List<OutsideChange.Outcome> out = new ArrayList<>();
+                    c.unpublish().forEach((ip, specs) -> {
+                        call.append(" -").append(ip.getHostAddress()).append(' ').append(specs);
+                        out.add(new OutsideChange.Outcome(ip, false, List.of(mapping(ip, 1)), null));
+                    });
+                    c.publish().forEach((ip, specs) -> {
+                        call.append(" +").append(ip.getHostAddress()).append(' ').append(specs);
+                        RuntimeException refused = specs.stream().map(refuse).filter(e -> e != null).findFirst().orElse(null);
+                        out.add(new OutsideChange.Outcome(ip, true, refused != null ? null
+                                : specs.stream().map(p -> mapping(ip, p.hostStart())).toList(), refused));
+                    });
+                    calls.add(call.toString());
+                    return out;
+                },
+                "publishOutside", a -> {
+                    checks.add((HostPortCheck) a[4]);
+                    calls.add("publish " + a[2]);
+                    @SuppressWarnings("unchecked")
+                    PortSpec p = ((List<PortSpec>) a[2]).getFirst();
+                    RuntimeException refused = refuse.apply(p);
+                    if (refused != null) {
+                        throw refused;
+                    }
+                    return List.of(mapping((InetAddress) a[1], p.hostStart()));
+                })), lines::add);
+    }
 
     private PortsReconciler reconciler() {
-        return new PortsReconciler(StandInDriver.answering(Map.of(
-                "publishOutside", a -> {
-                    calls.add("publish " + a[2] + " " + a[1].toString().substring(1) + " " + a[3]);
-                    return List.of();
-                },
-                "unpublishOutside", a -> {
-                    calls.add("unpublish " + a[2] + " " + a[1].toString().substring(1) + " " + a[3]);
-                    return List.of();
-                })), line -> { });
+        return reconciler(p -> null);
+    }
+
+    private static PortMapping mapping(InetAddress ip, int hostPort) {
+        return new PortMapping(null, Protocol.TCP, null, hostPort, ip, 80, "docker:aa");
     }
 
     private static PortMapping held(int hostPort, int containerPort) {
@@ -43,32 +81,33 @@ class PortsReconcilerTest {
     }
 
     @Test
-    void whatIsMissingIsAddedBeforeWhatIsNoLongerWantedGoes() {
+    void whatIsMissingAndWhatIsNoLongerWantedGoInOneChange() {
         int changed = reconciler().apply(wanting("8080:80", "8081:81"), List.of(held(8080, 80), held(9090, 90)));
         assertThat(changed).isEqualTo(2);
-        assertThat(calls).containsExactly("publish [8081:81/tcp] 172.17.0.2 docker:aa",
-                "unpublish [9090:90/tcp] 172.17.0.2 docker:aa");
+        assertThat(calls).containsExactly("change docker:aa -172.17.0.2 [9090:90/tcp] +172.17.0.2 [8081:81/tcp]");
+    }
+
+    @Test
+    void aDualStackContainersPortsAreOneChange() {
+        ContainerPorts dual = new ContainerPorts("docker:aa", "bridge", "n1", Map.of(C, List.of(PortSpec.parse("8080:80")),
+                C6, List.of(PortSpec.parse("8080:80"))));
+        assertThat(reconciler().add(dual, List.of(), " at its network connect")).isEqualTo(2);
+        assertThat(calls).singleElement().asString().contains("+172.17.0.2 [8080:80/tcp]").contains("+fd00:0:0:0:0:0:0:2 [8080:80/tcp]");
+        assertThat(lines).contains("published *:8080 -> 172.17.0.2:80/tcp for container aa at its network connect");
     }
 
     @Test
     void aPortHeldByAnotherProcessIsRefusedAndReportedAloneAndTheRestPublished() {
-        List<String> lines = new ArrayList<>();
-        List<Object> checks = new ArrayList<>();
-        PortsReconciler r = new PortsReconciler(StandInDriver.answering(Map.of("publishOutside", a -> {
-            calls.add("publish " + a[2]);
-            checks.add(a[4]);
-            if (a[2].toString().contains("8081")) {
-                throw new ConflictException("host port *:8081/tcp is in use on the host in lab: nginx (pid 7) listens on 0.0.0.0:8081/tcp");
-            }
-            return List.of();
-        })), lines::add);
+        PortsReconciler r = reconciler(p -> p.hostStart() == 8081
+                ? new ConflictException("host port *:8081/tcp is in use on the host in lab: nginx (pid 7) listens on 0.0.0.0:8081/tcp")
+                : null);
         assertThat(r.apply(wanting("8080:80", "8081:81", "8082:82"), List.of())).isEqualTo(2);
-        assertThat(calls).containsExactly("publish [8080:80/tcp, 8081:81/tcp, 8082:82/tcp]", "publish [8080:80/tcp]",
-                "publish [8081:81/tcp]", "publish [8082:82/tcp]");
+        assertThat(calls).containsExactly("change docker:aa +172.17.0.2 [8080:80/tcp, 8081:81/tcp, 8082:82/tcp]",
+                "publish [8080:80/tcp]", "publish [8081:81/tcp]", "publish [8082:82/tcp]");
         assertThat(checks).as("dockerd's and docker-proxy's sockets are its reservations, nobody else's")
                 .containsOnly(HostPortCheck.exceptHeldBy("dockerd", "docker-proxy"));
-        assertThat(lines).containsExactly("not published for container aa: host port *:8081/tcp is in use on the host in lab:"
-                + " nginx (pid 7) listens on 0.0.0.0:8081/tcp");
+        assertThat(lines).filteredOn(l -> l.startsWith("not")).containsExactly("not published for container aa: host port"
+                + " *:8081/tcp is in use on the host in lab: nginx (pid 7) listens on 0.0.0.0:8081/tcp");
     }
 
     @Test
@@ -80,6 +119,6 @@ class PortsReconcilerTest {
     @Test
     void aContainerGoneTakesAllOfItsMappingsAndOnlyItsOwn() {
         reconciler().remove("docker:aa", List.of(held(8080, 80), held(8081, 81)));
-        assertThat(calls).containsExactly("unpublish [] 172.17.0.2 docker:aa");
+        assertThat(calls).containsExactly("change docker:aa -172.17.0.2 []");
     }
 }

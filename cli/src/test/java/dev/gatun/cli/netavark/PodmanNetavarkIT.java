@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gatun.cli.bed.DebianBed;
 import dev.gatun.cli.cni.PodmanCniIT;
+import dev.gatun.cli.docker.NftMonitor;
 import dev.gatun.cli.docker.GatunCli;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.netns.ReplyServers;
@@ -135,6 +136,34 @@ class PodmanNetavarkIT {
             checkServed(lab, "setup", 1);
             lab.podmanOk("rm", "-f", "-t", "0", "ranged");
             assertThat(PodmanCniIT.elements(host)).doesNotContain("comment");
+        }
+    }
+
+    /**
+     * A dual-stack network: a container's setup publishes its ports to both of its addresses in
+     * one nftables transaction, as nft monitor sees it (the network, made at the first container,
+     * is not in the window).
+     */
+    @Test
+    void aDualStackContainersSetupIsOneTransaction(NetworkNamespace host, NetworkNamespace out) throws Exception {
+        PodmanCniIT.outside(host, out);
+        try (Podman5Lab lab = Podman5Lab.start(host, served())) {
+            lab.podmanOk("network", "create", "-d", "gatun", "--disable-dns", "--ipv6", "--subnet", "10.95.0.0/24",
+                    "--subnet", "fd00:95::/64", "dual");
+            DebianBed.Result first = lab.runDetached("first", "dual", List.of("9040:80"), "sh", "-c", WEB);
+            assertThat(first.code()).as(first.err()).isZero();
+            try (NftMonitor monitor = NftMonitor.start(host)) {
+                DebianBed.Result second = lab.runDetached("second", "dual", List.of("9041:80", "5355:53/udp"), "sh", "-c", WEB);
+                assertThat(second.code()).as(second.err()).isZero();
+                monitor.stop();
+                assertThat(monitor.generations()).as("commits while the second container started").hasSize(1);
+            }
+            assertThat(PodmanCniIT.http(out, HOST_IP, 9041)).startsWith("hello-from-");
+            String six = Oracle.in(host, "nft", "list", "map", "inet", "gatun", "ports6");
+            assertThat(six).contains("tcp . 9041", "udp . 5355", "fd00:95::");
+            lab.podmanOk("rm", "-f", "-t", "0", "first", "second");
+            assertThat(PodmanCniIT.elements(host) + Oracle.tryIn(host, "nft", "list", "map", "inet", "gatun", "ports6").stdout())
+                    .doesNotContain("comment");
         }
     }
 

@@ -14,6 +14,7 @@ import dev.gatun.driver.NetworkSpec;
 import dev.gatun.driver.NotFoundException;
 import dev.gatun.InetText;
 import dev.gatun.driver.PortListener;
+import dev.gatun.driver.OutsideChange;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortTraffic;
 import dev.gatun.driver.PortSpec;
@@ -29,6 +30,7 @@ import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -62,7 +64,7 @@ public final class BridgeDriver implements GatunDriver {
         this.endpoints = new BridgeEndpoints(host);
         this.cache = new HostCache(host, networks::list, () -> endpoints.list(null));
         this.publisher = new Publisher(host, firewall, cache::localAddresses, cache::counted, Conntrack::open);
-        this.ports = new PublishedPorts(host, firewall, publisher, networks::list, () -> {
+        this.ports = new PublishedPorts(host, firewall, publisher, networks::list, networks::adoptedSubnets, () -> {
             synchronized (topology) {
                 // No network of gatun's may exist yet: the table must.
                 firewall.ensure(networks.withAdopted());
@@ -254,6 +256,12 @@ public final class BridgeDriver implements GatunDriver {
     }
 
     @Override
+    public List<PortMapping> publishAll(String network, Map<InetAddress, List<PortSpec>> ports, String owner,
+                                        HostPortCheck check) {
+        return this.ports.publishAll(network(network), ports, owner, check);
+    }
+
+    @Override
     public int drain(List<PortMapping> mappings, Duration timeout) {
         return drains.await(mappings, timeout);
     }
@@ -284,6 +292,11 @@ public final class BridgeDriver implements GatunDriver {
     @Override
     public List<PortMapping> unpublishOutside(String label, InetAddress containerIp, List<PortSpec> ports, String owner) {
         return this.ports.unpublishOutside(label, containerIp, ports, owner);
+    }
+
+    @Override
+    public List<OutsideChange.Outcome> changeOutside(OutsideChange change) {
+        return ports.changeOutside(change);
     }
 
     @Override

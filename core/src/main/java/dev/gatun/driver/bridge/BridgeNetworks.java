@@ -140,9 +140,14 @@ final class BridgeNetworks {
                         + link.alias() + "' is another program's" + (link.alias().startsWith(NetworkAlias.KIND + " ")
                         ? " (it is a network of gatun's)" : ""));
             }
-            if (before.isPresent() && before.get().bridge().equals(b)) {
+            Sysctls sysctls = new Sysctls(host);
+            // 127.0.0.1 to a published port is routed out of the bridge, as for gatun's own
+            // networks; turned off again at release only if it was gatun that turned it on.
+            boolean localnetOff = "0".equals(sysctls.read("ipv4/conf/" + b.bridge() + "/route_localnet"));
+            if (before.isPresent() && before.get().bridge().equals(b) && !localnetOff) {
                 return;
             }
+            boolean localnetByGatun = localnetOff || before.map(AdoptedAlias::localnetByGatun).orElse(false);
             List<Network> own = list();
             for (Network n : own) {
                 for (Prefix p : n.subnets()) {
@@ -152,21 +157,28 @@ final class BridgeNetworks {
                     }
                 }
             }
-            String alias = new AdoptedAlias(b).encode();
+            String alias = new AdoptedAlias(b, localnetByGatun).encode();
             firewall.ensure(withAdopted());
             Rollback rollback = new Rollback();
             try {
-                if (before.isPresent()) {
+                boolean sameEntries = before.isPresent() && before.get().bridge().equals(b);
+                if (before.isPresent() && !sameEntries) {
                     entries(before.get().bridge(), false);
                     rollback.onFailure(() -> entries(before.get().bridge(), true));
                 }
                 rt.setAlias(b.bridge(), alias);
                 rollback.onFailure(() -> rt.setAlias(b.bridge(), link.alias() == null ? "" : link.alias()));
-                new Sysctls(host).setIpv4Forwarding(true);
-                if (b.subnet6() != null) {
-                    new Sysctls(host).setIpv6Forwarding(true);
+                if (localnetOff) {
+                    sysctls.setRouteLocalnet(b.bridge(), true);
+                    rollback.onFailure(() -> sysctls.setRouteLocalnet(b.bridge(), false));
                 }
-                entries(b, true);
+                sysctls.setIpv4Forwarding(true);
+                if (b.subnet6() != null) {
+                    sysctls.setIpv6Forwarding(true);
+                }
+                if (!sameEntries) {
+                    entries(b, true);
+                }
             } catch (RuntimeException e) {
                 throw rollback.undo(e);
             }
@@ -174,15 +186,20 @@ final class BridgeNetworks {
     }
 
     /**
-     * Lets go of an adopted bridge: its entries leave the firewall and its alias is cleared; the
-     * bridge stays. A bridge gone already (its program deleted it) leaves only its entries to take out.
+     * Lets go of an adopted bridge: its entries leave the firewall, its alias is cleared and its
+     * route_localnet is as gatun found it; the bridge stays. A bridge gone already (its program
+     * deleted it) leaves only its entries to take out.
      */
     void release(AdoptedBridge b) {
         entries(b, false);
         try (Rtnetlink rt = Rtnetlink.open(host)) {
             Optional<Link> link = rt.find(b.bridge());
-            if (link.isPresent() && AliasFields.readable(link.get(), a -> AdoptedAlias.decode(b.bridge(), a)).isPresent()) {
+            Optional<AdoptedAlias> alias = link.flatMap(l -> AliasFields.readable(l, a -> AdoptedAlias.decode(b.bridge(), a)));
+            if (alias.isPresent()) {
                 rt.setAlias(b.bridge(), "");
+                if (alias.get().localnetByGatun()) {
+                    new Sysctls(host).setRouteLocalnet(b.bridge(), false);
+                }
             }
         }
     }
@@ -201,6 +218,18 @@ final class BridgeNetworks {
             out.sort(Comparator.comparing(AdoptedBridge::bridge));
             return out;
         }
+    }
+
+    /** The subnets of every adopted bridge, read from the bridges' aliases. */
+    List<Prefix> adoptedSubnets() {
+        List<Prefix> out = new ArrayList<>();
+        for (AdoptedBridge b : adopted()) {
+            out.add(b.subnet4());
+            if (b.subnet6() != null) {
+                out.add(b.subnet6());
+            }
+        }
+        return out;
     }
 
     /** The adopted bridges as networks of the packet filter, with gatun's own: what its entries must be. */

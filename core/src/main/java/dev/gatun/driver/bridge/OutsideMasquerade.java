@@ -88,14 +88,12 @@ final class OutsideMasquerade {
 
     /** Removes the targets of {@code containerIp} when no mapping goes to it any more. */
     synchronized void removeIfUnused(InetAddress containerIp) {
-        if (firewall.mappings().stream().anyMatch(m -> m.containerIp().equals(containerIp))) {
+        // The targets first: they are few, the mappings may be thousands, and most addresses have none.
+        List<OutsideTarget> targets = firewall.outsideTargets().stream().filter(t -> t.containerIp().equals(containerIp)).toList();
+        if (targets.isEmpty() || firewall.mappings().stream().anyMatch(m -> m.containerIp().equals(containerIp))) {
             return;
         }
-        for (OutsideTarget t : firewall.outsideTargets()) {
-            if (t.containerIp().equals(containerIp)) {
-                remove(t);
-            }
-        }
+        targets.forEach(this::remove);
     }
 
     /** Removes {@code t}, turning route_localnet off with the interface's last target if gatun turned it on. */

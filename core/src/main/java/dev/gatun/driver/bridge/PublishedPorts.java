@@ -4,6 +4,7 @@ import dev.gatun.InvalidInputException;
 import dev.gatun.driver.Replacement;
 import dev.gatun.driver.HostPortCheck;
 import dev.gatun.driver.Network;
+import dev.gatun.driver.OutsideChange;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortTraffic;
 import dev.gatun.driver.PortSpec;
@@ -44,17 +45,23 @@ final class PublishedPorts {
     private final Firewall firewall;
     private final Publisher publisher;
     private final Supplier<List<Network>> networks;
+    /**
+     * The subnets of the bridges adopted: their entries masquerade localhost and hairpin
+     * connections as a network's do, so a container there needs no {@link OutsideTarget}.
+     */
+    private final Supplier<List<Prefix>> adoptedSubnets;
     /** Makes gatun's table, under the driver's topology lock, for a port published while no network exists. */
     private final Runnable ensureTable;
     /** Localhost and hairpin connections to the containers outside gatun's networks. */
     private final OutsideMasquerade outside;
 
     PublishedPorts(NetworkNamespace host, Firewall firewall, Publisher publisher, Supplier<List<Network>> networks,
-                   Runnable ensureTable) {
+                   Supplier<List<Prefix>> adoptedSubnets, Runnable ensureTable) {
         this.host = host;
         this.firewall = firewall;
         this.publisher = publisher;
         this.networks = networks;
+        this.adoptedSubnets = adoptedSubnets;
         this.ensureTable = ensureTable;
         this.outside = new OutsideMasquerade(host, firewall);
     }
@@ -63,6 +70,25 @@ final class PublishedPorts {
                               HostPortCheck check) {
         String who = checkedOwner(n, containerIp, ports, owner, "publish to ");
         return publisher.publish(n.name(), wanted(containerIp, ports), who, check);
+    }
+
+    /** {@link #publish} to each address of {@code ports}, as one request (see {@link dev.gatun.driver.GatunDriver#publishAll}). */
+    List<PortMapping> publishAll(Network n, Map<InetAddress, List<PortSpec>> ports, String owner, HostPortCheck check) {
+        List<Publisher.Wanted> wanted = new ArrayList<>();
+        String who = null;
+        for (Map.Entry<InetAddress, List<PortSpec>> e : ports.entrySet()) {
+            if (e.getValue().isEmpty()) {
+                continue;
+            }
+            checkContainer(n, e.getKey());
+            // Without an owner, the first address names it, as a publish to that address alone would.
+            who = who != null ? who : OwnerNames.check(PortMapping.ownerOr(owner, e.getKey()));
+            wanted.addAll(wanted(e.getKey(), e.getValue()));
+        }
+        if (wanted.isEmpty()) {
+            throw new InvalidInputException("publish on network " + n.name() + ": no ports given");
+        }
+        return publisher.publish(n.name(), wanted, who, check);
     }
 
     Replacement replace(Network n, InetAddress containerIp, List<PortSpec> ports, String owner, HostPortCheck check,
@@ -90,7 +116,7 @@ final class PublishedPorts {
 
     List<PortMapping> publishOutside(String label, InetAddress containerIp, List<PortSpec> ports, String owner,
                                      HostPortCheck check) {
-        checkOutside(containerIp);
+        checkOutside(containerIp, networks.get());
         String who = OwnerNames.check(PortMapping.ownerOr(owner, containerIp));
         if (ports.isEmpty()) {
             throw new InvalidInputException("publish to " + InetText.of(containerIp) + ": no ports given");
@@ -98,7 +124,7 @@ final class PublishedPorts {
         List<Publisher.Wanted> wanted = wanted(containerIp, ports);
         ensureTable.run();
         Rollback rollback = new Rollback();
-        outside.add(containerIp).ifPresent(t -> rollback.onFailure(() -> outside.removeIfUnused(containerIp)));
+        addTargets(List.of(containerIp), rollback);
         try {
             return publisher.publish(label, wanted, who, check);
         } catch (RuntimeException e) {
@@ -107,10 +133,76 @@ final class PublishedPorts {
     }
 
     List<PortMapping> unpublishOutside(String label, InetAddress containerIp, List<PortSpec> ports, String owner) {
-        checkOutside(containerIp);
+        checkOutside(containerIp, networks.get());
         List<PortMapping> removed = publisher.unpublish(label, selection(containerIp, ports, owner));
         outside.removeIfUnused(containerIp);
         return removed;
+    }
+
+    /**
+     * {@link #unpublishOutside} and {@link #publishOutside} of each address of {@code change}, all
+     * checked first and then committed in one batch (see {@link Publisher#together}). The
+     * {@link OutsideTarget}s they need are added before it and taken out after it where unused.
+     */
+    List<OutsideChange.Outcome> changeOutside(OutsideChange change) {
+        String who = OwnerNames.check(change.owner());
+        List<Network> own = networks.get();
+        Map<InetAddress, Publisher.Selection> unpublish = new LinkedHashMap<>();
+        change.unpublish().forEach((ip, ports) -> {
+            checkOutside(ip, own);
+            unpublish.put(ip, selection(ip, ports, who));
+        });
+        Map<InetAddress, List<Publisher.Wanted>> publish = new LinkedHashMap<>();
+        change.publish().forEach((ip, ports) -> {
+            checkOutside(ip, own);
+            publish.put(ip, wanted(ip, ports));
+        });
+        List<PortRequest> requests = new ArrayList<>();
+        unpublish.values().forEach(sel -> requests.add(Publisher.unpublishing(change.label(), sel)));
+        publish.forEach((ip, wanted) -> requests.add(publisher.publishing(change.label(), wanted, who, change.check())));
+        if (requests.isEmpty()) {
+            return List.of();
+        }
+        Rollback rollback = new Rollback();
+        List<PortPlanner.Answer> answers;
+        if (!publish.isEmpty()) {
+            ensureTable.run();
+        }
+        try {
+            addTargets(publish.keySet(), rollback);
+            answers = publisher.together(requests);
+        } catch (RuntimeException e) {
+            throw rollback.undo(e);
+        }
+        List<OutsideChange.Outcome> out = new ArrayList<>(answers.size());
+        Set<InetAddress> mayBeUnused = new LinkedHashSet<>(unpublish.keySet());
+        int i = 0;
+        for (InetAddress ip : unpublish.keySet()) {
+            PortPlanner.Answer a = answers.get(i++);
+            out.add(new OutsideChange.Outcome(ip, false, a.mappings(), a.refused()));
+        }
+        for (InetAddress ip : publish.keySet()) {
+            PortPlanner.Answer a = answers.get(i++);
+            out.add(new OutsideChange.Outcome(ip, true, a.mappings(), a.refused()));
+            if (a.refused() != null) {
+                mayBeUnused.add(ip);
+            }
+        }
+        mayBeUnused.forEach(outside::removeIfUnused);
+        return out;
+    }
+
+    /**
+     * Adds the {@link OutsideTarget} of each of {@code ips} that needs one (on no adopted
+     * bridge) and has none; each added is taken out again if {@code rollback} undoes.
+     */
+    private void addTargets(Collection<InetAddress> ips, Rollback rollback) {
+        List<Prefix> adopted = adoptedSubnets.get();
+        for (InetAddress ip : ips) {
+            if (adopted.stream().noneMatch(p -> p.contains(ip))) {
+                outside.add(ip).ifPresent(t -> rollback.onFailure(() -> outside.removeIfUnused(ip)));
+            }
+        }
     }
 
     /**
@@ -118,7 +210,8 @@ final class PublishedPorts {
      * mapping of {@code wanted} goes to, where someone removed it; one line for each.
      */
     List<String> restoreOutside(List<PortMapping> wanted) {
-        List<Prefix> subnets = networks.get().stream().flatMap(n -> n.subnets().stream()).toList();
+        List<Prefix> subnets = new ArrayList<>(networks.get().stream().flatMap(n -> n.subnets().stream()).toList());
+        subnets.addAll(adoptedSubnets.get());
         Set<InetAddress> ips = new LinkedHashSet<>();
         for (PortMapping m : wanted) {
             if (subnets.stream().noneMatch(p -> p.contains(m.containerIp()))) {
@@ -286,11 +379,11 @@ final class PublishedPorts {
                 + n.subnets() + " of network " + n.name());
     }
 
-    private void checkOutside(InetAddress ip) {
+    private static void checkOutside(InetAddress ip, List<Network> own) {
         if (ip == null) {
             throw new InvalidInputException("the container address is missing");
         }
-        for (Network n : networks.get()) {
+        for (Network n : own) {
             if (n.subnets().stream().anyMatch(p -> p.contains(ip))) {
                 throw new InvalidInputException("container address " + InetText.of(ip) + " is on network " + n.name()
                         + " of gatun's; publish there");

@@ -41,14 +41,15 @@ final class Publisher implements AutoCloseable {
     record Selection(InetAddress containerIp, List<Wanted> keys, String owner, Predicate<PortMapping> all) {}
 
     /**
-     * A request waiting for its commit: what was asked, where its result goes, and the thread
-     * waiting for it, woken when it is in or to lead what a leader left.
+     * Requests waiting for their commit: what was asked (several only when they must go in the
+     * same batch), where their results go, and the thread waiting for them, woken when they are
+     * in or to lead what a leader left.
      */
-    private record Request(PortRequest asked, Outcome result, Thread caller) {}
+    private record Request(List<PortRequest> asked, Outcome result, Thread caller) {}
 
     /**
-     * Where the leader leaves a request's result (its mappings, or the exception to throw) and
-     * its caller finds it. Only the thread holding the leader lock sets it, once.
+     * Where the leader leaves a request's result (each asked's answer, or the exception to throw
+     * for all) and its caller finds it. Only the thread holding the leader lock sets it, once.
      */
     private static final class Outcome {
         private volatile Object value;
@@ -64,14 +65,15 @@ final class Publisher implements AutoCloseable {
         }
 
         /** On the caller's thread, the leader lock let go: a port a process holds is named here, not while planning. */
-        PortPlanner.Answer get() {
+        @SuppressWarnings("unchecked")
+        List<PortPlanner.Answer> get() {
             if (value instanceof HostPortInUseException e) {
                 throw e.namingItsProcess();
             }
             if (value instanceof RuntimeException e) {
                 throw e;
             }
-            return (PortPlanner.Answer) value;
+            return (List<PortPlanner.Answer>) value;
         }
     }
 
@@ -146,10 +148,40 @@ final class Publisher implements AutoCloseable {
 
     private PortPlanner.Answer awaitPublish(String network, List<Wanted> mappings, String owner, HostPortCheck check,
                                             PortRequest.Replace how) {
+        return awaitOne(publishRequest(network, mappings, owner, check, how));
+    }
+
+    private PortRequest.Publish publishRequest(String network, List<Wanted> mappings, String owner, HostPortCheck check,
+                                               PortRequest.Replace how) {
         List<Wanted> wanted = List.copyOf(mappings);
         Set<Long> engine = check.engineNames().isEmpty() ? Set.of() : engineSockets(network, wanted, owner, check.engineNames());
-        return await(new Request(new PortRequest.Publish(network, wanted, owner, check.asks(), engine, how),
-                new Outcome(), Thread.currentThread()));
+        return new PortRequest.Publish(network, wanted, owner, check.asks(), engine, how);
+    }
+
+    /** A publish for {@link #together}: as {@link #publish(String, List, String, HostPortCheck)} would send it. */
+    PortRequest publishing(String network, List<Wanted> mappings, String owner, HostPortCheck check) {
+        return publishRequest(network, mappings, owner, check, PortRequest.Replace.NO);
+    }
+
+    /** An unpublish for {@link #together}: as {@link #unpublish} would send it. */
+    static PortRequest unpublishing(String network, Selection selection) {
+        return new PortRequest.Unpublish(network, selection);
+    }
+
+    /**
+     * Commits {@code requests} in one batch, so in one transaction unless the kernel refuses it
+     * (then one by one, as any batch); each gets its own answer, in order, and one request's
+     * refusal, said in its answer, never fails another. A port a process holds is named in the
+     * refusal, as for a lone publish.
+     */
+    List<PortPlanner.Answer> together(List<PortRequest> requests) {
+        List<PortPlanner.Answer> answers = await(new Request(List.copyOf(requests), new Outcome(), Thread.currentThread()));
+        List<PortPlanner.Answer> out = new ArrayList<>(answers.size());
+        for (PortPlanner.Answer a : answers) {
+            out.add(a.refused() instanceof HostPortInUseException e
+                    ? new PortPlanner.Answer(null, e.namingItsProcess(), a.replaced()) : a);
+        }
+        return out;
     }
 
     /**
@@ -175,8 +207,16 @@ final class Publisher implements AutoCloseable {
 
     /** Unpublishes mappings of {@code network}, whose name the returned mappings carry. */
     List<PortMapping> unpublish(String network, Selection selection) {
-        return await(new Request(new PortRequest.Unpublish(network, selection), new Outcome(), Thread.currentThread()))
-                .mappings();
+        return awaitOne(new PortRequest.Unpublish(network, selection)).mappings();
+    }
+
+    /** One request's answer; its refusal is thrown. */
+    private PortPlanner.Answer awaitOne(PortRequest asked) {
+        PortPlanner.Answer a = await(new Request(List.of(asked), new Outcome(), Thread.currentThread())).getFirst();
+        if (a.refused() != null) {
+            throw a.refused() instanceof HostPortInUseException e ? e.namingItsProcess() : a.refused();
+        }
+        return a;
     }
 
     /** Tells {@code l} of every commit from now on (null: nobody). */
@@ -191,7 +231,7 @@ final class Publisher implements AutoCloseable {
      * queue up on the lock, so 16 waiting threads wake together, not one after another). A lone
      * caller commits on its own thread without queueing at all.
      */
-    private PortPlanner.Answer await(Request r) {
+    private List<PortPlanner.Answer> await(Request r) {
         if (closed) {
             throw new IllegalStateException("the driver is closed");
         }
@@ -271,7 +311,7 @@ final class Publisher implements AutoCloseable {
         }
     }
 
-    private static void answer(Request r, PortPlanner.Answer a) {
+    private static void answer(Request r, List<PortPlanner.Answer> a) {
         r.result().set(a);
         wake(r);
     }
@@ -361,20 +401,18 @@ final class Publisher implements AutoCloseable {
         return new PortMapping(network, m.protocol(), m.hostIp(), m.hostPort(), m.containerIp(), m.containerPort(), m.owner());
     }
 
-    /** Commits {@code batch} and hands each caller its answer. */
+    /** Commits {@code batch} and hands each caller its answers. */
     private void process(List<Request> batch) {
         List<PortRequest> asked = new ArrayList<>(batch.size());
         for (Request r : batch) {
-            asked.add(r.asked());
+            asked.addAll(r.asked());
         }
         List<PortPlanner.Answer> answers = committer.commit(asked, listener);
-        for (int i = 0; i < batch.size(); i++) {
-            PortPlanner.Answer a = answers.get(i);
-            if (a.refused() != null) {
-                fail(batch.get(i), a.refused());
-            } else {
-                answer(batch.get(i), a);
-            }
+        int at = 0;
+        for (Request r : batch) {
+            int n = r.asked().size();
+            answer(r, List.copyOf(answers.subList(at, at + n)));
+            at += n;
         }
     }
 
