@@ -28,7 +28,8 @@ public interface GatunDriver extends NetworkDriver {
     /**
      * {@link #publish} to each address of one container on {@code network} (its IPv4 and its IPv6
      * one) as one request: every port or none, in one transaction. An address without ports is
-     * left out; none with ports is refused. The mappings now in place, in the order asked.
+     * left out; none with ports is refused, and so is more than one without an {@code owner}.
+     * The mappings now in place, in the order asked.
      */
     List<PortMapping> publishAll(String network, Map<InetAddress, List<PortSpec>> ports, String owner, HostPortCheck check);
 
@@ -54,6 +55,8 @@ public interface GatunDriver extends NetworkDriver {
      * transaction: a request refused (a port held, a key gone) changes nothing of its own and is
      * said in its outcome, the others go in. Every address and port is checked before anything
      * is sent. One outcome per address and part, unpublishes first, each in the change's order.
+     * A failure that is no one request's (a target of {@link #publishOutside} that cannot be
+     * added, a read or commit the kernel fails) is thrown instead.
      */
     List<OutsideChange.Outcome> changeOutside(OutsideChange change);
 
@@ -116,12 +119,16 @@ public interface GatunDriver extends NetworkDriver {
 
     /**
      * Keeps the packet filter of another program's bridge as of a network of gatun's (see
-     * {@link AdoptedBridge}); the bridge's alias remembers it. Adopting it again with the same
-     * values changes nothing; with others, replaces them.
+     * {@link AdoptedBridge}); the bridge's alias remembers it. Its route_localnet is turned on
+     * (127.0.0.1 to its containers' ports). Adopting it again with the same values changes
+     * nothing (but a route_localnet turned off since); with others, replaces them.
      */
     void adoptBridge(AdoptedBridge bridge);
 
-    /** Takes an adopted bridge's entries out of the packet filter; the bridge stays (or is gone already). */
+    /**
+     * Takes an adopted bridge's entries out of the packet filter, and turns its route_localnet
+     * off if gatun turned it on; the bridge stays (or is gone already).
+     */
     void releaseBridge(AdoptedBridge bridge);
 
     /** The bridges adopted, read from the kernel. */

@@ -26,6 +26,9 @@ public record OutsideChange(String label, String owner, Map<InetAddress, List<Po
         if (owner == null || owner.isEmpty()) {
             throw new InvalidInputException("a change of ports outside gatun's networks needs an owner");
         }
+        if (check == null) {
+            throw new InvalidInputException("a change of the ports of " + owner + " needs a host port check");
+        }
         unpublish = copy(unpublish);
         publish = copy(publish);
         publish.forEach((ip, ports) -> {

@@ -483,7 +483,25 @@ public final class SelfHealingDriver implements GatunDriver {
 
     @Override
     public List<OutsideChange.Outcome> changeOutside(OutsideChange change) {
-        return together(() -> inner.changeOutside(change));
+        DriverStats.Observer o = DriverStats.observer();
+        if (o == null) {
+            return together(() -> inner.changeOutside(change));
+        }
+        long t0 = System.nanoTime();
+        try {
+            List<OutsideChange.Outcome> done = together(() -> inner.changeOutside(change));
+            java.time.Duration took = java.time.Duration.ofNanos(System.nanoTime() - t0);
+            // Each part as a publish or unpublish of its own, all of them taking the one transaction's time.
+            for (OutsideChange.Outcome c : done) {
+                o.portsChanged(c.published() ? "publish" : "unpublish", c.mappings() == null ? 0 : c.mappings().size(),
+                        took, c.refused());
+            }
+            return done;
+        } catch (RuntimeException e) {
+            o.portsChanged(change.publish().isEmpty() ? "unpublish" : "publish", 0,
+                    java.time.Duration.ofNanos(System.nanoTime() - t0), e);
+            throw e;
+        }
     }
 
     @Override

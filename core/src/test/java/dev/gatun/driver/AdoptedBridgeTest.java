@@ -213,4 +213,32 @@ class AdoptedBridgeTest {
             assertThat(Oracle.in(host, "nft", "list", "map", "inet", "gatun", "ports4")).doesNotContain("6060");
         }
     }
+
+    /**
+     * A container's target from before its bridge was adopted (an older serve, or an address
+     * published to before adoption) turned route_localnet on: when that target goes, the bridge
+     * keeps it on for the containers it serves now, and its release turns it off.
+     */
+    @Test
+    void aTargetFromBeforeTheAdoptionLeavesRouteLocalnetToTheBridge(NetworkNamespace host) {
+        bridge(host, "dock0", "172.31.9.1/24");
+        Sysctls sysctls = new Sysctls(host);
+        InetAddress early = Prefix.address("172.31.9.2");
+        try (GatunDriver d = Gatun.open(host, "nftables")) {
+            d.publishOutside("docker", early, ports("8080:80"), "docker:aa", HostPortCheck.SKIP);
+            assertThat(set(host, "outside4")).as("a target, as before adoption").contains("dock0");
+            assertThat(sysctls.read("ipv4/conf/dock0/route_localnet")).isEqualTo("1");
+            d.adoptBridge(DOCKER0);
+            d.publishOutside("docker", Prefix.address("172.31.9.3"), ports("8081:80"), "docker:bb", HostPortCheck.SKIP);
+
+            d.unpublishOutside("docker", early, List.of(), "docker:aa");
+            assertThat(set(host, "outside4")).doesNotContain("dock0");
+            assertThat(sysctls.read("ipv4/conf/dock0/route_localnet")).as("docker:bb still needs it").isEqualTo("1");
+            assertThat(alias(host, "dock0")).contains("localnet=1");
+
+            d.unpublishOutside("docker", Prefix.address("172.31.9.3"), List.of(), "docker:bb");
+            d.releaseBridge(DOCKER0);
+            assertThat(sysctls.read("ipv4/conf/dock0/route_localnet")).as("gatun turned it on").isEqualTo("0");
+        }
+    }
 }

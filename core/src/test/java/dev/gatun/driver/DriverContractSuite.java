@@ -358,6 +358,12 @@ abstract class DriverContractSuite {
             assertThatThrownBy(() -> gatun.publishAll("dual", outside, "c1", HostPortCheck.SKIP))
                     .isInstanceOf(InvalidInputException.class).hasMessageContaining("10.1.1.1");
             assertThat(gatun.published("dual")).as("nothing of a refused request").hasSize(4);
+            assertThatThrownBy(() -> gatun.publishAll("dual", bothFamilies("7070:70"), null, HostPortCheck.SKIP))
+                    .as("one request, one owner: not one per address").isInstanceOf(InvalidInputException.class)
+                    .hasMessageContaining("needs an owner");
+            assertThat(gatun.publishAll("dual", Map.of(v6, ports("7070:70")), null, HostPortCheck.SKIP))
+                    .extracting(PortMapping::owner).as("one address names its own, as publish does")
+                    .containsExactly(PortMapping.ownerOr(null, v6));
         }
     }
 }

@@ -54,7 +54,7 @@ final class PortsReconciler {
     /**
      * Makes the container's mappings those of {@code wanted}, given what it holds now, in one
      * transaction (what is no longer wanted goes in the same one, so a port that stays never
-     * stops answering); how many changed.
+     * stops answering; but see {@link #change} for a port another process holds); how many changed.
      */
     int apply(ContainerPorts wanted, List<PortMapping> held) {
         Set<Key> want = new HashSet<>();

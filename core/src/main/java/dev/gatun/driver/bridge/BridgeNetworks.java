@@ -121,9 +121,10 @@ final class BridgeNetworks {
 
     /**
      * Adopts another program's bridge: its alias says so, and its entries go into the firewall as
-     * a network's. Adopting it again with other values replaces them; the same values change
-     * nothing. Refused for a link that is not a bridge, one of gatun's networks, or one whose
-     * alias another program wrote, and for a subnet that overlaps one of gatun's networks.
+     * a network's, and its route_localnet is turned on. Adopting it again with other values
+     * replaces them; the same values change nothing but a route_localnet turned off since.
+     * Refused for a link that is not a bridge, one of gatun's networks, or one whose alias
+     * another program wrote, and for a subnet that overlaps one of gatun's networks.
      */
     void adopt(AdoptedBridge b) {
         InterfaceNames.check(b.bridge());

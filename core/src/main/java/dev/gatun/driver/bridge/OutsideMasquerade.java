@@ -96,14 +96,27 @@ final class OutsideMasquerade {
         targets.forEach(this::remove);
     }
 
-    /** Removes {@code t}, turning route_localnet off with the interface's last target if gatun turned it on. */
+    /**
+     * Removes {@code t}, turning route_localnet off with the interface's last target if gatun
+     * turned it on, unless the interface is a bridge gatun adopted since: its containers need it
+     * on, so the mark passes to the bridge's alias, and its release turns it off.
+     */
     synchronized void remove(OutsideTarget t) {
         firewall.outside(t, false);
         boolean last = firewall.outsideTargets().stream().noneMatch(o -> o.hostIfname().equals(t.hostIfname()));
         if (last && t.localnetByGatun()) {
             try (Rtnetlink rtnl = Rtnetlink.open(host)) {
-                if (rtnl.find(t.hostIfname()).isEmpty()) {
+                Optional<Link> link = rtnl.find(t.hostIfname());
+                if (link.isEmpty()) {
                     return; // the other plugin removed its interface already
+                }
+                // Targets were added for containers on adopted bridges before adopting turned route_localnet on.
+                Optional<AdoptedAlias> adopted = AliasFields.readable(link.get(), a -> AdoptedAlias.decode(t.hostIfname(), a));
+                if (adopted.isPresent()) {
+                    if (!adopted.get().localnetByGatun()) {
+                        rtnl.setAlias(t.hostIfname(), new AdoptedAlias(adopted.get().bridge(), true).encode());
+                    }
+                    return;
                 }
             }
             new Sysctls(host).setRouteLocalnet(t.hostIfname(), false);

@@ -76,17 +76,24 @@ final class PublishedPorts {
     List<PortMapping> publishAll(Network n, Map<InetAddress, List<PortSpec>> ports, String owner, HostPortCheck check) {
         List<Publisher.Wanted> wanted = new ArrayList<>();
         String who = null;
+        int addresses = 0;
         for (Map.Entry<InetAddress, List<PortSpec>> e : ports.entrySet()) {
             if (e.getValue().isEmpty()) {
                 continue;
             }
             checkContainer(n, e.getKey());
-            // Without an owner, the first address names it, as a publish to that address alone would.
+            // Without an owner, the address names it, as a publish to that address alone would.
             who = who != null ? who : OwnerNames.check(PortMapping.ownerOr(owner, e.getKey()));
             wanted.addAll(wanted(e.getKey(), e.getValue()));
+            addresses++;
         }
         if (wanted.isEmpty()) {
             throw new InvalidInputException("publish on network " + n.name() + ": no ports given");
+        }
+        if (owner == null && addresses > 1) {
+            // One request has one owner: each address would name its own, and an unpublish by address find them.
+            throw new InvalidInputException("publish on network " + n.name() + " to " + addresses
+                    + " addresses needs an owner (without one, each address's mappings are its own: publish to each)");
         }
         return publisher.publish(n.name(), wanted, who, check);
     }
