@@ -48,7 +48,8 @@ class OpenApiIT {
     @Test
     void theDocumentIsValidOpenApi31() throws Exception {
         if (!Files.isExecutable(VALIDATOR)) {
-            Assumptions.assumeFalse("true".equals(System.getenv("CI")), "");
+            // Skipped on a machine without ci/setup's tools; with CI=true its absence fails, as every missing tool does.
+            Assumptions.assumeTrue("true".equals(System.getenv("CI")), "the validator " + VALIDATOR + " is not installed");
             assertThat(Files.isExecutable(VALIDATOR)).as("the validator " + VALIDATOR + " (ci/setup installs it)").isTrue();
         }
         Oracle.Result r = Oracle.run(List.of(VALIDATOR.toString(), source().toString()));

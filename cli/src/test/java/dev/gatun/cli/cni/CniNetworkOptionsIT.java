@@ -110,6 +110,18 @@ class CniNetworkOptionsIT {
         }
     }
 
+    /** {@code "counters": true} makes a network whose mappings count their traffic; without it, none does. */
+    @Test
+    void countersMakeACountedNetwork(NetworkNamespace host, NetworkNamespace c1, NetworkNamespace c2) {
+        CniExec cni = new CniExec(host, dir);
+        JsonNode r = cni.call("ADD", "c1", c1, "eth0", config(cni, "counted", "10.118.0.0/24", Map.of("counters", true)))
+                .ok().json();
+        JsonNode d = cni.call("ADD", "c2", c2, "eth0", config(cni, "plain", "10.119.0.0/24", Map.of())).ok().json();
+        String counted = Oracle.in(host, "nft", "list", "set", "inet", "gatun", "counted");
+        assertThat(counted).contains("\"" + r.path("interfaces").get(0).path("name").asText() + "\"")
+                .doesNotContain("\"" + d.path("interfaces").get(0).path("name").asText() + "\"");
+    }
+
     @Test
     void mtuIsSetOnTheBridgeBothVethEndsAndTheContainer(NetworkNamespace host, NetworkNamespace c1, NetworkNamespace c2) {
         CniExec cni = new CniExec(host, dir);

@@ -206,7 +206,8 @@ class DockerPluginIT {
         try (PluginLab lab = PluginLab.start();
              ReplyServers outsideServer = new ReplyServers().tcp(lab.outside, "0.0.0.0", 9999, "outside")) {
             String netId = lab.createNetwork("--subnet", "10.90.0.0/24", "--gateway", "10.90.0.254", "--internal",
-                    "-o", "gatun.icc=false", "-o", "gatun.bridge=gtbr0", "-o", "gatun.mtu=1400", "inet1");
+                    "-o", "gatun.icc=false", "-o", "gatun.bridge=gtbr0", "-o", "gatun.mtu=1400", "-o", "gatun.counters=true",
+                    "inet1");
             JsonNode nets = GatunCli.networks(lab.ns());
             assertThat(nets).hasSize(1);
             JsonNode net = nets.get(0);
@@ -217,6 +218,8 @@ class DockerPluginIT {
             assertThat(net.get("icc").asBoolean()).as("icc of %s", net).isFalse();
             assertThat(net.get("internal").asBoolean()).as("internal of %s", net).isTrue();
             assertThat(net.get("mtu").asInt()).isEqualTo(1400);
+            assertThat(net.get("counters").asBoolean()).as("counters of %s", net).isTrue();
+            assertThat(Oracle.in(lab.host, "nft", "list", "set", "inet", "gatun", "counted")).contains("\"gtbr0\"");
             assertThat(Oracle.in(lab.host, "cat", "/sys/class/net/gtbr0/mtu").strip()).isEqualTo("1400");
             assertThat(Oracle.in(lab.host, "cat", "/sys/class/net/gtbr0/address").strip()).isEqualTo(net.get("mac").asText());
 

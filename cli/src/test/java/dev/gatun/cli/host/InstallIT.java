@@ -110,6 +110,40 @@ class InstallIT {
         GatunCli.Run nothing = GatunCli.run("uninstall", "--prefix", prefix().toString());
         assertThat(nothing.code()).isZero();
         assertThat(nothing.out()).contains("nothing installed under " + prefix());
+
+        // Installed again after the uninstall: all of it comes back, and goes again.
+        GatunCli.Run third = install("--cni-bin-dir", cni.toString(), "--netavark-plugin-dir", netavark.toString());
+        assertThat(third.out()).contains("installed: " + prefix().resolve("bin/gatun"), "installed: " + unit);
+        assertThat(systemdAnalyzeVerify(unit)).isEqualTo("");
+        assertThat(Files.readSymbolicLink(cni.resolve("gatun"))).isEqualTo(prefix().resolve("bin/gatun"));
+        GatunCli.Run removedAgain = installed(Map.of(), "uninstall", "--prefix", prefix().toString());
+        assertThat(removedAgain.code()).as(removedAgain.err()).isZero();
+        assertThat(tree(tmp)).isEqualTo(before);
+    }
+
+    /**
+     * What the issue asks of gatun.service, read from the installed unit: notify, restarted on
+     * failure, before the engines, and no capability in its bounding set but CAP_NET_ADMIN and
+     * those the serve's work needs (namespaces, other processes' sockets, iptables).
+     */
+    @Test
+    void theInstalledUnitIsNotifyRestartedBeforeTheEnginesAndBoundedToItsCapabilities() throws Exception {
+        install();
+        Map<String, String> unit = new java.util.HashMap<>();
+        for (String line : Files.readAllLines(units().resolve("gatun.service"))) {
+            int eq = line.indexOf('=');
+            if (eq > 0 && !line.startsWith("#")) {
+                unit.merge(line.substring(0, eq), line.substring(eq + 1), (a, b) -> a + " " + b);
+            }
+        }
+        assertThat(unit).containsEntry("Type", "notify").containsEntry("Restart", "on-failure")
+                .containsEntry("NoNewPrivileges", "yes");
+        assertThat(List.of(unit.get("Before").split(" "))).contains("docker.service", "containerd.service");
+        assertThat(List.of(unit.get("CapabilityBoundingSet").split(" "))).contains("CAP_NET_ADMIN")
+                .isSubsetOf("CAP_NET_ADMIN", "CAP_NET_RAW", "CAP_SYS_ADMIN", "CAP_SYS_PTRACE");
+        assertThat(unit.get("ExecStart")).isEqualTo(prefix().resolve("lib/gatun/gatun") + " serve");
+        GatunCli.Run removed = installed(Map.of(), "uninstall", "--prefix", prefix().toString());
+        assertThat(removed.code()).as(removed.err()).isZero();
     }
 
     @Test

@@ -69,9 +69,35 @@ class MetricsIT {
                 assertThat(query(host, "gatun_published_mappings{network=\"n1\"}").get(0).path("value").get(1).asText())
                         .isEqualTo("10");
                 assertThat(query(host, "process_resident_memory_bytes")).hasSize(1);
+                assertThat(value(host, "gatun_mappings_changed_total{operation=\"publish\"}")).isEqualTo("10");
+                assertThat(Double.parseDouble(value(host, "sum(gatun_commit_requests_count{outcome=\"applied\"})")))
+                        .as("a commit for each publish at least (the network's first, too)").isGreaterThanOrEqualTo(10);
+                assertThat(value(host, "gatun_commit_retries_total")).as("nobody raced them").isEqualTo("0");
+                assertThat(value(host, "gatun_foreign_drops_opened")).as("no other firewall here").isEqualTo("0");
 
-                Oracle.Result lint = Oracle.run(List.of("sh", "-c", "ip netns exec " + ns + " curl -sf http://" + METRICS
-                        + "/metrics | promtool check metrics"));
+                // The local API, by path and status.
+                String api = "/run/gatun/netns-" + host.inode() + ".sock";
+                for (String path : List.of("/v1/networks", "/v1/networks", "/v1/no-such-path")) {
+                    Oracle.run(List.of("curl", "-s", "-o", "/dev/null", "--unix-socket", api, "http://localhost" + path));
+                }
+                assertThat(awaitResult(host, "gatun_api_requests_total{path=\"/v1/networks\",status=\"200\"}",
+                        r -> r.size() == 1 && r.get(0).path("value").get(1).asText().equals("2"))).isNotNull();
+                assertThat(awaitResult(host, "gatun_api_requests_total{status=\"404\"}",
+                        r -> r.size() == 1 && r.get(0).path("value").get(1).asText().equals("1"))).isNotNull();
+
+                // Another process flushes the ruleset: an outside change, and a repair of it by its cause.
+                assertThat(query(host, "gatun_repair_duration_seconds_count")).as("the control: no repair yet").isEmpty();
+                Oracle.in(host, "nft", "flush", "ruleset");
+                assertThat(awaitResult(host, "sum(gatun_repair_duration_seconds_count)",
+                        r -> r.size() == 1 && Double.parseDouble(r.get(0).path("value").get(1).asText()) >= 1))
+                        .as("the repair after nft flush ruleset").isNotNull();
+                assertThat(query(host, "gatun_repair_duration_seconds_count")).allSatisfy(
+                        r -> assertThat(r.path("metric").path("cause").asText()).isNotEmpty());
+                assertThat(Double.parseDouble(value(host, "gatun_outside_changes_total"))).isGreaterThanOrEqualTo(1);
+                assertThat(value(host, "gatun_published_mappings{network=\"n1\"}")).as("all 10 back").isEqualTo("10");
+
+                Oracle.Result lint = Oracle.run(List.of("bash", "-o", "pipefail", "-c", "ip netns exec " + ns
+                        + " curl -sf http://" + METRICS + "/metrics | promtool check metrics"));
                 assertThat(lint.exitCode()).as("promtool check metrics: %s", lint).isZero();
             } finally {
                 prometheus.destroy();
@@ -81,6 +107,13 @@ class MetricsIT {
                 }
             }
         }
+    }
+
+    /** The value of an instant query's single sample (the changes before it were scraped together with what was awaited). */
+    private static String value(NetworkNamespace host, String promql) throws Exception {
+        JsonNode r = awaitResult(host, promql, x -> x.size() == 1);
+        assertThat(r).as("one sample of %s", promql).isNotNull();
+        return r.get(0).path("value").get(1).asText();
     }
 
     /** The result vector of an instant query. */

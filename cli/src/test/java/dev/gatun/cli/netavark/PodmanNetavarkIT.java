@@ -140,16 +140,16 @@ class PodmanNetavarkIT {
     }
 
     /**
-     * A dual-stack network: a container's setup publishes its ports to both of its addresses in
-     * one nftables transaction, as nft monitor sees it (the network, made at the first container,
-     * is not in the window).
+     * A dual-stack network with counters: a container's setup publishes its ports to both of its
+     * addresses in one nftables transaction, as nft monitor sees it (the network, made at the
+     * first container, is not in the window); the network counts its mappings' traffic.
      */
     @Test
     void aDualStackContainersSetupIsOneTransaction(NetworkNamespace host, NetworkNamespace out) throws Exception {
         PodmanCniIT.outside(host, out);
         try (Podman5Lab lab = Podman5Lab.start(host, served())) {
             lab.podmanOk("network", "create", "-d", "gatun", "--disable-dns", "--ipv6", "--subnet", "10.95.0.0/24",
-                    "--subnet", "fd00:95::/64", "dual");
+                    "--subnet", "fd00:95::/64", "-o", "gatun.counters=true", "dual");
             DebianBed.Result first = lab.runDetached("first", "dual", List.of("9040:80"), "sh", "-c", WEB);
             assertThat(first.code()).as(first.err()).isZero();
             try (NftMonitor monitor = NftMonitor.start(host)) {
@@ -161,6 +161,8 @@ class PodmanNetavarkIT {
             assertThat(PodmanCniIT.http(out, HOST_IP, 9041)).startsWith("hello-from-");
             String six = Oracle.in(host, "nft", "list", "map", "inet", "gatun", "ports6");
             assertThat(six).contains("tcp . 9041", "udp . 5355", "fd00:95::");
+            assertThat(Oracle.in(host, "nft", "list", "set", "inet", "gatun", "counted")).as("-o gatun.counters=true")
+                    .contains("\"gatun-dual\"");
             lab.podmanOk("rm", "-f", "-t", "0", "first", "second");
             assertThat(PodmanCniIT.elements(host) + Oracle.tryIn(host, "nft", "list", "map", "inet", "gatun", "ports6").stdout())
                     .doesNotContain("comment");
