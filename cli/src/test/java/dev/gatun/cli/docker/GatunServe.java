@@ -93,6 +93,11 @@ public final class GatunServe implements AutoCloseable {
         return startLauncher(List.of(), launcher, env, args);
     }
 
+    /** As {@link #startLauncher(Path, Map, String...)}, with the serve's warm-up, as gatun.service runs it. */
+    public static GatunServe startLauncherWarmingUp(Path launcher, Map<String, String> env, String... args) {
+        return launch(List.of(launcher.toString()), env, List.of(args), null, true);
+    }
+
     /** As {@link #startLauncher(Path, Map, String...)}, behind {@code prefix} (a command that runs it in a sandbox, say). */
     public static GatunServe startLauncher(List<String> prefix, Path launcher, Map<String, String> env, String... args) {
         List<String> cmd = new ArrayList<>(prefix);

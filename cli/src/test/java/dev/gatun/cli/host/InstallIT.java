@@ -160,9 +160,11 @@ class InstallIT {
                     throw new RuntimeException(t);
                 }
             });
-            try (GatunServe serve = GatunServe.startLauncher(prefix().resolve("lib/gatun/gatun"),
+            // With its warm-up, as gatun.service starts it: READY=1 comes after it.
+            try (GatunServe serve = GatunServe.startLauncherWarmingUp(prefix().resolve("lib/gatun/gatun"),
                     Map.of("NOTIFY_SOCKET", systemd.path().toString()), "--netns", host.name(), "serve")) {
                 String got = readyAndAnswer.get(150, TimeUnit.SECONDS);
+                assertThat(serve.stderr()).as("READY=1 after the warm-up").contains("warmed up");
                 assertThat(got).startsWith("READY=1\nSTATUS=serving API on " + api).contains("--- answer: HTTP/1.1 200");
                 assertThat(serve.terminate()).isZero();
                 assertThat(systemd.next(Duration.ofSeconds(10))).isEqualTo("STOPPING=1");
