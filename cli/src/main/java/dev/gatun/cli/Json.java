@@ -51,36 +51,27 @@ public final class Json {
      * generator alone, as its data binding would print them; anything else through the binding.
      */
     public static String text(Object document) {
-        if (!plain(document)) {
-            try {
-                return Mapper.INSTANCE.writeValueAsString(document);
-            } catch (JsonProcessingException e) {
-                throw new IllegalStateException("cannot write JSON", e);
-            }
-        }
         StringWriter out = new StringWriter();
         try (JsonGenerator g = FACTORY.createGenerator(out)) {
             g.setPrettyPrinter(new DefaultPrettyPrinter());
             write(g, document);
+        } catch (NotPlain e) {
+            try {
+                return Mapper.INSTANCE.writeValueAsString(document);
+            } catch (JsonProcessingException x) {
+                throw new IllegalStateException("cannot write JSON", x);
+            }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write JSON", e);
         }
         return out.toString();
     }
 
-    /** Whether {@code v} is a tree of maps with string keys, collections and scalars {@link #write} takes. */
-    private static boolean plain(Object v) {
-        return switch (v) {
-            case null -> true;
-            case String s -> true;
-            case Boolean b -> true;
-            case Integer i -> true;
-            case Long l -> true;
-            case Double d -> true;
-            case Map<?, ?> m -> m.entrySet().stream().allMatch(e -> e.getKey() instanceof String && plain(e.getValue()));
-            case Collection<?> c -> c.stream().allMatch(Json::plain);
-            default -> false;
-        };
+    /** A value {@link #write} does not take: the document goes to the data binding instead. */
+    private static final class NotPlain extends RuntimeException {
+        NotPlain() {
+            super(null, null, false, false);
+        }
     }
 
     private static void write(JsonGenerator g, Object v) throws IOException {
@@ -94,7 +85,10 @@ public final class Json {
             case Map<?, ?> m -> {
                 g.writeStartObject();
                 for (Map.Entry<?, ?> e : m.entrySet()) {
-                    g.writeFieldName((String) e.getKey());
+                    if (!(e.getKey() instanceof String key)) {
+                        throw new NotPlain();
+                    }
+                    g.writeFieldName(key);
                     write(g, e.getValue());
                 }
                 g.writeEndObject();
@@ -106,7 +100,7 @@ public final class Json {
                 }
                 g.writeEndArray();
             }
-            default -> throw new IllegalArgumentException("not a plain JSON value: " + v.getClass().getName());
+            default -> throw new NotPlain();
         }
     }
 
