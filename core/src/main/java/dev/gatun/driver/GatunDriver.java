@@ -26,9 +26,30 @@ public interface GatunDriver extends NetworkDriver {
     List<String> verify(Endpoint endpoint, NetworkNamespace container);
 
     /**
+     * {@link #createNetwork} at a network's first container, by an engine that makes networks as
+     * their containers come (CNI, netavark): the bridge now, and its packet-filter entries
+     * (masquerade, icc, internal) in the transaction of the {@link #publishAll} that follows, so
+     * that the container's setup changes the packet filter once. Where the packet filter has no
+     * transactions (iptables) the entries go in now, as with createNetwork. Until that publishAll
+     * the network's containers reach nothing outside it: a caller with no port to publish uses
+     * createNetwork.
+     */
+    Network createNetworkForPublish(NetworkSpec spec);
+
+    /**
+     * Adds the packet-filter entries of a network made by {@link #createNetworkForPublish} whose
+     * publishAll failed before its commit, so that its containers reach outside it; changes
+     * nothing where they are in place.
+     */
+    void completeNetwork(String name);
+
+    /**
      * {@link #publish} to each address of one container on {@code network} (its IPv4 and its IPv6
      * one) as one request: every port or none, in one transaction. An address without ports is
      * left out; none with ports is refused, and so is more than one without an {@code owner}.
+     * Where the packet filter has transactions, the network's own entries are added in the same
+     * one where they are missing (a network made by {@link #createNetworkForPublish}, or one a
+     * crash left without them), also when the ports are refused.
      * The mappings now in place, in the order asked.
      */
     List<PortMapping> publishAll(String network, Map<InetAddress, List<PortSpec>> ports, String owner, HostPortCheck check);

@@ -353,6 +353,16 @@ public final class SelfHealingDriver implements GatunDriver {
     }
 
     @Override
+    public Network createNetworkForPublish(NetworkSpec spec) {
+        return alone(() -> inner.createNetworkForPublish(spec));
+    }
+
+    @Override
+    public void completeNetwork(String name) {
+        alone(() -> inner.completeNetwork(name));
+    }
+
+    @Override
     public void adoptBridge(AdoptedBridge bridge) {
         alone(() -> inner.adoptBridge(bridge));
     }

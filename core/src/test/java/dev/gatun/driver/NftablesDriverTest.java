@@ -4,6 +4,7 @@ import dev.gatun.Gatun;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.nft.Nftables;
 import dev.gatun.testing.Oracle;
+import dev.gatun.testing.Specs;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -24,6 +25,26 @@ class NftablesDriverTest extends DriverContractSuite {
     @Override
     boolean firewallKnowsBridge(NetworkNamespace host, String bridge) {
         return Oracle.in(host, "nft", "list", "ruleset").contains("\"" + bridge + "\"");
+    }
+
+    /**
+     * A network's first container, as netavark and CNI set it up: the network made for its
+     * ports (a bridge, no transaction), then its entries and both families' ports in one.
+     */
+    @Test
+    void aNetworksFirstContainerIsOneTransaction(NetworkNamespace host) {
+        try (GatunDriver gatun = open(host); Nftables nft = Nftables.open(host)) {
+            // Another network first: gatun's table is there, as on any host where gatun runs a network.
+            gatun.createNetwork(Specs.n1());
+            int before = nft.generation();
+            Network n = gatun.createNetworkForPublish(dualStackSpec());
+            assertThat(nft.generation()).as("the bridge alone: no transaction").isEqualTo(before);
+            gatun.publishAll("dual", bothFamilies("8080:80"), "c1", HostPortCheck.SKIP);
+            assertThat(nft.generation() - before).isEqualTo(1);
+            assertThat(Oracle.in(host, "nft", "list", "set", "inet", "gatun", "masq4")).contains("10.90.1.0/24");
+            assertThat(Oracle.in(host, "nft", "list", "set", "inet", "gatun", "bridges")).contains(n.bridge());
+            assertThat(Oracle.in(host, "nft", "list", "ruleset")).contains(": 10.90.1.2 . 80", ": fd00:90:1::2 . 80");
+        }
     }
 
     /** Both families' ports of a container, as the engine adapters publish them: one transaction. */

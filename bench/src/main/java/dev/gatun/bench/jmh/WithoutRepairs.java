@@ -133,6 +133,16 @@ record WithoutRepairs(GatunDriver inner) implements GatunDriver {
     }
 
     @Override
+    public Network createNetworkForPublish(NetworkSpec spec) {
+        return inner.createNetworkForPublish(spec);
+    }
+
+    @Override
+    public void completeNetwork(String name) {
+        inner.completeNetwork(name);
+    }
+
+    @Override
     public void deleteNetwork(String name, boolean force) {
         inner.deleteNetwork(name, force);
     }

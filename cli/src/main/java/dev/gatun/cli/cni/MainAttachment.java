@@ -67,7 +67,12 @@ final class MainAttachment {
             return call.drivers().with(d -> {
                 Rollback attached = new Rollback();
                 try {
-                    Network n = network(d, v4, v6);
+                    Map<InetAddress, List<PortSpec>> ports = new LinkedHashMap<>();
+                    for (Address a : v6 == null ? List.of(v4) : List.of(v4, v6)) {
+                        ports.put(a.prefix().address(), call.specs(a.prefix().address()));
+                    }
+                    boolean anyPorts = ports.values().stream().anyMatch(p -> !p.isEmpty());
+                    Network n = network(d, v4, v6, anyPorts, attached);
                     // A container id is used once; what an earlier ADD left under it (a DEL that never came) goes.
                     if (d.endpoints(n.name()).stream().anyMatch(e -> e.owner().equals(call.owner()))) {
                         d.detachOwner(n.name(), call.owner());
@@ -76,11 +81,7 @@ final class MainAttachment {
                             .ip(v4.prefix().address()).ip6(v6 == null ? null : v6.prefix().address())
                             .owner(call.owner()).build());
                     attached.onFailure(() -> d.detachOwner(n.name(), call.owner()));
-                    Map<InetAddress, List<PortSpec>> ports = new LinkedHashMap<>();
-                    for (InetAddress ip : e.ip6() == null ? List.of(e.ip()) : List.of(e.ip(), e.ip6())) {
-                        ports.put(ip, call.specs(ip));
-                    }
-                    if (ports.values().stream().anyMatch(p -> !p.isEmpty())) {
+                    if (anyPorts) {
                         // Both families in one transaction. Not asking the host's sockets: the runtime holds the
                         // ports itself before ADD (rootful Podman binds every published port through conmon), as
                         // portmap leaves it.
@@ -107,19 +108,27 @@ final class MainAttachment {
         }
     }
 
-    /** gatun's network of this CNI network: made at the first ADD, from the IPAM result. */
-    private Network network(GatunDriver d, Address v4, Address v6) {
+    /**
+     * gatun's network of this CNI network: made at the first ADD, from the IPAM result. Made for
+     * the {@code ports} to follow, its packet-filter entries go in with them, or by {@code failed}
+     * should the ADD fail first.
+     */
+    private Network network(GatunDriver d, Address v4, Address v6, boolean ports, Rollback failed) {
         CniConfig config = config();
         RuntimeException last = null;
         for (int attempt = 0; attempt < 20; attempt++) {
             Network n = find(d);
             if (n == null) {
                 try {
-                    n = d.createNetwork(NetworkSpec.named(config.name()).bridge(config.bridge())
+                    NetworkSpec spec = NetworkSpec.named(config.name()).bridge(config.bridge())
                             .subnet4(v4.prefix().network()).gateway4(v4.gateway())
                             .subnet6(v6 == null ? null : v6.prefix().network()).gateway6(v6 == null ? null : v6.gateway())
                             .mtu(config.mtu()).icc(config.icc()).internal(config.internal()).masquerade(config.ipMasq())
-                            .counters(config.counters()).build());
+                            .counters(config.counters()).build();
+                    n = ports ? d.createNetworkForPublish(spec) : d.createNetwork(spec);
+                    if (ports) {
+                        failed.onFailure(() -> d.completeNetwork(config.name()));
+                    }
                     call.log("created network " + n.name() + " (bridge " + n.bridge() + ", " + n.subnets() + ")");
                 } catch (ConflictException | ErrnoException e) {
                     // Another ADD (another process) may be making it right now: read again.

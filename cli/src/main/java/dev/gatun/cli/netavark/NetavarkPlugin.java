@@ -139,7 +139,15 @@ public final class NetavarkPlugin {
         return drivers.with(d -> {
             Rollback attached = new Rollback();
             try {
-                Network n = network(d, s);
+                // Both families' ports in one transaction: every one of them or none.
+                Map<InetAddress, List<PortSpec>> ports = new LinkedHashMap<>();
+                for (InetAddress ip : s.ip6() == null ? List.of(s.ip4()) : List.of(s.ip4(), s.ip6())) {
+                    List<PortSpec> of = new ArrayList<>();
+                    s.mappings().forEach(m -> of.addAll(m.specs(NetavarkNetwork.isIpv4(ip))));
+                    ports.put(ip, of);
+                }
+                boolean anyPorts = ports.values().stream().anyMatch(p -> !p.isEmpty());
+                Network n = network(d, s, anyPorts, attached);
                 removeUnattached(d, n, null);
                 // A container id is used once: what an earlier setup left under it (a teardown that never came) goes.
                 if (d.endpoints(n.name()).stream().anyMatch(e -> e.owner().equals(owner))) {
@@ -148,15 +156,7 @@ public final class NetavarkPlugin {
                 Endpoint e = d.attach(EndpointSpec.on(n.name()).container(container).ifname(s.ifname())
                         .ip(s.ip4()).ip6(s.ip6()).mac(s.mac()).owner(owner).build());
                 attached.onFailure(() -> d.detachOwner(n.name(), owner));
-                // Both families' ports in one transaction: every one of them or none.
-                Map<InetAddress, List<PortSpec>> ports = new LinkedHashMap<>();
-                for (InetAddress ip : e.ip6() == null ? List.of(e.ip()) : List.of(e.ip(), e.ip6())) {
-                    List<PortSpec> of = new ArrayList<>();
-                    s.mappings().forEach(m -> of.addAll(m.specs(NetavarkNetwork.isIpv4(ip))));
-                    ports.put(ip, of);
-                }
-                int published = ports.values().stream().allMatch(List::isEmpty) ? 0
-                        : d.publishAll(n.name(), ports, owner, PODMAN_HOLDS).size();
+                int published = anyPorts ? d.publishAll(n.name(), ports, owner, PODMAN_HOLDS).size() : 0;
                 log("setup " + owner + ": " + InetText.of(e.ip()) + " on " + n.name() + " (" + e.hostIfname() + "), "
                         + published + " port mapping(s)");
                 return status(n, e, s);
@@ -166,15 +166,22 @@ public final class NetavarkPlugin {
         });
     }
 
-    /** gatun's network of this Podman network: made at its first setup, from the network Podman stored. */
-    private Network network(GatunDriver d, NetavarkSetup s) {
+    /**
+     * gatun's network of this Podman network: made at its first setup, from the network Podman
+     * stored. Made for the {@code ports} to follow, its packet-filter entries go in with them,
+     * or by {@code failed} should the setup fail first.
+     */
+    private Network network(GatunDriver d, NetavarkSetup s, boolean ports, Rollback failed) {
         String name = s.network().spec().name();
         RuntimeException last = null;
         for (int attempt = 0; attempt < 20; attempt++) {
             Network n = find(d, name);
             if (n == null) {
                 try {
-                    n = d.createNetwork(s.network().spec());
+                    n = ports ? d.createNetworkForPublish(s.network().spec()) : d.createNetwork(s.network().spec());
+                    if (ports) {
+                        failed.onFailure(() -> d.completeNetwork(name));
+                    }
                     log("created network " + n.name() + " (bridge " + n.bridge() + ", " + n.subnets() + ")");
                 } catch (ConflictException | ErrnoException e) {
                     // Another setup (another process) may be making it right now, or a teardown removing it: read again.

@@ -140,18 +140,26 @@ class PodmanNetavarkIT {
     }
 
     /**
-     * A dual-stack network with counters: a container's setup publishes its ports to both of its
-     * addresses in one nftables transaction, as nft monitor sees it (the network, made at the
-     * first container, is not in the window); the network counts its mappings' traffic.
+     * A dual-stack network with counters: a container's setup is one nftables transaction, as nft
+     * monitor sees it: the first container's (the network's entries and its ports; gatun's table
+     * made before by another network, as on any host gatun already serves) and the second's (its
+     * ports on both of its addresses). The network counts its mappings' traffic.
      */
     @Test
     void aDualStackContainersSetupIsOneTransaction(NetworkNamespace host, NetworkNamespace out) throws Exception {
         PodmanCniIT.outside(host, out);
         try (Podman5Lab lab = Podman5Lab.start(host, served())) {
+            GatunCli.ok("--netns", host.name(), "net", "create", "another", "--subnet", "10.96.0.0/24");
             lab.podmanOk("network", "create", "-d", "gatun", "--disable-dns", "--ipv6", "--subnet", "10.95.0.0/24",
                     "--subnet", "fd00:95::/64", "-o", "gatun.counters=true", "dual");
-            DebianBed.Result first = lab.runDetached("first", "dual", List.of("9040:80"), "sh", "-c", WEB);
-            assertThat(first.code()).as(first.err()).isZero();
+            try (NftMonitor monitor = NftMonitor.start(host)) {
+                DebianBed.Result first = lab.runDetached("first", "dual", List.of("9040:80"), "sh", "-c", WEB);
+                assertThat(first.code()).as(first.err()).isZero();
+                monitor.stop();
+                assertThat(monitor.generations()).as("commits while the network's first container started").hasSize(1);
+            }
+            assertThat(PodmanCniIT.http(out, HOST_IP, 9040)).as("the first container's port, its network masqueraded")
+                    .startsWith("hello-from-");
             try (NftMonitor monitor = NftMonitor.start(host)) {
                 DebianBed.Result second = lab.runDetached("second", "dual", List.of("9041:80", "5355:53/udp"), "sh", "-c", WEB);
                 assertThat(second.code()).as(second.err()).isZero();

@@ -113,9 +113,30 @@ public final class BridgeDriver implements GatunDriver {
 
     @Override
     public Network createNetwork(NetworkSpec spec) {
+        return create(spec, true);
+    }
+
+    @Override
+    public Network createNetworkForPublish(NetworkSpec spec) {
+        // Without a firewall that carries them with the ports, the entries go in now.
+        return create(spec, !firewall.entriesWithMappings());
+    }
+
+    @Override
+    public void completeNetwork(String name) {
+        synchronized (topology) {
+            Network n = network(name);
+            if (firewall.entriesWithMappings()) {
+                // Added, not created: entries in place stay as they are (elsewhere createNetworkForPublish made them).
+                firewall.network(BridgeRules.ofOwn(n), true);
+            }
+        }
+    }
+
+    private Network create(NetworkSpec spec, boolean entries) {
         synchronized (topology) {
             cache.forget();
-            networks.create(spec);
+            networks.create(spec, entries);
             cache.forget();
             openOtherFirewalls();
             return network(spec.name());

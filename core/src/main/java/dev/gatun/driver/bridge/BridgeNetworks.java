@@ -35,8 +35,11 @@ final class BridgeNetworks {
         this.firewall = firewall;
     }
 
-    /** Checks {@code spec} against itself and the networks there are, then makes it. */
-    void create(NetworkSpec spec) {
+    /**
+     * Checks {@code spec} against itself and the networks there are, then makes it; without
+     * {@code entries}, all but its entries in the firewall, which its first publish adds.
+     */
+    void create(NetworkSpec spec, boolean entries) {
         checkNetworkName(spec.name());
         if (spec.subnet4() == null || spec.subnet4().isIpv6()) {
             throw new InvalidInputException("network " + spec.name() + " needs an IPv4 subnet, such as 10.88.0.0/16");
@@ -91,7 +94,9 @@ final class BridgeNetworks {
                 if (subnet6 != null) {
                     sysctls.setIpv6Forwarding(true);
                 }
-                firewall.network(BridgeRules.of(bridge, subnet4, subnet6, spec), true);
+                if (entries) {
+                    firewall.network(BridgeRules.of(bridge, subnet4, subnet6, spec), true);
+                }
             } catch (RuntimeException e) {
                 throw rollback.undo(e);
             }

@@ -68,6 +68,7 @@ final class CommitLoop {
         // is gatun's, and no socket changes that.
         Supplier<List<BoundSocket>> held = new AskedOnce(() -> heldSockets.of(batch, addressesFirst));
         // The answers and UDP flushes of an attempt whose commit lost its reply: it may have been applied.
+        List<BridgeRules> networks = networkEntries(batch);
         List<PortPlanner.Answer> lost = null;
         List<PortMapping> lostFlushes = List.of();
         int lostReplies = 0;
@@ -81,8 +82,8 @@ final class CommitLoop {
             List<PortMapping> flushes = new ArrayList<>(plan.flush());
             flushes.addAll(lostFlushes);
             try {
-                if (plan.changes()) {
-                    view.commit(plan.delete(), plan.add());
+                if (plan.changes() || !networks.isEmpty()) {
+                    view.commit(plan.delete(), plan.add(), networks);
                 } else {
                     view.confirm();
                 }
@@ -118,7 +119,7 @@ final class CommitLoop {
                 DriverStats.committed(batch.size(), attempt - 1, false);
                 return refusedAll(batch, e);
             }
-            if (plan.changes()) {
+            if (plan.changes() || !networks.isEmpty()) {
                 DriverStats.committed(batch.size(), attempt - 1, true);
             }
             List<PortPlanner.Answer> named = nameAndTell(batch, answers, listener);
@@ -191,6 +192,17 @@ final class CommitLoop {
             // The commit is made: its callers get their results, not the listener's failure.
             LOG.log(System.Logger.Level.WARNING, "a port listener failed in " + hostName, e);
         }
+    }
+
+    /** The network entries the batch's publishes carry (see {@link PortRequest.Publish}), each once. */
+    private static List<BridgeRules> networkEntries(List<PortRequest> batch) {
+        List<BridgeRules> out = new ArrayList<>();
+        for (PortRequest r : batch) {
+            if (r instanceof PortRequest.Publish p && p.networkEntries() != null && !out.contains(p.networkEntries())) {
+                out.add(p.networkEntries());
+            }
+        }
+        return out;
     }
 
     /** Whether a publish in the batch binds every host address (so the host's addresses are needed). */

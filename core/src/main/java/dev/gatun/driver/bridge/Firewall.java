@@ -28,6 +28,16 @@ interface Firewall {
     /** Adds (or with {@code add} false removes) a bridge's entries, as {@code rules} describe them. */
     void network(BridgeRules rules, boolean add);
 
+    /**
+     * Whether a network's entries can go in with mappings, in one transaction of the store's
+     * ({@link MappingStore.View#commit(java.util.Collection, java.util.Collection, java.util.Collection)}),
+     * and be added again where they are already without changing anything: what has transactions
+     * and sets (nftables), not rule lists (iptables).
+     */
+    default boolean entriesWithMappings() {
+        return false;
+    }
+
     /** Whether this firewall keeps per-mapping counters (nftables' map elements can carry them). */
     default boolean countsPorts() {
         return false;

@@ -177,14 +177,20 @@ final class FollowedMappingStore implements MappingStore {
 
         @Override
         public void commit(Collection<PortMapping> deletes, Collection<PortMapping> adds) {
-            if (deletes.isEmpty() && adds.isEmpty()) {
+            commit(deletes, adds, List.of());
+        }
+
+        @Override
+        public void commit(Collection<PortMapping> deletes, Collection<PortMapping> adds,
+                           Collection<BridgeRules> networks) {
+            if (deletes.isEmpty() && adds.isEmpty() && networks.isEmpty()) {
                 // Changes that cancel out send nothing: what proves the answers is the generation.
                 confirm();
                 return;
             }
             try {
                 // Created, not added: a key memory thinks free and the kernel holds fails the commit.
-                NftablesMappingStore.commit(nft, heldAt, deletes, adds, counted.get(), true);
+                NftablesMappingStore.commit(nft, heldAt, deletes, adds, networks, counted.get(), true);
             } catch (StaleViewException e) {
                 staleAt = heldAt;
                 throw e;
@@ -201,10 +207,23 @@ final class FollowedMappingStore implements MappingStore {
                 held = null;
                 throw e;
             }
+            if (deletes.isEmpty() && adds.isEmpty()) {
+                forgetAfterEntriesAlone();
+                return;
+            }
             apply(deletes, adds);
             heldAt = Generations.next(heldAt);
             freshlyRead = false;
         }
+    }
+
+    /**
+     * After a commit of network entries alone: the kernel moves its generation only if one of
+     * them was not there yet, so which generation memory is at is not known; it is read again.
+     * Rare: a publish whose ports were all refused, at its network's first container.
+     */
+    private void forgetAfterEntriesAlone() {
+        held = null;
     }
 
     /** A view read from the kernel past memory; its commit is applied to memory once memory catches up. */
@@ -232,8 +251,14 @@ final class FollowedMappingStore implements MappingStore {
 
         @Override
         public void commit(Collection<PortMapping> deletes, Collection<PortMapping> adds) {
+            commit(deletes, adds, List.of());
+        }
+
+        @Override
+        public void commit(Collection<PortMapping> deletes, Collection<PortMapping> adds,
+                           Collection<BridgeRules> networks) {
             try {
-                read.commit(deletes, adds);
+                read.commit(deletes, adds, networks);
             } catch (StaleViewException e) {
                 throw e;
             } catch (RuntimeException e) {
@@ -242,6 +267,9 @@ final class FollowedMappingStore implements MappingStore {
                 throw e;
             }
             if (deletes.isEmpty() && adds.isEmpty()) {
+                if (!networks.isEmpty()) {
+                    forgetAfterEntriesAlone();
+                }
                 return;
             }
             int made = Generations.next(read.generation());

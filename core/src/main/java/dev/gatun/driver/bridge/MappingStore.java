@@ -30,6 +30,18 @@ interface MappingStore extends AutoCloseable {
         void commit(Collection<PortMapping> deletes, Collection<PortMapping> adds);
 
         /**
+         * {@link #commit(Collection, Collection)}, with the packet-filter entries of {@code networks}
+         * added in the same transaction where they are not there already (see
+         * {@link Firewall#entriesWithMappings}). Sent even when there are no mappings to change.
+         */
+        default void commit(Collection<PortMapping> deletes, Collection<PortMapping> adds, Collection<BridgeRules> networks) {
+            if (!networks.isEmpty()) {
+                throw new UnsupportedOperationException("this store cannot add a network's entries");
+            }
+            commit(deletes, adds);
+        }
+
+        /**
          * Makes answers that change nothing (refusals, mappings in place already) stand: a view
          * read from the kernel is one moment's and needs nothing; a view from memory, which may
          * lag behind the kernel, checks that it does not, or throws {@link StaleViewException}.

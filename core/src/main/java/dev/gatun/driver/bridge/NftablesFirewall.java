@@ -88,6 +88,11 @@ final class NftablesFirewall implements Firewall {
     }
 
     @Override
+    public boolean entriesWithMappings() {
+        return true;
+    }
+
+    @Override
     public boolean countsPorts() {
         return true;
     }

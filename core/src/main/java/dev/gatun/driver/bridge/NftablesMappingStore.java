@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -123,7 +124,13 @@ final class NftablesMappingStore implements MappingStore {
 
             @Override
             public void commit(Collection<PortMapping> deletes, Collection<PortMapping> adds) {
-                NftablesMappingStore.commit(nft, generation(), deletes, adds, counted.get(), false);
+                commit(deletes, adds, List.of());
+            }
+
+            @Override
+            public void commit(Collection<PortMapping> deletes, Collection<PortMapping> adds,
+                               Collection<BridgeRules> networks) {
+                NftablesMappingStore.commit(nft, generation(), deletes, adds, networks, counted.get(), false);
             }
         };
     }
@@ -131,11 +138,16 @@ final class NftablesMappingStore implements MappingStore {
     /**
      * Deletes and adds in one transaction guarded by {@code generation}; a guard that fails is a
      * {@link StaleViewException}. With {@code create}, an add whose key is held already fails
-     * (EEXIST) instead of leaving the element there as it is.
+     * (EEXIST) instead of leaving the element there as it is. The entries of {@code networks} are
+     * added, never created: one in place already stays as it is, and changes nothing.
      */
     static void commit(Nftables nft, int generation, Collection<PortMapping> deletes, Collection<PortMapping> adds,
-                       CountedSubnets counted, boolean create) {
+                       Collection<BridgeRules> networks, CountedSubnets counted, boolean create) {
         Transaction tx = nft.transaction().guardGeneration(generation);
+        // First, so that nothing is forwarded to the new mappings' targets before their bridge's entries are in.
+        for (BridgeRules n : new LinkedHashSet<>(networks)) {
+            NetworkEntries.of(n).forEach((set, e) -> tx.addElements(set, List.of(e)));
+        }
         MappingElements.group(deletes, m -> StoredElement.key(key(m))).forEach(tx::deleteStored);
         Map<NftSet, List<StoredElement>> added = MappingElements.group(adds, m -> MappingElements.element(m, counted.test(m)));
         added.forEach(create ? tx::createStored : tx::addStored);

@@ -14,17 +14,20 @@ sealed interface PortRequest permits PortRequest.Publish, PortRequest.Unpublish 
     /**
      * {@code checkHost}: whether the host's sockets are asked if they hold a port (see
      * {@link HostPortCheck}); {@code engineSockets}: the inodes of sockets found, before the
-     * request was queued, to be the engine's reservation of its ports, which are not refused.
+     * request was queued, to be the engine's reservation of its ports, which are not refused;
+     * {@code networkEntries}: the entries of the mappings' network, to go in with them (null:
+     * none), in the batch's transaction even if every mapping is refused (see
+     * {@link Firewall#entriesWithMappings}).
      */
     record Publish(String network, List<Publisher.Wanted> mappings, String owner, boolean checkHost,
-                   Set<Long> engineSockets, Replace replace) implements PortRequest {
+                   Set<Long> engineSockets, Replace replace, BridgeRules networkEntries) implements PortRequest {
         Publish(String network, List<Publisher.Wanted> mappings, String owner, boolean checkHost) {
-            this(network, mappings, owner, checkHost, Set.of(), Replace.NO);
+            this(network, mappings, owner, checkHost, Set.of(), Replace.NO, null);
         }
 
         Publish(String network, List<Publisher.Wanted> mappings, String owner, boolean checkHost,
-                Set<Long> engineSockets) {
-            this(network, mappings, owner, checkHost, engineSockets, Replace.NO);
+                Set<Long> engineSockets, Replace replace) {
+            this(network, mappings, owner, checkHost, engineSockets, replace, null);
         }
     }
 

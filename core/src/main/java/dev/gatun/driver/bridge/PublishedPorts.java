@@ -72,7 +72,10 @@ final class PublishedPorts {
         return publisher.publish(n.name(), wanted(containerIp, ports), who, check);
     }
 
-    /** {@link #publish} to each address of {@code ports}, as one request (see {@link dev.gatun.driver.GatunDriver#publishAll}). */
+    /**
+     * {@link #publish} to each address of {@code ports}, as one request, with the network's own
+     * entries where the firewall can carry them (see {@link dev.gatun.driver.GatunDriver#publishAll}).
+     */
     List<PortMapping> publishAll(Network n, Map<InetAddress, List<PortSpec>> ports, String owner, HostPortCheck check) {
         List<Publisher.Wanted> wanted = new ArrayList<>();
         String who = null;
@@ -94,6 +97,10 @@ final class PublishedPorts {
             // One request has one owner: each address would name its own, and an unpublish by address find them.
             throw new InvalidInputException("publish on network " + n.name() + " to " + addresses
                     + " addresses needs an owner (without one, each address's mappings are its own: publish to each)");
+        }
+        if (firewall.entriesWithMappings()) {
+            // The network's own entries ride along: its first container's are one transaction (see createNetworkForPublish).
+            return publisher.publishWithEntries(n.name(), wanted, who, check, BridgeRules.ofOwn(n));
         }
         return publisher.publish(n.name(), wanted, who, check);
     }

@@ -134,6 +134,18 @@ final class Publisher implements AutoCloseable {
     }
 
     /**
+     * {@link #publish(String, List, String, HostPortCheck)}, with the network's entries added in
+     * the same transaction where they are not there yet (see {@link Firewall#entriesWithMappings}),
+     * also when every port is refused.
+     */
+    List<PortMapping> publishWithEntries(String network, List<Wanted> mappings, String owner, HostPortCheck check,
+                                         BridgeRules networkEntries) {
+        PortRequest.Publish p = publishRequest(network, mappings, owner, check, PortRequest.Replace.NO);
+        return awaitOne(new PortRequest.Publish(p.network(), p.mappings(), p.owner(), p.checkHost(), p.engineSockets(),
+                p.replace(), networkEntries)).mappings();
+    }
+
+    /**
      * Publishes as {@link #publish(String, List, String, HostPortCheck)}, taking every key another
      * owner holds exactly (same family, address, protocol and port) in the same transaction;
      * a key that only overlaps another owner's stays a conflict.

@@ -2,9 +2,12 @@ package dev.gatun.driver.bridge;
 
 import dev.gatun.Gatun;
 import dev.gatun.driver.ConflictException;
+import dev.gatun.driver.HostPortCheck;
+import dev.gatun.driver.NetworkSpec;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.SelfHealingDriver;
 import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.rtnl.Prefix;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
 import dev.gatun.testing.Specs;
@@ -14,6 +17,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import static dev.gatun.testing.Specs.ports;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -67,6 +71,32 @@ class FollowedPublishTest {
             assertThat(map).contains("tcp . 8080 : 10.88.0.2 . 80", "udp . 8081 : 10.88.0.2 . 80",
                     "udp . 8090 : 10.88.0.3 . 81").doesNotContain("udp . 8085 ");
             assertThat(d.published("n1")).hasSize(20);
+        }
+    }
+
+    /**
+     * A network's first container whose ports are all refused: its network's entries go in all
+     * the same, in a commit of entries alone, after which memory is read again (whether the
+     * kernel moved its generation depends on whether an entry was missing). Then, on a network
+     * whose entries are in, the same; then another process takes alice's element away, and bob
+     * may have its port: memory sees what the kernel holds.
+     */
+    @Test
+    void aFirstContainerWhosePortsAreRefusedLeavesItsNetworkWholeAndMemoryRight(NetworkNamespace host) {
+        BridgeDriver inner = withNetwork(host);
+        InetAddress onN2 = InetAddress.ofLiteral("10.89.0.2");
+        try (SelfHealingDriver d = SelfHealingDriver.start(inner, line -> {})) {
+            d.publish("n1", C1, ports("8080:80"), "alice");
+            d.createNetworkForPublish(NetworkSpec.of("n2", Prefix.parse("10.89.0.0/24")));
+            for (int round = 0; round < 2; round++) {
+                assertThatThrownBy(() -> d.publishAll("n2", Map.of(onN2, ports("8080:80")), "bob", HostPortCheck.SKIP))
+                        .isInstanceOf(ConflictException.class).hasMessageContaining("alice");
+                assertThat(Oracle.in(host, "nft", "list", "set", "inet", "gatun", "masq4")).contains("10.89.0.0/24");
+            }
+            Oracle.in(host, "nft", "delete", "element", "inet", "gatun", "ports4", "{ tcp . 8080 }");
+            assertThat(d.publishAll("n2", Map.of(onN2, ports("8080:80")), "bob", HostPortCheck.SKIP))
+                    .extracting(PortMapping::owner).containsExactly("bob");
+            assertThat(ports4(host)).contains("tcp . 8080 : 10.89.0.2 . 80");
         }
     }
 
