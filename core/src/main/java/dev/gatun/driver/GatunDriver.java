@@ -28,18 +28,21 @@ public interface GatunDriver extends NetworkDriver {
     /**
      * {@link #createNetwork} at a network's first container, by an engine that makes networks as
      * their containers come (CNI, netavark): the bridge now, and its packet-filter entries
-     * (masquerade, icc, internal) in the transaction of the {@link #publishAll} that follows, so
-     * that the container's setup changes the packet filter once. Where the packet filter has no
-     * transactions (iptables) the entries go in now, as with createNetwork. Until that publishAll
-     * the network's containers reach nothing outside it: a caller with no port to publish uses
+     * (masquerade, icc, internal, its place among gatun's networks) in the transaction of the
+     * {@link #publishAll} that follows, with gatun's table if the host has none yet, so that the
+     * container's setup changes the packet filter once. Until then the bridge is not filtered at
+     * all, so the caller starts nothing on it before that publishAll, and a setup without ports
+     * that finds the network calls {@link #completeNetwork} (this one may die before its ports).
+     * Where the packet filter has no transactions (iptables) the entries go in now, as with
      * createNetwork.
      */
     Network createNetworkForPublish(NetworkSpec spec);
 
     /**
-     * Adds the packet-filter entries of a network made by {@link #createNetworkForPublish} whose
-     * publishAll failed before its commit, so that its containers reach outside it; changes
-     * nothing where they are in place.
+     * Adds a network's packet-filter entries where they are missing (with gatun's table if it is
+     * missing too): for a network made by {@link #createNetworkForPublish} whose publishAll failed
+     * before its commit, or that a setup without ports finds. Where they are all in place the
+     * kernel changes nothing (no generation, no notification); with iptables it does nothing.
      */
     void completeNetwork(String name);
 
@@ -49,7 +52,8 @@ public interface GatunDriver extends NetworkDriver {
      * left out; none with ports is refused, and so is more than one without an {@code owner}.
      * Where the packet filter has transactions, the network's own entries are added in the same
      * one where they are missing (a network made by {@link #createNetworkForPublish}, or one a
-     * crash left without them), also when the ports are refused.
+     * crash left without them), also when the ports are refused for a conflict or a held port;
+     * a failure before the commit (bad input, the kernel's) leaves them to {@link #completeNetwork}.
      * The mappings now in place, in the order asked.
      */
     List<PortMapping> publishAll(String network, Map<InetAddress, List<PortSpec>> ports, String owner, HostPortCheck check);

@@ -8,6 +8,7 @@ import dev.gatun.rtnl.Rtnetlink;
 import dev.gatun.testing.Expect;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
+import dev.gatun.testing.Specs;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -337,6 +338,30 @@ abstract class DriverContractSuite {
     /** The firewall's state line by line, sorted: the same entries made in another order read the same. */
     private String sortedState(NetworkNamespace host) {
         return firewallState(host).lines().map(String::strip).sorted().collect(java.util.stream.Collectors.joining("\n"));
+    }
+
+    /**
+     * A network made for its first container's ports that never came (its setup died first) is
+     * removed whole, with gatun's table made or not, and leaves the firewall as it was.
+     */
+    @Test
+    void aNetworkMadeForPortsThatNeverCameIsRemovedWhole(NetworkNamespace host) {
+        try (GatunDriver gatun = open(host)) {
+            // A network made and removed first: what iptables leaves of its own (empty built-in chains) is there.
+            gatun.createNetwork(Specs.n1());
+            gatun.deleteNetwork("n1", false);
+            String before = firewallState(host);
+            gatun.createNetworkForPublish(dualStackSpec());
+            gatun.deleteNetwork("dual", false);
+            assertThat(firewallState(host)).isEqualTo(before);
+
+            gatun.createNetwork(Specs.n1());
+            String withAnother = firewallState(host);
+            gatun.createNetworkForPublish(dualStackSpec());
+            gatun.deleteNetwork("dual", false);
+            assertThat(firewallState(host)).isEqualTo(withAnother);
+            assertThat(gatun.networks()).extracting(Network::name).containsExactly("n1");
+        }
     }
 
     /**

@@ -47,6 +47,26 @@ class NftablesDriverTest extends DriverContractSuite {
         }
     }
 
+    /**
+     * The same on a host where gatun has no network yet (a Podman host whose one network went with
+     * its last container): gatun's table is made in that one transaction too, whole.
+     */
+    @Test
+    void aFirstContainerOnAHostWithoutGatunsTableIsOneTransaction(NetworkNamespace host) {
+        try (GatunDriver gatun = open(host); Nftables nft = Nftables.open(host)) {
+            int before = nft.generation();
+            gatun.createNetworkForPublish(dualStackSpec());
+            assertThat(Oracle.in(host, "nft", "list", "tables")).as("no table before the ports").doesNotContain("gatun");
+            gatun.publishAll("dual", bothFamilies("8080:80"), "c1", HostPortCheck.SKIP);
+            assertThat(nft.generation() - before).isEqualTo(1);
+            String made = Oracle.in(host, "nft", "list", "ruleset");
+            gatun.deleteNetwork("dual", true);
+            dualStack(gatun);
+            gatun.publishAll("dual", bothFamilies("8080:80"), "c1", HostPortCheck.SKIP);
+            assertThat(Oracle.in(host, "nft", "list", "ruleset")).as("as createNetwork and ensure make it").isEqualTo(made);
+        }
+    }
+
     /** Both families' ports of a container, as the engine adapters publish them: one transaction. */
     @Test
     void aContainersPortsOnBothFamiliesAreOneTransaction(NetworkNamespace host) {

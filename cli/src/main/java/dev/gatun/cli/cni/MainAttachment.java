@@ -73,6 +73,10 @@ final class MainAttachment {
                     }
                     boolean anyPorts = ports.values().stream().anyMatch(p -> !p.isEmpty());
                     Network n = network(d, v4, v6, anyPorts, attached);
+                    if (!anyPorts) {
+                        // No ports to carry its entries: an ADD that made it for its own may have died before them.
+                        d.completeNetwork(n.name());
+                    }
                     // A container id is used once; what an earlier ADD left under it (a DEL that never came) goes.
                     if (d.endpoints(n.name()).stream().anyMatch(e -> e.owner().equals(call.owner()))) {
                         d.detachOwner(n.name(), call.owner());

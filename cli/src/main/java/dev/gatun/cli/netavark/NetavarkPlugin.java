@@ -148,6 +148,10 @@ public final class NetavarkPlugin {
                 }
                 boolean anyPorts = ports.values().stream().anyMatch(p -> !p.isEmpty());
                 Network n = network(d, s, anyPorts, attached);
+                if (!anyPorts) {
+                    // No ports to carry its entries: a setup that made it for its own may have died before them.
+                    d.completeNetwork(n.name());
+                }
                 removeUnattached(d, n, null);
                 // A container id is used once: what an earlier setup left under it (a teardown that never came) goes.
                 if (d.endpoints(n.name()).stream().anyMatch(e -> e.owner().equals(owner))) {

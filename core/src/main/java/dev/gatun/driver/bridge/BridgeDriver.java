@@ -125,11 +125,7 @@ public final class BridgeDriver implements GatunDriver {
     @Override
     public void completeNetwork(String name) {
         synchronized (topology) {
-            Network n = network(name);
-            if (firewall.entriesWithMappings()) {
-                // Added, not created: entries in place stay as they are (elsewhere createNetworkForPublish made them).
-                firewall.network(BridgeRules.ofOwn(n), true);
-            }
+            ports.complete(network(name));
         }
     }
 

@@ -75,7 +75,12 @@ final class BridgeNetworks {
             if (rt.find(bridge).isPresent()) {
                 throw new ConflictException("a link named " + bridge + " already exists; choose another bridge name");
             }
-            firewall.ensure(withAdopted());
+            if (entries) {
+                firewall.ensure(withAdopted());
+            } else {
+                // gatun's table, if not there yet, comes with the entries and the first ports.
+                firewall.ensureExisting(withAdopted());
+            }
             Rollback rollback = new Rollback();
             try {
                 rt.createBridge(bridge, spec.mac(), spec.mtu());

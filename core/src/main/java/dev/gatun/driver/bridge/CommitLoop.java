@@ -119,7 +119,7 @@ final class CommitLoop {
                 DriverStats.committed(batch.size(), attempt - 1, false);
                 return refusedAll(batch, e);
             }
-            if (plan.changes() || !networks.isEmpty()) {
+            if (plan.changes()) {
                 DriverStats.committed(batch.size(), attempt - 1, true);
             }
             List<PortPlanner.Answer> named = nameAndTell(batch, answers, listener);

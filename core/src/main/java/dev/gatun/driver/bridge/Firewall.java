@@ -25,6 +25,15 @@ interface Firewall {
      */
     void ensure(List<Network> existing);
 
+    /**
+     * {@link #ensure}, except that a ruleset not there at all is not made here: the first commit
+     * of a network's entries with mappings makes it in the same transaction (see
+     * {@link #entriesWithMappings}). Where entries do not go with mappings, as ensure.
+     */
+    default void ensureExisting(List<Network> existing) {
+        ensure(existing);
+    }
+
     /** Adds (or with {@code add} false removes) a bridge's entries, as {@code rules} describe them. */
     void network(BridgeRules rules, boolean add);
 

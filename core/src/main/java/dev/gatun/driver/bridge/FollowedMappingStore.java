@@ -208,22 +208,15 @@ final class FollowedMappingStore implements MappingStore {
                 throw e;
             }
             if (deletes.isEmpty() && adds.isEmpty()) {
-                forgetAfterEntriesAlone();
+                // Network entries alone: the maps are as memory holds them. The kernel moved its
+                // generation only if an entry was missing; that transaction, once heard, left the
+                // maps alone, and until it is heard the guard sends the next commit to catch up.
                 return;
             }
             apply(deletes, adds);
             heldAt = Generations.next(heldAt);
             freshlyRead = false;
         }
-    }
-
-    /**
-     * After a commit of network entries alone: the kernel moves its generation only if one of
-     * them was not there yet, so which generation memory is at is not known; it is read again.
-     * Rare: a publish whose ports were all refused, at its network's first container.
-     */
-    private void forgetAfterEntriesAlone() {
-        held = null;
     }
 
     /** A view read from the kernel past memory; its commit is applied to memory once memory catches up. */
@@ -267,9 +260,7 @@ final class FollowedMappingStore implements MappingStore {
                 throw e;
             }
             if (deletes.isEmpty() && adds.isEmpty()) {
-                if (!networks.isEmpty()) {
-                    forgetAfterEntriesAlone();
-                }
+                // Nothing of the maps, at most network entries (see Remembered.commit).
                 return;
             }
             int made = Generations.next(read.generation());

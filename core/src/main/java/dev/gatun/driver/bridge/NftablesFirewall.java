@@ -6,6 +6,7 @@ import dev.gatun.driver.PortTraffic;
 import dev.gatun.driver.foreign.ForeignFirewalls;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.nft.NftSet;
+import dev.gatun.netlink.NetlinkException;
 import dev.gatun.nft.Nftables;
 import dev.gatun.nft.Ruleset;
 import dev.gatun.nft.Transaction;
@@ -46,10 +47,21 @@ final class NftablesFirewall implements Firewall {
 
     @Override
     public void ensure(List<Network> existing) {
+        ensure(existing, true);
+    }
+
+    @Override
+    public void ensureExisting(List<Network> existing) {
+        ensure(existing, false);
+    }
+
+    private void ensure(List<Network> existing, boolean makeMissing) {
         try (Nftables nft = Nftables.open(host)) {
             Ruleset now = nft.listWithoutElements(GatunRuleset.TABLE);
             if (now.tables().isEmpty()) {
-                GatunRuleset.create(nft);
+                if (makeMissing) {
+                    GatunRuleset.create(nft);
+                }
                 return;
             }
             if (GatunRuleset.intact(now)) {
@@ -75,16 +87,34 @@ final class NftablesFirewall implements Firewall {
     @Override
     public void network(BridgeRules rules, boolean add) {
         try (Nftables nft = Nftables.open(host)) {
-            Transaction tx = nft.transaction();
-            NetworkEntries.of(rules).forEach((set, e) -> {
-                if (add) {
-                    tx.addElements(set, List.of(e));
-                } else {
-                    tx.deleteElements(set, List.of(e));
+            try {
+                entries(nft, rules, add, false);
+            } catch (NetlinkException e) {
+                if (add || !e.isNotFound()) {
+                    throw e;
                 }
-            });
-            tx.commit();
+                // A network made for its first container's ports that never came has no entries,
+                // and perhaps no table: what is there goes, and nothing is an error.
+                if (!nft.listWithoutElements(GatunRuleset.TABLE).tables().isEmpty()) {
+                    entries(nft, rules, false, true);
+                }
+            }
         }
+    }
+
+    /** One transaction of a network's entries: added, deleted, or deleted where they are ({@code ifThere}). */
+    private static void entries(Nftables nft, BridgeRules rules, boolean add, boolean ifThere) {
+        Transaction tx = nft.transaction();
+        NetworkEntries.of(rules).forEach((set, e) -> {
+            if (add || ifThere) {
+                // Added first, so that the delete finds it: a destroy in one batch (see Transaction).
+                tx.addElements(set, List.of(e));
+            }
+            if (!add) {
+                tx.deleteElements(set, List.of(e));
+            }
+        });
+        tx.commit();
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.gatun.driver.bridge;
 
 import dev.gatun.driver.PortMapping;
 import dev.gatun.netlink.GenerationConflictException;
+import dev.gatun.netlink.NetlinkException;
 import dev.gatun.nft.NftSet;
 import dev.gatun.nft.Nftables;
 import dev.gatun.nft.StoredElement;
@@ -143,19 +144,42 @@ final class NftablesMappingStore implements MappingStore {
      */
     static void commit(Nftables nft, int generation, Collection<PortMapping> deletes, Collection<PortMapping> adds,
                        Collection<BridgeRules> networks, CountedSubnets counted, boolean create) {
-        Transaction tx = nft.transaction().guardGeneration(generation);
-        // First, so that nothing is forwarded to the new mappings' targets before their bridge's entries are in.
-        for (BridgeRules n : new LinkedHashSet<>(networks)) {
-            NetworkEntries.of(n).forEach((set, e) -> tx.addElements(set, List.of(e)));
+        boolean withTable = false;
+        while (true) {
+            Transaction tx = nft.transaction().guardGeneration(generation);
+            if (withTable) {
+                GatunRuleset.build(tx.create(GatunRuleset.TABLE));
+            }
+            // First, so that nothing is forwarded to the new mappings' targets before their bridge's entries are in.
+            for (BridgeRules n : new LinkedHashSet<>(networks)) {
+                NetworkEntries.of(n).forEach((set, e) -> tx.addElements(set, List.of(e)));
+            }
+            MappingElements.group(deletes, m -> StoredElement.key(key(m))).forEach(tx::deleteStored);
+            Map<NftSet, List<StoredElement>> added = MappingElements.group(adds,
+                    m -> MappingElements.element(m, counted.test(m)));
+            added.forEach(create ? tx::createStored : tx::addStored);
+            try {
+                tx.commit();
+                return;
+            } catch (GenerationConflictException e) {
+                throw new StaleViewException(e);
+            } catch (NetlinkException e) {
+                if (withTable && GatunRuleset.fellBackFrom(e)) {
+                    // This kernel needs the other shape of the ruleset, now chosen.
+                    continue;
+                }
+                if (withTable || networks.isEmpty() || !e.isNotFound() || tableThere(nft)) {
+                    throw e;
+                }
+                // A network's first entries, on a host without gatun's table: it is made in the same
+                // transaction (the refused one changed nothing, and the generation guards the next).
+                withTable = true;
+            }
         }
-        MappingElements.group(deletes, m -> StoredElement.key(key(m))).forEach(tx::deleteStored);
-        Map<NftSet, List<StoredElement>> added = MappingElements.group(adds, m -> MappingElements.element(m, counted.test(m)));
-        added.forEach(create ? tx::createStored : tx::addStored);
-        try {
-            tx.commit();
-        } catch (GenerationConflictException e) {
-            throw new StaleViewException(e);
-        }
+    }
+
+    private static boolean tableThere(Nftables nft) {
+        return !nft.listWithoutElements(GatunRuleset.TABLE).tables().isEmpty();
     }
 
     @Override

@@ -11,6 +11,7 @@ import dev.gatun.driver.PortSpec;
 import dev.gatun.driver.Protocol;
 import dev.gatun.InetText;
 import dev.gatun.Rollback;
+import dev.gatun.netlink.NetlinkException;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.rtnl.Prefix;
 import dev.gatun.sockdiag.BoundSocket;
@@ -69,7 +70,45 @@ final class PublishedPorts {
     List<PortMapping> publish(Network n, InetAddress containerIp, List<PortSpec> ports, String owner,
                               HostPortCheck check) {
         String who = checkedOwner(n, containerIp, ports, owner, "publish to ");
-        return publisher.publish(n.name(), wanted(containerIp, ports), who, check);
+        return completingOnce(n, () -> publisher.publish(n.name(), wanted(containerIp, ports), who, check));
+    }
+
+    /**
+     * Adds the network's entries, and gatun's table first if it is not there: for a network made
+     * for its first container's ports ({@code createNetworkForPublish}) that did not get them.
+     * Changes nothing where they are in place; nothing where the firewall makes them at creation.
+     */
+    void complete(Network n) {
+        if (!firewall.entriesWithMappings()) {
+            return;
+        }
+        try {
+            // Entries all in place make a transaction that changes nothing: no generation, no notification.
+            firewall.network(BridgeRules.ofOwn(n), true);
+        } catch (NetlinkException e) {
+            if (!e.isNotFound()) {
+                throw e;
+            }
+            ensureTable.run();
+            firewall.network(BridgeRules.ofOwn(n), true);
+        }
+    }
+
+    /**
+     * Runs a publish that carries no entries of its network; should it find no table (ENOENT: a
+     * network made for its first container's ports, on a host without gatun's table, before
+     * those came), completes the network and runs it once more.
+     */
+    private <T> T completingOnce(Network n, Supplier<T> publish) {
+        try {
+            return publish.get();
+        } catch (NetlinkException e) {
+            if (!e.isNotFound() || !firewall.entriesWithMappings()) {
+                throw e;
+            }
+            complete(n);
+            return publish.get();
+        }
     }
 
     /**
@@ -108,7 +147,7 @@ final class PublishedPorts {
     Replacement replace(Network n, InetAddress containerIp, List<PortSpec> ports, String owner, HostPortCheck check,
                         boolean keepUdpFlows) {
         String who = checkedOwner(n, containerIp, ports, owner, "replace ports of ");
-        return publisher.replace(n.name(), wanted(containerIp, ports), who, check, keepUdpFlows);
+        return completingOnce(n, () -> publisher.replace(n.name(), wanted(containerIp, ports), who, check, keepUdpFlows));
     }
 
     /** The owner a publish or replace to {@code containerIp} goes under, once its target and ports are checked. */
