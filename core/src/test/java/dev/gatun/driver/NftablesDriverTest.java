@@ -5,8 +5,11 @@ import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.nft.Nftables;
 import dev.gatun.testing.Oracle;
 import dev.gatun.testing.Specs;
+import dev.gatun.rtnl.Prefix;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
+import static dev.gatun.testing.Specs.ports;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The contract suite on the nftables driver. */
@@ -64,6 +67,40 @@ class NftablesDriverTest extends DriverContractSuite {
             dualStack(gatun);
             gatun.publishAll("dual", bothFamilies("8080:80"), "c1", HostPortCheck.SKIP);
             assertThat(Oracle.in(host, "nft", "list", "ruleset")).as("as createNetwork and ensure make it").isEqualTo(made);
+        }
+    }
+
+    /**
+     * Two processes' first containers at once on a host without gatun's table (two drivers, each
+     * its own sockets), twenty times: one makes the table in its transaction, the other finds it
+     * made when its own fails, plans again, and both containers' ports and networks go in.
+     */
+    @Test
+    void twoFirstContainersAtOnceOnAHostWithoutGatunsTableBothGoIn(NetworkNamespace host) throws Exception {
+        NetworkSpec second = NetworkSpec.named("other").subnet4(Prefix.parse("10.91.1.0/24")).build();
+        try (GatunDriver one = open(host); GatunDriver two = open(host);
+             java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2)) {
+            for (int round = 0; round < 20; round++) {
+                one.createNetworkForPublish(dualStackSpec());
+                two.createNetworkForPublish(second);
+                java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(2);
+                var first = pool.submit(() -> {
+                    start.await();
+                    return one.publishAll("dual", bothFamilies("8080:80"), "c1", HostPortCheck.SKIP);
+                });
+                var other = pool.submit(() -> {
+                    start.await();
+                    return two.publishAll("other", Map.of(Prefix.address("10.91.1.2"), ports("9090:90")), "c2",
+                            HostPortCheck.SKIP);
+                });
+                assertThat(first.get()).hasSize(2);
+                assertThat(other.get()).hasSize(1);
+                String ruleset = Oracle.in(host, "nft", "list", "ruleset");
+                assertThat(ruleset).contains(": 10.90.1.2 . 80", ": 10.91.1.2 . 90", "10.90.1.0/24", "10.91.1.0/24");
+                one.deleteNetwork("dual", true);
+                two.deleteNetwork("other", true);
+                assertThat(Oracle.in(host, "nft", "list", "tables")).doesNotContain("gatun");
+            }
         }
     }
 

@@ -168,7 +168,15 @@ final class NftablesMappingStore implements MappingStore {
                     // This kernel needs the other shape of the ruleset, now chosen.
                     continue;
                 }
-                if (withTable || networks.isEmpty() || !e.isNotFound() || tableThere(nft)) {
+                if (withTable || networks.isEmpty() || !e.isNotFound()) {
+                    throw e;
+                }
+                if (tableThere(nft)) {
+                    // Made by another process since the view was read (its generation moved): plan
+                    // again against it. At the same generation the ENOENT is a set missing: damage.
+                    if (nft.generation() != generation) {
+                        throw new StaleViewException(e);
+                    }
                     throw e;
                 }
                 // A network's first entries, on a host without gatun's table: it is made in the same

@@ -110,15 +110,19 @@ class FollowedPublishTest {
      */
     @Test
     void aFirstContainerOnAHostWithoutGatunsTableIsOneTransactionAndMemoryFollows(NetworkNamespace host) {
-        try (SelfHealingDriver d = SelfHealingDriver.start(Gatun.open(host, "nftables"), line -> {});
+        BridgeDriver inner = (BridgeDriver) Gatun.open(host, "nftables");
+        try (SelfHealingDriver d = SelfHealingDriver.start(inner, line -> {});
              Nftables nft = Nftables.open(host)) {
             d.createNetworkForPublish(Specs.n1());
             int before = nft.generation();
             d.publishAll("n1", Map.of(C1, ports("8080:80")), "alice", HostPortCheck.SKIP);
             assertThat(nft.generation() - before).isEqualTo(1);
             assertThat(ports4(host)).contains("tcp . 8080 : 10.88.0.2 . 80");
+            long reads = inner.mapReads();
             assertThatThrownBy(() -> d.publish("n1", C2, ports("8080:80"), "bob"))
                     .isInstanceOf(ConflictException.class).hasMessageContaining("alice");
+            d.publish("n1", C2, ports("8081:80"), "bob");
+            assertThat(inner.mapReads()).as("memory followed the commit that made the table").isEqualTo(reads);
 
             d.deleteNetwork("n1", true);
             assertThat(Oracle.in(host, "nft", "list", "tables")).as("the last network gone").doesNotContain("gatun");
