@@ -13,6 +13,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 import static dev.gatun.bindings.internal.libc_h.ERESTART;
@@ -54,10 +55,16 @@ final class FollowedMappingStore implements MappingStore {
     private long reads;
 
     FollowedMappingStore(Nftables nft, Supplier<CountedSubnets> counted, MapChanges changes) {
+        this(nft, counted, changes, new AtomicBoolean());
+    }
+
+    /** {@code tableLeftToCommit}: as for {@link NftablesMappingStore}. */
+    FollowedMappingStore(Nftables nft, Supplier<CountedSubnets> counted, MapChanges changes,
+                         AtomicBoolean tableLeftToCommit) {
         this.nft = nft;
         this.counted = counted;
         this.changes = changes;
-        this.reader = new NftablesMappingStore(nft, counted);
+        this.reader = new NftablesMappingStore(nft, counted, tableLeftToCommit);
     }
 
     /** How often the kernel was read, for tests that check a publish was planned from memory. */
@@ -190,7 +197,7 @@ final class FollowedMappingStore implements MappingStore {
             }
             try {
                 // Created, not added: a key memory thinks free and the kernel holds fails the commit.
-                NftablesMappingStore.commit(nft, heldAt, deletes, adds, networks, counted.get(), true);
+                reader.commit(heldAt, deletes, adds, networks, counted.get(), true);
             } catch (StaleViewException e) {
                 staleAt = heldAt;
                 throw e;

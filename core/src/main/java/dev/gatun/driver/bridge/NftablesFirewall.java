@@ -13,6 +13,7 @@ import dev.gatun.nft.Transaction;
 
 import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -26,6 +27,8 @@ final class NftablesFirewall implements Firewall {
 
     private final NetworkNamespace host;
     private final NftablesRepair repair;
+    /** Set when {@link #ensureExisting} found no table: the stores' next commit of a network's entries makes it. */
+    private final AtomicBoolean tableLeftToCommit = new AtomicBoolean();
     private final ReentrantLock readerLock = new ReentrantLock();
     /** The socket listings read through (guarded by readerLock): opening one, which enters the namespace, cost twice the reading. */
     private Nftables reader;
@@ -61,6 +64,8 @@ final class NftablesFirewall implements Firewall {
             if (now.tables().isEmpty()) {
                 if (makeMissing) {
                     GatunRuleset.create(nft);
+                } else {
+                    tableLeftToCommit.set(true);
                 }
                 return;
             }
@@ -158,12 +163,12 @@ final class NftablesFirewall implements Firewall {
 
     @Override
     public MappingStore openStore(Supplier<CountedSubnets> counted) {
-        return new NftablesMappingStore(Nftables.open(host), counted);
+        return new NftablesMappingStore(Nftables.open(host), counted, tableLeftToCommit);
     }
 
     @Override
     public FollowedMappingStore openFollowedStore(Supplier<CountedSubnets> counted, MapChanges changes) {
-        return new FollowedMappingStore(Nftables.open(host), counted, changes);
+        return new FollowedMappingStore(Nftables.open(host), counted, changes, tableLeftToCommit);
     }
 
     /** The four maps' mappings (a missing map has none: see MappingElements). */

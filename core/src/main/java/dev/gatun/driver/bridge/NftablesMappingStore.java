@@ -17,6 +17,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 import static dev.gatun.driver.bridge.MappingElements.key;
@@ -36,6 +37,12 @@ final class NftablesMappingStore implements MappingStore {
 
     private final Nftables nft;
     private final Supplier<CountedSubnets> counted;
+    /**
+     * Set by the firewall when a network was made for its first container's ports on a host
+     * without gatun's table: the next commit carrying a network's entries makes the table too,
+     * asked first, as a batch that fails costs the kernel a grace period (tens of milliseconds).
+     */
+    private final AtomicBoolean tableLeftToCommit;
 
     /** A view read from the kernel, and the generation it was read at (read with its first lookup, or now). */
     interface ReadView extends View {
@@ -44,8 +51,14 @@ final class NftablesMappingStore implements MappingStore {
 
     /** {@code counted}: which mappings added get a counter on their element, asked once per commit. */
     NftablesMappingStore(Nftables nft, Supplier<CountedSubnets> counted) {
+        this(nft, counted, new AtomicBoolean());
+    }
+
+    /** {@code tableLeftToCommit}: see the field; shared with the firewall that sets it. */
+    NftablesMappingStore(Nftables nft, Supplier<CountedSubnets> counted, AtomicBoolean tableLeftToCommit) {
         this.nft = nft;
         this.counted = counted;
+        this.tableLeftToCommit = tableLeftToCommit;
     }
 
     /**
@@ -131,7 +144,7 @@ final class NftablesMappingStore implements MappingStore {
             @Override
             public void commit(Collection<PortMapping> deletes, Collection<PortMapping> adds,
                                Collection<BridgeRules> networks) {
-                NftablesMappingStore.commit(nft, generation(), deletes, adds, networks, counted.get(), false);
+                NftablesMappingStore.this.commit(generation(), deletes, adds, networks, counted.get(), false);
             }
         };
     }
@@ -142,9 +155,9 @@ final class NftablesMappingStore implements MappingStore {
      * (EEXIST) instead of leaving the element there as it is. The entries of {@code networks} are
      * added, never created: one in place already stays as it is, and changes nothing.
      */
-    static void commit(Nftables nft, int generation, Collection<PortMapping> deletes, Collection<PortMapping> adds,
-                       Collection<BridgeRules> networks, CountedSubnets counted, boolean create) {
-        boolean withTable = false;
+    void commit(int generation, Collection<PortMapping> deletes, Collection<PortMapping> adds,
+                Collection<BridgeRules> networks, CountedSubnets counted, boolean create) {
+        boolean withTable = !networks.isEmpty() && tableLeftToCommit.get() && !tableThere(nft);
         while (true) {
             Transaction tx = nft.transaction().guardGeneration(generation);
             if (withTable) {
@@ -160,6 +173,9 @@ final class NftablesMappingStore implements MappingStore {
             added.forEach(create ? tx::createStored : tx::addStored);
             try {
                 tx.commit();
+                if (!networks.isEmpty()) {
+                    tableLeftToCommit.set(false);
+                }
                 return;
             } catch (GenerationConflictException e) {
                 throw new StaleViewException(e);
@@ -179,8 +195,9 @@ final class NftablesMappingStore implements MappingStore {
                     }
                     throw e;
                 }
-                // A network's first entries, on a host without gatun's table: it is made in the same
-                // transaction (the refused one changed nothing, and the generation guards the next).
+                // A network's first entries on a host without gatun's table, unannounced (the table
+                // went since): made in the same transaction (the refused one changed nothing, and
+                // the generation guards the next).
                 withTable = true;
             }
         }
