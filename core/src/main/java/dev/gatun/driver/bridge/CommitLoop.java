@@ -67,8 +67,8 @@ final class CommitLoop {
         // Asked only if a plan needs it: a key gatun holds already (a replace, a publish again)
         // is gatun's, and no socket changes that.
         Supplier<List<BoundSocket>> held = new AskedOnce(() -> heldSockets.of(batch, addressesFirst));
-        // The answers and UDP flushes of an attempt whose commit lost its reply: it may have been applied.
         List<BridgeRules> networks = networkEntries(batch);
+        // The answers and UDP flushes of an attempt whose commit lost its reply: it may have been applied.
         List<PortPlanner.Answer> lost = null;
         List<PortMapping> lostFlushes = List.of();
         int lostReplies = 0;

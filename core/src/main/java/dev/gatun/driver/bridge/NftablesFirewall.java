@@ -64,6 +64,7 @@ final class NftablesFirewall implements Firewall {
             if (now.tables().isEmpty()) {
                 if (makeMissing) {
                     GatunRuleset.create(nft);
+                    tableLeftToCommit.set(false);
                 } else {
                     tableLeftToCommit.set(true);
                 }
