@@ -196,9 +196,12 @@ final class CommitLoop {
 
     /** The network entries the batch's publishes carry (see {@link PortRequest.Publish}), each once. */
     private static List<BridgeRules> networkEntries(List<PortRequest> batch) {
-        List<BridgeRules> out = new ArrayList<>();
+        List<BridgeRules> out = List.of();
         for (PortRequest r : batch) {
             if (r instanceof PortRequest.Publish p && p.networkEntries() != null && !out.contains(p.networkEntries())) {
+                if (out.isEmpty()) {
+                    out = new ArrayList<>();
+                }
                 out.add(p.networkEntries());
             }
         }

@@ -289,6 +289,11 @@ final class GatunRuleset {
         return true;
     }
 
+    /** Whether gatun's table is there (read without its elements). */
+    static boolean isThere(Nftables nft) {
+        return !nft.listWithoutElements(TABLE).tables().isEmpty();
+    }
+
     /**
      * Makes the table, its sets and its rules in one transaction, for a caller that found no
      * table. The table is created exclusively, so of two processes racing here exactly one adds

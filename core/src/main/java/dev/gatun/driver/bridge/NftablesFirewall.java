@@ -101,7 +101,7 @@ final class NftablesFirewall implements Firewall {
                 }
                 // A network made for its first container's ports that never came has no entries,
                 // and perhaps no table: what is there goes, and nothing is an error.
-                if (!nft.listWithoutElements(GatunRuleset.TABLE).tables().isEmpty()) {
+                if (GatunRuleset.isThere(nft)) {
                     entries(nft, rules, false, true);
                 }
             }

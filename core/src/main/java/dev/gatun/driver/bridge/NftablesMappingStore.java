@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -157,14 +156,14 @@ final class NftablesMappingStore implements MappingStore {
      */
     void commit(int generation, Collection<PortMapping> deletes, Collection<PortMapping> adds,
                 Collection<BridgeRules> networks, CountedSubnets counted, boolean create) {
-        boolean withTable = !networks.isEmpty() && tableLeftToCommit.get() && !tableThere(nft);
+        boolean withTable = !networks.isEmpty() && tableLeftToCommit.get() && !GatunRuleset.isThere(nft);
         while (true) {
             Transaction tx = nft.transaction().guardGeneration(generation);
             if (withTable) {
                 GatunRuleset.build(tx.create(GatunRuleset.TABLE));
             }
             // First, so that nothing is forwarded to the new mappings' targets before their bridge's entries are in.
-            for (BridgeRules n : new LinkedHashSet<>(networks)) {
+            for (BridgeRules n : networks) {
                 NetworkEntries.of(n).forEach((set, e) -> tx.addElements(set, List.of(e)));
             }
             MappingElements.group(deletes, m -> StoredElement.key(key(m))).forEach(tx::deleteStored);
@@ -187,7 +186,7 @@ final class NftablesMappingStore implements MappingStore {
                 if (withTable || networks.isEmpty() || !e.isNotFound()) {
                     throw e;
                 }
-                if (tableThere(nft)) {
+                if (GatunRuleset.isThere(nft)) {
                     // Made by another process since the view was read (its generation moved): plan
                     // again against it. At the same generation the ENOENT is a set missing: damage.
                     if (nft.generation() != generation) {
@@ -201,10 +200,6 @@ final class NftablesMappingStore implements MappingStore {
                 withTable = true;
             }
         }
-    }
-
-    private static boolean tableThere(Nftables nft) {
-        return !nft.listWithoutElements(GatunRuleset.TABLE).tables().isEmpty();
     }
 
     @Override

@@ -70,7 +70,13 @@ final class PublishedPorts {
     List<PortMapping> publish(Network n, InetAddress containerIp, List<PortSpec> ports, String owner,
                               HostPortCheck check) {
         String who = checkedOwner(n, containerIp, ports, owner, "publish to ");
-        return completingOnce(n, () -> publisher.publish(n.name(), wanted(containerIp, ports), who, check));
+        List<Publisher.Wanted> wanted = wanted(containerIp, ports);
+        try {
+            return publisher.publish(n.name(), wanted, who, check);
+        } catch (NetlinkException e) {
+            completeForNoTable(n, e);
+            return publisher.publish(n.name(), wanted, who, check);
+        }
     }
 
     /**
@@ -95,20 +101,16 @@ final class PublishedPorts {
     }
 
     /**
-     * Runs a publish that carries no entries of its network; should it find no table (ENOENT: a
-     * network made for its first container's ports, on a host without gatun's table, before
-     * those came), completes the network and runs it once more.
+     * After a publish that carries no entries of its network failed: if it found no table
+     * (ENOENT: a network made for its first container's ports, on a host without gatun's table,
+     * before those came), completes the network, for the caller to publish once more; else
+     * throws {@code failure}.
      */
-    private <T> T completingOnce(Network n, Supplier<T> publish) {
-        try {
-            return publish.get();
-        } catch (NetlinkException e) {
-            if (!e.isNotFound() || !firewall.entriesWithMappings()) {
-                throw e;
-            }
-            complete(n);
-            return publish.get();
+    private void completeForNoTable(Network n, NetlinkException failure) {
+        if (!failure.isNotFound() || !firewall.entriesWithMappings()) {
+            throw failure;
         }
+        complete(n);
     }
 
     /**
@@ -147,7 +149,13 @@ final class PublishedPorts {
     Replacement replace(Network n, InetAddress containerIp, List<PortSpec> ports, String owner, HostPortCheck check,
                         boolean keepUdpFlows) {
         String who = checkedOwner(n, containerIp, ports, owner, "replace ports of ");
-        return completingOnce(n, () -> publisher.replace(n.name(), wanted(containerIp, ports), who, check, keepUdpFlows));
+        List<Publisher.Wanted> wanted = wanted(containerIp, ports);
+        try {
+            return publisher.replace(n.name(), wanted, who, check, keepUdpFlows);
+        } catch (NetlinkException e) {
+            completeForNoTable(n, e);
+            return publisher.replace(n.name(), wanted, who, check, keepUdpFlows);
+        }
     }
 
     /** The owner a publish or replace to {@code containerIp} goes under, once its target and ports are checked. */

@@ -140,9 +140,7 @@ final class Publisher implements AutoCloseable {
      */
     List<PortMapping> publishWithEntries(String network, List<Wanted> mappings, String owner, HostPortCheck check,
                                          BridgeRules networkEntries) {
-        PortRequest.Publish p = publishRequest(network, mappings, owner, check, PortRequest.Replace.NO);
-        return awaitOne(new PortRequest.Publish(p.network(), p.mappings(), p.owner(), p.checkHost(), p.engineSockets(),
-                p.replace(), networkEntries)).mappings();
+        return awaitOne(publishRequest(network, mappings, owner, check, PortRequest.Replace.NO, networkEntries)).mappings();
     }
 
     /**
@@ -160,19 +158,19 @@ final class Publisher implements AutoCloseable {
 
     private PortPlanner.Answer awaitPublish(String network, List<Wanted> mappings, String owner, HostPortCheck check,
                                             PortRequest.Replace how) {
-        return awaitOne(publishRequest(network, mappings, owner, check, how));
+        return awaitOne(publishRequest(network, mappings, owner, check, how, null));
     }
 
     private PortRequest.Publish publishRequest(String network, List<Wanted> mappings, String owner, HostPortCheck check,
-                                               PortRequest.Replace how) {
+                                               PortRequest.Replace how, BridgeRules networkEntries) {
         List<Wanted> wanted = List.copyOf(mappings);
         Set<Long> engine = check.engineNames().isEmpty() ? Set.of() : engineSockets(network, wanted, owner, check.engineNames());
-        return new PortRequest.Publish(network, wanted, owner, check.asks(), engine, how);
+        return new PortRequest.Publish(network, wanted, owner, check.asks(), engine, how, networkEntries);
     }
 
     /** A publish for {@link #together}: as {@link #publish(String, List, String, HostPortCheck)} would send it. */
     PortRequest publishing(String network, List<Wanted> mappings, String owner, HostPortCheck check) {
-        return publishRequest(network, mappings, owner, check, PortRequest.Replace.NO);
+        return publishRequest(network, mappings, owner, check, PortRequest.Replace.NO, null);
     }
 
     /** An unpublish for {@link #together}: as {@link #unpublish} would send it. */
