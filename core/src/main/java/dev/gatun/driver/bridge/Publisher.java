@@ -196,8 +196,8 @@ final class Publisher implements AutoCloseable {
 
     /**
      * The sockets on the ports of {@code wanted} that a process of {@code engineNames} holds:
-     * found on this caller's thread before it queues, since naming a socket's process reads all
-     * of /proc, which the leader must not do for everyone waiting. A socket that changes hands
+     * found on this caller's thread before it queues, since finding the engine's processes reads
+     * /proc, which the leader must not do for everyone waiting. A socket that changes hands
      * after this is found again by the leader's own question, and then refused.
      */
     private Set<Long> engineSockets(String network, List<Wanted> wanted, String owner, Set<String> engineNames) {
@@ -206,13 +206,7 @@ final class Publisher implements AutoCloseable {
             question.of(List.of(new PortRequest.Publish(network, wanted, owner, true)), hostAddresses.get())
                     .forEach(s -> holding.add(s.inode()));
         }
-        Set<Long> engine = new HashSet<>();
-        SocketOwners.commandsOf(holding).forEach((inode, command) -> {
-            if (engineNames.contains(command)) {
-                engine.add(inode);
-            }
-        });
-        return engine;
+        return SocketOwners.heldBy(holding, engineNames);
     }
 
     /** Unpublishes mappings of {@code network}, whose name the returned mappings carry. */
