@@ -223,7 +223,8 @@ final class ServeCommand extends Base {
             System.gc();
             String why = done.settled() ? "" : stopping.getAsBoolean() ? " (cut short: stopping)"
                     : " (at its limit; the compilers were still busy)";
-            log.accept("warmed up: " + done.pairs() + " publish and unpublish pairs on a throwaway namespace in "
+            log.accept("warmed up: " + done.pairs() + " publish and unpublish pairs and " + done.containers()
+                    + " containers through the netavark plugin (" + done.containersMillis() + " ms) on a throwaway namespace in "
                     + done.millis() + " ms" + why);
         } catch (RuntimeException e) {
             log.accept("warm-up failed, starting without it: " + Failure.sentence(e));

@@ -13,7 +13,7 @@ import java.util.List;
 final class ThrowawayNamespaces {
 
     /** What each kind is for, as its name says: gatun-KIND-PID. */
-    static final List<String> KINDS = List.of("warm-up", "training-serve", "training-host", "training-c");
+    static final List<String> KINDS = List.of("warm-up", "warm-up-pod1", "warm-up-pod2", "training-serve", "training-host", "training-c");
 
     private ThrowawayNamespaces() {}
 

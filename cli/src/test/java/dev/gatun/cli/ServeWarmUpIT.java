@@ -26,15 +26,16 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A serve's warm-up before its ready line (cli/README.md): it runs the request path on a
- * namespace of its own and leaves nothing of it: no namespace, no socket, no event and no
- * element in the namespace it serves; without it (--no-warm-up) it says nothing of one. What it
- * buys is measured in bench ("A serve just started"), not here.
+ * A serve's warm-up before its ready line (cli/README.md): it runs the request path (containers
+ * through the netavark plugin, then publishes) on namespaces of its own and leaves nothing of
+ * them: no namespace, no socket, no event and no element in the namespace it serves; without it
+ * (--no-warm-up) it says nothing of one. What it buys is measured in bench ("A serve just
+ * started") and by PodmanRun5MeasureIT, not here.
  */
 @ExtendWith(FreshNamespaces.class)
 class ServeWarmUpIT {
 
-    private static final Pattern WARMED = Pattern.compile("warmed up: (\\d+) publish and unpublish pairs");
+    private static final Pattern WARMED = Pattern.compile("warmed up: (\\d+) publish and unpublish pairs and (\\d+) containers");
 
     @Test
     void theWarmUpRunsBeforeReadyAndLeavesNothing(NetworkNamespace host) throws IOException, InterruptedException {
@@ -47,6 +48,8 @@ class ServeWarmUpIT {
             Matcher m = WARMED.matcher(serve.stderr());
             assertThat(m.find()).as("the warm-up's line before ready, in: %s", serve.stderr()).isTrue();
             assertThat(Integer.parseInt(m.group(1))).as("pairs sent").isGreaterThanOrEqualTo(300);
+            assertThat(Integer.parseInt(m.group(2))).as("containers set up through the netavark plugin")
+                    .isGreaterThanOrEqualTo(NetavarkWarmUp.ROUNDS);
             assertThat(serve.stderr()).doesNotContain("warm-up failed");
 
             assertThat(NamedNamespaces.list()).as("namespaces once ready").noneMatch(n -> n.startsWith("gatun-warm-up-"));
@@ -122,11 +125,13 @@ class ServeWarmUpIT {
             NamedNamespaces.create(training);
             try (GatunServe next = GatunServe.startWarmingUp(host.name())) {
                 assertThat(NamedNamespaces.exists(left)).as("%s once the next serve is ready", left).isFalse();
+                assertThat(NamedNamespaces.list()).as("its containers' namespaces once the next serve is ready")
+                        .noneMatch(n -> n.startsWith("gatun-warm-up-pod") && n.endsWith("-" + serve.pid()));
                 assertThat(NamedNamespaces.exists(training)).as("%s once the next serve is ready", training).isFalse();
             }
         } finally {
             serve.destroyForcibly();
-            for (String n : List.of(left, training)) {
+            for (String n : List.of(left, training, "gatun-warm-up-pod1-" + serve.pid(), "gatun-warm-up-pod2-" + serve.pid())) {
                 if (NamedNamespaces.exists(n)) {
                     NamedNamespaces.delete(n);
                 }

@@ -14,6 +14,8 @@ class ThrowawayNamespacesTest {
         assertThat(ThrowawayNamespaces.ownerOf("gatun-training-serve-7")).isEqualTo(7L);
         assertThat(ThrowawayNamespaces.ownerOf("gatun-training-host-12")).isEqualTo(12L);
         assertThat(ThrowawayNamespaces.ownerOf("gatun-training-c-99")).isEqualTo(99L);
+        assertThat(ThrowawayNamespaces.ownerOf("gatun-warm-up-pod1-5")).as("a warm-up container's").isEqualTo(5L);
+        assertThat(ThrowawayNamespaces.ownerOf("gatun-warm-up-pod2-6")).isEqualTo(6L);
         assertThat(ThrowawayNamespaces.ownerOf(ThrowawayNamespaces.of("warm-up")))
                 .isEqualTo(ProcessHandle.current().pid());
     }

@@ -76,6 +76,17 @@ public final class ServeClient {
     }
 
     /**
+     * Runs a netavark plugin call ({@code args} after {@code netavark}, {@code stdin} its JSON) in
+     * the serve on {@code socket} as the C client sends it, writing its stdout to {@code out} and
+     * nothing else: for a serve's warm-up, as {@link #runQuietly}. Its exit code; empty when it did not answer.
+     */
+    public static OptionalInt runNetavarkQuietly(Path socket, List<String> args, byte[] stdin, OutputStream out) {
+        byte[] request = ServeWire.request(ServeWire.Kind.NETAVARK, ServeWire.netavarkCall(args, stdin));
+        return post(socket, request, out, OutputStream.nullOutputStream(), false, s -> netavarkStopped(s, args.getFirst()),
+                a -> netavarkError("gatun " + args.getFirst() + ": " + older(a)));
+    }
+
+    /**
      * Runs a CNI plugin call ({@code env}'s CNI_* variables, {@code config} from stdin) in the
      * serve of this process's namespace, as the C client sends it; empty when no serve runs it.
      * A serve that stops answering mid-call is a CNI error document (code 11, try again) on stdout.

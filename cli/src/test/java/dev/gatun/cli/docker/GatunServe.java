@@ -85,6 +85,13 @@ public final class GatunServe implements AutoCloseable {
         return launch(cmd, Map.of(), args, plugin);
     }
 
+    /** As {@link #startWith(List, List, String)}, with the serve's warm-up when {@code warmUp} (as gatun.service runs it). */
+    public static GatunServe startWith(List<String> prefix, List<String> args, String plugin, boolean warmUp) {
+        List<String> cmd = new ArrayList<>(prefix);
+        cmd.add(GatunCli.launcher().toString());
+        return launch(cmd, Map.of(), args, plugin, warmUp);
+    }
+
     /**
      * Starts {@code launcher} (another gatun's: an installed one, say) with {@code args}, with
      * {@code env} added to this process's environment, and waits until it is ready.

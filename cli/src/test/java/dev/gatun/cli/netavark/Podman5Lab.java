@@ -44,7 +44,14 @@ final class Podman5Lab implements AutoCloseable {
         this.bed = bed;
     }
 
+    /** How the lab's gatun runs: in a JVM per call, or forwarded to a serve without or with its warm-up. */
+    enum Gatun { IN_PROCESS, SERVED, SERVED_WARMED_UP }
+
     static Podman5Lab start(NetworkNamespace host, boolean served) {
+        return start(host, served ? Gatun.SERVED : Gatun.IN_PROCESS);
+    }
+
+    static Podman5Lab start(NetworkNamespace host, Gatun gatun) {
         Path dir;
         try {
             dir = Files.createTempDirectory(Path.of("/tmp"), "gp5");
@@ -60,7 +67,7 @@ final class Podman5Lab implements AutoCloseable {
         }
         Podman5Lab lab = new Podman5Lab(host, dir, bed);
         try {
-            lab.prepare(served);
+            lab.prepare(gatun);
             return lab;
         } catch (RuntimeException | Error e) {
             lab.close();
@@ -68,7 +75,7 @@ final class Podman5Lab implements AutoCloseable {
         }
     }
 
-    private void prepare(boolean served) {
+    private void prepare(Gatun gatun) {
         try {
             Files.createDirectories(dir.resolve("networks"));
             Files.writeString(dir.resolve("containers.conf"), conf(""));
@@ -77,8 +84,9 @@ final class Podman5Lab implements AutoCloseable {
         }
         GatunCli.ok("netavark", "install", "--plugin-dir", plugins.toString());
         importImage();
-        if (served) {
-            serve = GatunServe.startWith(bed.command(Map.of(), List.of()), List.of("serve", "--log-requests"), null);
+        if (gatun != Gatun.IN_PROCESS) {
+            serve = GatunServe.startWith(bed.command(Map.of(), List.of()), List.of("serve", "--log-requests"), null,
+                    gatun == Gatun.SERVED_WARMED_UP);
         }
     }
 

@@ -20,8 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A measurement, not a test of speed: the wall time of {@code podman run -d} (Podman 5.4,
  * netavark 1.14, from the test bed) of one container with 1 and with 32 published ports, on
- * three networks of one Podman: gatun's plugin with a serve running (the C client forwards each
- * call), and netavark's own bridge with its nftables and with its iptables firewall driver. All
+ * three networks of one Podman: gatun's plugin with a serve running as gatun.service runs it
+ * (warmed up before its ready line; the C client forwards each call), and netavark's own bridge with its nftables and with its iptables firewall driver. All
  * three with {@code --disable-dns} (gatun's networks have no DNS; aardvark-dns would cost the
  * others a process). The sides take turns sample by sample, after two unmeasured runs each; each
  * container is removed (unmeasured) before the next run. Then again with 100 containers of 8
@@ -48,7 +48,7 @@ class PodmanRun5MeasureIT {
         int samples = Integer.getInteger("gatun.measure.samples", 9);
         int running = Integer.getInteger("gatun.measure.running", 100);
         Map<String, List<Long>> times = new LinkedHashMap<>();
-        try (Podman5Lab lab = Podman5Lab.start(host, true)) {
+        try (Podman5Lab lab = Podman5Lab.start(host, Podman5Lab.Gatun.SERVED_WARMED_UP)) {
             Path plain = lab.dir.resolve("containers.conf");
             List<Side> sides = List.of(
                     new Side("gatun (served)", "gt", "10.94.0.0/16", plain, "gatun", 20000),
