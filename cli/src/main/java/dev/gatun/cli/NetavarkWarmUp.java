@@ -15,10 +15,11 @@ import java.util.function.BooleanSupplier;
  * throwaway namespace's calls socket as the C client sends them. Without them the code of a
  * container's setup and teardown (a network made at its first container with gatun's table, the
  * endpoint, the publish with the network's entries, and their removal) ran interpreted through a
- * serve's first dozens of containers: a setup took 270 ms, then 40 to 90, and some 20 only after
- * 25 of them (bench/README.md). Each round is a network's first container, four more that come
- * and go beside it, and its last container's teardown (the network and, on a namespace with no
- * other network of gatun, gatun's table go with it); every other container has 32 ports.
+ * serve's first dozens of containers: the first setup took 270 ms, the next ten 25 to 90, and
+ * they came down to some 20 only after 25 of them (bench/README.md, "A serve's first Podman
+ * containers"). Each round is a network's first container, four more that come and go beside it,
+ * and its last container's teardown (the network and, on a namespace with no other network of
+ * gatun, gatun's table go with it); every other container has 32 ports.
  */
 final class NetavarkWarmUp {
 
@@ -40,7 +41,8 @@ final class NetavarkWarmUp {
     /**
      * The rounds, against the serve on {@code socket}, with the containers in {@code first} (each
      * round's first) and {@code beside}; the number of containers set up. A failure ends the warm-up
-     * (the serve starts without the rest, as for the publishes); {@code stopping} ends it between calls.
+     * (the serve starts without the rest, as for the publishes); {@code stopping} ends the rounds
+     * between containers (the round's first is still torn down).
      */
     static int run(Path socket, NetworkNamespace first, NetworkNamespace beside, BooleanSupplier stopping) {
         String network = call(socket, List.of("create"), NETWORK).strip();

@@ -92,8 +92,8 @@ final class ServeCommand extends Base {
     String metrics;
 
     @Option(names = "--no-warm-up", description = "Ready at once: without first running the request path on a throwaway"
-            + " namespace until the JIT has compiled it (5 to 8 s; without it the first"
-            + " hundred requests take milliseconds each, not tenths of one).")
+            + " namespace until the JIT has compiled it (7 to 8 s here, 12 at most; without it a serve's first"
+            + " containers and first hundred requests take several times as long).")
     boolean noWarmUp;
 
     @Option(names = "--log-requests", description = "Log every request of the local API (and each command it ran) on stderr.")

@@ -27,8 +27,9 @@ import java.util.function.Consumer;
  * most, as the C client sends it (containers set up and torn down through the netavark plugin,
  * see {@link NetavarkWarmUp}; then publishes and unpublishes of one port and, every fourth, of a
  * 32-port container, on new ports each time, and now and then a listing) for some seconds,
- * waits for the compilers to finish what those queued, and removes the namespace with everything
- * in it. The serve's own namespace, driver, events and metrics see none of it.
+ * waits for the compilers to finish what those queued, and removes its namespaces (the served one
+ * and the containers') with everything in them. The serve's own namespace, driver, events and
+ * metrics see none of it.
  */
 final class ServeWarmUp {
 
@@ -37,8 +38,6 @@ final class ServeWarmUp {
      * sent, how long it all took, and whether the compilers had settled (not the time limit).
      */
     record Outcome(int pairs, int containers, long containersMillis, long millis, boolean settled) {}
-
-    /** The warm-up's namespace: this prefix and the serve's process id. */
 
     /** A test network's prefix, inside the throwaway namespace only. */
     static final String SUBNET = "10.213.0.0/24";
@@ -59,8 +58,15 @@ final class ServeWarmUp {
      */
     static final long REQUESTS_MILLIS = 5_000;
 
-    /** The longest the ready line waits for it, the compilers' catching up included; the requests after it finish the compiling. */
-    static final long LIMIT_MILLIS = 10_000;
+    /** The longest the containers are set up and torn down: on a slow host fewer rounds, and the publishes still get their time. */
+    static final long CONTAINERS_MILLIS = 4_000;
+
+    /**
+     * The longest the publishes and the compilers' catching up take, from the end of the
+     * containers: with {@link #CONTAINERS_MILLIS}, the longest the ready line waits for the
+     * warm-up (7 to 8 s here). The requests after it finish the compiling.
+     */
+    static final long LIMIT_MILLIS = 8_000;
 
     private ServeWarmUp() {}
 
@@ -68,32 +74,45 @@ final class ServeWarmUp {
      * Warms up the request path of a serve with the nftables driver, the driver of the throwaway
      * namespace opened by {@code open} (telling the events log it is given), the requests logged
      * to {@code requestLog} (or null) as the serve's are; it ends early once {@code stopping} (a
-     * SIGTERM while it runs). The namespace is gone when this returns.
+     * SIGTERM while it runs). Its namespaces are gone when this returns.
      */
     static Outcome run(BiFunction<NetworkNamespace, EventLog, GatunDriver> open, Consumer<String> requestLog,
                        BooleanSupplier stopping) {
         // A serve or a training killed during its own left its namespace, named after its process.
         ThrowawayNamespaces.removeOrphans();
-        List<String> names = List.of(ThrowawayNamespaces.of("warm-up"), ThrowawayNamespaces.of("warm-up-pod1"),
-                ThrowawayNamespaces.of("warm-up-pod2"));
         long start = System.nanoTime();
+        // Only what this run made is removed: a name that exists already is not this run's.
+        List<String> made = new ArrayList<>();
         try {
-            NetworkNamespace ns = NamedNamespaces.create(names.get(0));
+            NetworkNamespace ns = create("warm-up", made);
             // With its loopback up, as a host's: an IPv4 and an IPv6 address, so the code compiled
             // for the host-socket question has met both kinds (a kind first met later is a deoptimization).
             try (Rtnetlink rt = Rtnetlink.open(ns)) {
                 rt.setUp("lo", true);
             }
             // The containers' namespaces, as Podman makes them for its containers.
-            List<NetworkNamespace> pods = List.of(NamedNamespaces.create(names.get(1)), NamedNamespaces.create(names.get(2)));
+            List<NetworkNamespace> pods = List.of(create("warm-up-pod1", made), create("warm-up-pod2", made));
             return warmUp(ns, pods, open, requestLog, stopping, start);
         } finally {
-            for (String name : names) {
-                if (NamedNamespaces.exists(name)) {
+            RuntimeException failed = null;
+            for (String name : made) {
+                try {
                     NamedNamespaces.delete(name);
+                } catch (RuntimeException e) {
+                    failed = failed == null ? e : failed; // the others still go; the next warm-up removes this one
                 }
             }
+            if (failed != null) {
+                throw failed;
+            }
         }
+    }
+
+    private static NetworkNamespace create(String kind, List<String> made) {
+        String name = ThrowawayNamespaces.of(kind);
+        NetworkNamespace ns = NamedNamespaces.create(name);
+        made.add(name);
+        return ns;
     }
 
     /** The requests to the serve of {@code ns}, then the wait for the compilers. */
@@ -106,16 +125,19 @@ final class ServeWarmUp {
             Path socket = api.callsSocket();
             // First, while the namespace has no other network of gatun's: each round's last
             // teardown then removes gatun's table and its next first container makes it again.
-            int containers = NetavarkWarmUp.run(socket, pods.get(0), pods.get(1), stopping);
+            long containersEnd = start + TimeUnit.MILLISECONDS.toNanos(CONTAINERS_MILLIS);
+            int containers = NetavarkWarmUp.run(socket, pods.get(0), pods.get(1),
+                    () -> stopping.getAsBoolean() || System.nanoTime() > containersEnd);
             long containersMillis = millisSince(start);
+            long publishesStart = System.nanoTime();
             send(socket, ns, List.of("net", "create", "w1", "--subnet", SUBNET));
             int pairs = 0;
-            long requestsEnd = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(REQUESTS_MILLIS);
+            long requestsEnd = publishesStart + TimeUnit.MILLISECONDS.toNanos(REQUESTS_MILLIS);
             while ((pairs < MIN_PAIRS || System.nanoTime() < requestsEnd) && !stopping.getAsBoolean()) {
                 pair(socket, ns, pairs++);
             }
             boolean settled = !stopping.getAsBoolean()
-                    && compilersSettled(start + TimeUnit.MILLISECONDS.toNanos(LIMIT_MILLIS), stopping);
+                    && compilersSettled(publishesStart + TimeUnit.MILLISECONDS.toNanos(LIMIT_MILLIS), stopping);
             return new Outcome(pairs, containers, containersMillis, millisSince(start), settled);
         }
     }

@@ -94,7 +94,8 @@ class ServeWarmUpIT {
             // The warm-up alone has seconds left to run here; a stop takes under two (cli/README.md).
             assertThat(serve.waitFor(5, TimeUnit.SECONDS)).as("the serve stopped within 5 s of SIGTERM").isTrue();
             assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
-            assertThat(NamedNamespaces.exists(warmUp)).as("the warm-up's namespace after the stop").isFalse();
+            assertThat(NamedNamespaces.list()).as("the warm-up's namespaces after the stop")
+                    .noneMatch(n -> n.startsWith("gatun-warm-up-") && n.endsWith("-" + serve.pid()));
             String said = Files.readString(output);
             assertThat(said).as("a serve stopped before it was ready says so, and not that it is ready")
                     .contains("stopping").doesNotContain("ready:");
@@ -117,10 +118,13 @@ class ServeWarmUpIT {
         String left = "gatun-warm-up-" + serve.pid();
         String training = "gatun-training-host-" + serve.pid();
         try {
-            Bounded.until(Duration.ofSeconds(120), left + " while the serve starts", () -> NamedNamespaces.exists(left));
+            // The containers' namespaces are made last, right after it.
+            String pod = "gatun-warm-up-pod2-" + serve.pid();
+            Bounded.until(Duration.ofSeconds(120), pod + " while the serve starts", () -> NamedNamespaces.exists(pod));
             serve.destroyForcibly(); // SIGKILL: no clean-up runs
             assertThat(serve.waitFor(10, TimeUnit.SECONDS)).isTrue();
             assertThat(NamedNamespaces.exists(left)).as("the control: %s left by the kill", left).isTrue();
+            assertThat(NamedNamespaces.exists(pod)).as("the control: %s left by the kill", pod).isTrue();
             // As a training run killed with SIGKILL leaves its own (its process is gone as well).
             NamedNamespaces.create(training);
             try (GatunServe next = GatunServe.startWarmingUp(host.name())) {

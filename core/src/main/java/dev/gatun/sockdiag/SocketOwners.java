@@ -37,11 +37,14 @@ public final class SocketOwners {
 
     /**
      * The inodes of {@code inodes} that a process named one of {@code commands} (/proc/PID/comm)
-     * holds. Only those processes' descriptors are read, newest process first: an engine's
-     * reservation of a port is held by the engine process that asked for the port a moment ago
-     * (Podman's, the parent of its netavark call), so the read is a few names and one process's
-     * descriptors however many processes the host runs, where reading every process's cost some
-     * 2.5 ms with 70 processes and grows with each container (its conmon, its processes).
+     * holds, whoever else holds them too (a socket the engine holds is its reservation). Only
+     * those processes' descriptors are read, newest process first: an engine's reservation of a
+     * port is held by the engine process that asked for the port a moment ago (Podman's, the
+     * parent of its netavark call), so a reservation costs the list of /proc, the names of the
+     * few processes newer than that one and its descriptors, where reading every process's
+     * descriptors cost some 2.5 ms with 70 processes and grew with each container. A socket
+     * that no such process holds (a port another program holds) costs every name and the
+     * descriptors of every process so named.
      */
     public static Set<Long> heldBy(Set<Long> inodes, Set<String> commands) {
         Set<Long> found = new HashSet<>();
