@@ -83,6 +83,7 @@ final class ServeWarmUp {
         long start = System.nanoTime();
         // Only what this run made is removed: a name that exists already is not this run's.
         List<String> made = new ArrayList<>();
+        Outcome done;
         try {
             NetworkNamespace ns = create("warm-up", made);
             // With its loopback up, as a host's: an IPv4 and an IPv6 address, so the code compiled
@@ -92,20 +93,32 @@ final class ServeWarmUp {
             }
             // The containers' namespaces, as Podman makes them for its containers.
             List<NetworkNamespace> pods = List.of(create("warm-up-pod1", made), create("warm-up-pod2", made));
-            return warmUp(ns, pods, open, requestLog, stopping, start);
-        } finally {
-            RuntimeException failed = null;
-            for (String name : made) {
-                try {
-                    NamedNamespaces.delete(name);
-                } catch (RuntimeException e) {
-                    failed = failed == null ? e : failed; // the others still go; the next warm-up removes this one
-                }
+            done = warmUp(ns, pods, open, requestLog, stopping, start);
+        } catch (RuntimeException | Error e) {
+            RuntimeException left = removeAll(made);
+            if (left != null) {
+                e.addSuppressed(left); // the warm-up's own failure stays the one said
             }
-            if (failed != null) {
-                throw failed;
+            throw e;
+        }
+        RuntimeException left = removeAll(made);
+        if (left != null) {
+            throw left;
+        }
+        return done;
+    }
+
+    /** Removes the namespaces named {@code names}, each even when another fails; the first failure, or null. */
+    private static RuntimeException removeAll(List<String> names) {
+        RuntimeException first = null;
+        for (String name : names) {
+            try {
+                NamedNamespaces.delete(name);
+            } catch (RuntimeException e) {
+                first = first == null ? e : first;
             }
         }
+        return first;
     }
 
     private static NetworkNamespace create(String kind, List<String> made) {
