@@ -9,7 +9,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -47,22 +46,20 @@ public final class SocketOwners {
      * descriptors of every process so named.
      */
     public static Set<Long> heldBy(Set<Long> inodes, Set<String> commands) {
-        Set<Long> found = new HashSet<>();
+        Map<Long, Path> found = new HashMap<>();
         if (inodes.isEmpty() || commands.isEmpty()) {
-            return found;
+            return found.keySet();
         }
         for (long pid : newestFirst()) {
             Path process = PROC.resolve(Long.toString(pid));
             if (commands.contains(name(process))) {
-                Map<Long, Path> held = new HashMap<>();
-                scan(process, inodes, held);
-                found.addAll(held.keySet());
+                scan(process, inodes, found);
                 if (found.size() == inodes.size()) {
                     break;
                 }
             }
         }
-        return found;
+        return found.keySet();
     }
 
     /** The process ids in /proc, highest first (newest, unless the ids wrapped around). */

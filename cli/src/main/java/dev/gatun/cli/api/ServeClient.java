@@ -81,9 +81,7 @@ public final class ServeClient {
      * nothing else: for a serve's warm-up, as {@link #runQuietly}. Its exit code; empty when it did not answer.
      */
     public static OptionalInt runNetavarkQuietly(Path socket, List<String> args, byte[] stdin, OutputStream out) {
-        byte[] request = ServeWire.request(ServeWire.Kind.NETAVARK, ServeWire.netavarkCall(args, stdin));
-        return post(socket, request, out, OutputStream.nullOutputStream(), false, s -> netavarkStopped(s, args.getFirst()),
-                a -> netavarkError("gatun " + args.getFirst() + ": " + older(a)));
+        return postNetavark(socket, args, stdin, out, OutputStream.nullOutputStream(), false);
     }
 
     /**
@@ -115,9 +113,15 @@ public final class ServeClient {
         } catch (GatunException e) {
             return OptionalInt.empty();
         }
+        return underStartLock(() -> postNetavark(socket, args, stdin, out, err, true));
+    }
+
+    /** A netavark plugin call to the serve on {@code socket}, answered as netavark's plugin answers. */
+    private static OptionalInt postNetavark(Path socket, List<String> args, byte[] stdin, OutputStream out,
+                                            OutputStream err, boolean sayWait) {
         byte[] request = ServeWire.request(ServeWire.Kind.NETAVARK, ServeWire.netavarkCall(args, stdin));
-        return underStartLock(() -> post(socket, request, out, err, true, s -> netavarkStopped(s, args.getFirst()),
-                a -> netavarkError("gatun " + args.getFirst() + ": " + older(a))));
+        return post(socket, request, out, err, sayWait, s -> netavarkStopped(s, args.getFirst()),
+                a -> netavarkError("gatun " + args.getFirst() + ": " + older(a)));
     }
 
     /**

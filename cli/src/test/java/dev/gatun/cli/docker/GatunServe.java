@@ -80,9 +80,7 @@ public final class GatunServe implements AutoCloseable {
      * elsewhere: in the test bed, say) and waits until it is ready.
      */
     public static GatunServe startWith(List<String> prefix, List<String> args, String plugin) {
-        List<String> cmd = new ArrayList<>(prefix);
-        cmd.add(GatunCli.launcher().toString());
-        return launch(cmd, Map.of(), args, plugin);
+        return startWith(prefix, args, plugin, false);
     }
 
     /** As {@link #startWith(List, List, String)}, with the serve's warm-up when {@code warmUp} (as gatun.service runs it). */
