@@ -4,6 +4,8 @@ import dev.gatun.ErrnoException;
 import dev.gatun.bindings.internal.libc_h;
 import dev.gatun.internal.Errno;
 
+import java.util.function.Supplier;
+
 /**
  * The kernel answered a netlink request with an error. Carries errno, the operation that the
  * failing message carried (matched by sequence number), the kernel's extended-ACK text and the
@@ -11,8 +13,11 @@ import dev.gatun.internal.Errno;
  */
 public class NetlinkException extends ErrnoException {
 
+    private final String named;
     private final String kernelMessage;
-    private final String rejectedAttribute;
+    /** Names the rejected attribute when first asked: a caller that handles the errno never needs the name. */
+    private Supplier<String> rejection;
+    private String rejectedAttribute;
 
     public NetlinkException(String operation, int errno, String kernelMessage) {
         this(operation, errno, kernelMessage, null);
@@ -27,9 +32,24 @@ public class NetlinkException extends ErrnoException {
      * network namespace a"); {@link #operation} stays the operation alone.
      */
     public NetlinkException(String operation, String named, int errno, String kernelMessage, String rejectedAttribute) {
-        super(operation, errno, format(named, errno, kernelMessage, rejectedAttribute));
+        this(operation, named, errno, kernelMessage, () -> rejectedAttribute);
+    }
+
+    /**
+     * As above, with the rejected attribute named by {@code rejection} when the message or the
+     * attribute is first asked for: naming it reads every constant of the bindings, which
+     * a dump of a set that does not exist yet (every serve's start) would pay for nothing.
+     */
+    NetlinkException(String operation, String named, int errno, String kernelMessage, Supplier<String> rejection) {
+        super(operation, errno, null);
+        this.named = named;
         this.kernelMessage = kernelMessage;
-        this.rejectedAttribute = rejectedAttribute;
+        this.rejection = rejection;
+    }
+
+    @Override
+    public String getMessage() {
+        return format(named, errno(), kernelMessage, rejectedAttribute());
     }
 
     /**
@@ -50,7 +70,11 @@ public class NetlinkException extends ErrnoException {
      * The attribute of the request the kernel rejected, by type and name, for example
      * "NFTA_CHAIN_TABLE (type 1)"; nested ones by path. Null when the kernel did not say.
      */
-    public String rejectedAttribute() {
+    public synchronized String rejectedAttribute() {
+        if (rejection != null) {
+            rejectedAttribute = rejection.get();
+            rejection = null;
+        }
         return rejectedAttribute;
     }
 

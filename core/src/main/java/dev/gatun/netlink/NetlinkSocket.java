@@ -24,6 +24,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * A netlink socket of one protocol, created inside one network namespace (it stays there for
@@ -565,18 +566,32 @@ public final class NetlinkSocket implements AutoCloseable {
                     rejection(request));
         }
 
-        /** Which attribute the kernel rejected or missed, named from the request that was sent; null when it did not say. */
-        private String rejection(MemorySegment request) {
-            String rejected = null;
-            if (ack.hasOffset()) {
-                rejected = request == null ? "the attribute at byte " + ack.offset() + " of the request"
-                        : RejectedAttribute.describe(protocol, request, ack.offset());
+        /**
+         * Which attribute the kernel rejected or missed, named from the request that was sent when
+         * first asked for, from a copy (by then the request's buffer may be reused or freed); null when it
+         * did not say.
+         */
+        private Supplier<String> rejection(MemorySegment request) {
+            ExtendedAck said = ack;
+            MemorySegment sent = null;
+            if (said.hasOffset() && request != null) {
+                // A long[] copy: the bindings' layouts read the header's ints aligned.
+                sent = MemorySegment.ofArray(new long[(int) ((request.byteSize() + 7) / 8)]).copyFrom(request);
             }
-            if (ack.missingType() >= 0) {
-                String missing = "a missing attribute of type " + ack.missingType();
-                rejected = rejected == null ? missing : missing + " in " + rejected;
-            }
-            return rejected;
+            MemorySegment copy = sent;
+            NetlinkProtocol of = protocol;
+            return () -> {
+                String rejected = null;
+                if (said.hasOffset()) {
+                    rejected = copy == null ? "the attribute at byte " + said.offset() + " of the request"
+                            : RejectedAttribute.describe(of, copy, said.offset());
+                }
+                if (said.missingType() >= 0) {
+                    String missing = "a missing attribute of type " + said.missingType();
+                    rejected = rejected == null ? missing : missing + " in " + rejected;
+                }
+                return rejected;
+            };
         }
     }
 }

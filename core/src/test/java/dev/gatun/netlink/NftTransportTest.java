@@ -58,6 +58,30 @@ class NftTransportTest {
     }
 
     @Test
+    void theRejectedAttributeIsNamedFromTheRequestAsSentEvenAfterItsBatchWasClosed(NetworkNamespace a) {
+        NetlinkException e = null;
+        try (NftChannel channel = NftChannel.open(a)) {
+            try (NftBatch batch = new NftBatch()) {
+                TestTables.addChain(batch, kernel_h.NFPROTO_IPV4, "ip", "no_such_table", "c");
+                channel.commit(batch);
+            } catch (NetlinkException refused) {
+                e = refused; // caught without AssertJ, which would ask for its message at once
+            }
+            assertThat(e != null).as("the commit of a chain of a missing table was refused").isTrue();
+            // The name is made when first asked for: after the batch is gone and others went through the socket.
+            for (int i = 0; i < 3; i++) {
+                try (NftBatch other = new NftBatch()) {
+                    TestTables.addIpTable(other, "gatun_reuse_" + i);
+                    TestTables.addChain(other, kernel_h.NFPROTO_IPV4, "ip", "gatun_reuse_" + i, "chain_" + i);
+                    channel.commit(other);
+                }
+            }
+        }
+        assertThat(e.getMessage()).endsWith("rejected: NFTA_CHAIN_TABLE (type 1)");
+        assertThat(e.rejectedAttribute()).isEqualTo("NFTA_CHAIN_TABLE (type 1)");
+    }
+
+    @Test
     void commitGuardedByAStaleGenerationIsAConflictAndChangesNothing(NetworkNamespace a) {
         try (NftChannel channel = NftChannel.open(a)) {
             int before = channel.generation();
