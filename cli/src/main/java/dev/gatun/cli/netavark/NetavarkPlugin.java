@@ -1,9 +1,7 @@
 package dev.gatun.cli.netavark;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gatun.ErrnoException;
@@ -12,6 +10,7 @@ import dev.gatun.InetText;
 import dev.gatun.InvalidInputException;
 import dev.gatun.Rollback;
 import dev.gatun.cli.Failure;
+import dev.gatun.cli.JsonTree;
 import dev.gatun.cli.Version;
 import dev.gatun.cli.service.Drivers;
 import dev.gatun.driver.ConflictException;
@@ -65,8 +64,6 @@ public final class NetavarkPlugin {
      */
     static final HostPortCheck PODMAN_HOLDS = HostPortCheck.exceptHeldBy("conmon", "podman");
 
-    private static final ObjectMapper JSON = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
-
     /** What the plugin printed and its exit code. */
     public record Outcome(int exitCode, byte[] stdout, byte[] stderr) {}
 
@@ -93,7 +90,7 @@ public final class NetavarkPlugin {
                 plugin.log.append(trace);
             }
             String what = verb == null ? "gatun" : "gatun " + verb;
-            ObjectNode error = JSON.createObjectNode().put("error", what + ": " + Failure.sentence(e));
+            ObjectNode error = JsonTree.object().put("error", what + ": " + Failure.sentence(e));
             return new Outcome(1, json(error), plugin.bytes());
         }
     }
@@ -117,7 +114,7 @@ public final class NetavarkPlugin {
     }
 
     private static JsonNode info() {
-        return JSON.createObjectNode().put("version", Version.text()).put("api_version", API_VERSION)
+        return JsonTree.object().put("version", Version.text()).put("api_version", API_VERSION)
                 .put("description", "gatun: bridge networks and published ports over netlink, one nftables "
                         + "transaction per change");
     }
@@ -210,7 +207,7 @@ public final class NetavarkPlugin {
 
     /** netavark's StatusBlock: the interface, its MAC, its addresses with their gateways. */
     private static JsonNode status(Network n, Endpoint e, NetavarkSetup s) {
-        ObjectNode out = JSON.createObjectNode();
+        ObjectNode out = JsonTree.object();
         out.putArray("dns_search_domains");
         out.putArray("dns_server_ips");
         ObjectNode iface = out.putObject("interfaces").putObject(e.ifname());
@@ -311,7 +308,7 @@ public final class NetavarkPlugin {
             throw new InvalidInputException("no JSON on stdin");
         }
         try {
-            JsonNode n = JSON.readTree(stdin);
+            JsonNode n = JsonTree.read(stdin);
             if (n == null || !n.isObject()) {
                 throw new InvalidInputException("stdin is not a JSON object");
             }
@@ -324,11 +321,7 @@ public final class NetavarkPlugin {
     }
 
     private static byte[] json(JsonNode document) {
-        try {
-            return (JSON.writeValueAsString(document) + "\n").getBytes(StandardCharsets.UTF_8);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
+        return (JsonTree.text(document) + "\n").getBytes(StandardCharsets.UTF_8);
     }
 
     private void log(String line) {
