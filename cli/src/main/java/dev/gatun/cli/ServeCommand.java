@@ -160,7 +160,7 @@ final class ServeCommand extends Base {
              ApiSockets api = LocalApi.start(new Served(host, driverName, driver), logRequests ? log : null,
                 events, answered, log);
              PluginServer server = socket == null ? null : PluginServer.start(new DockerPlugin(driver, log), socket, answered);
-             HeapKeeper heap = HeapKeeper.start();
+             HeapKeeper heap = HeapKeeper.start(log);
              DockerFollower dockerd = dockerSocket == null ? null : DockerFollower.start(dockerSocket, driver, log)) {
             starting.close();
             if (!noWarmUp && driverName.equals("nftables")) {
@@ -183,6 +183,7 @@ final class ServeCommand extends Base {
                 out.flush();
                 // Under systemd (Type=notify): ready only now, when the kernel was read and the API answers.
                 notify(systemd, "READY=1\nSTATUS=serving " + what, log);
+                heap.ready();
             }
             stop.await();
             notify(systemd, "STOPPING=1", log);

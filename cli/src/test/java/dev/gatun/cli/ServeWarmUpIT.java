@@ -64,6 +64,10 @@ class ServeWarmUpIT {
             assertThat(GatunCli.ok("--netns", host.name(), "events", "--since", "1970-01-01T00:00:00Z", "--until", "now").out())
                     .contains("after-warm-up").doesNotContain("10.213.").doesNotContain("w1");
             assertThat(Oracle.in(host, "nft", "list", "ruleset")).contains("8080");
+
+            // Left alone, it gives back once what the start's compilations left (HeapKeeper).
+            assertThat(serve.awaitStderr(0, "settled after the start:", Duration.ofSeconds(75)))
+                    .as("the start's full collection once the serve is quiet, in: %s", serve.stderr()).isTrue();
         }
         assertThat(NamedNamespaces.list()).noneMatch(n -> n.startsWith("gatun-warm-up-"));
     }
