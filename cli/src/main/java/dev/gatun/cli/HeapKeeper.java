@@ -1,6 +1,5 @@
 package dev.gatun.cli;
 
-import java.util.Locale;
 import java.util.function.Consumer;
 
 /**
@@ -15,10 +14,10 @@ import java.util.function.Consumer;
  * alive. Measured with 100,000 mappings: see bench/README.md, "The serve's memory".
  *
  * <p>Once, after the ready line: the compilers go on for seconds after the start's requests (the
- * warm-up's), and the first-tier code that the second tier replaced, with the garbage promoted
+ * warm-up's, when it ran), and the first-tier code that the second tier replaced, with the garbage promoted
  * meanwhile, is freed only at a full collection, which an idle serve may not run for days. So
  * when they and the rest have been quiet for {@link #SETTLE_QUIET_PERIODS} periods in a row it
- * runs one (1.4 MiB of an idle serve's 97, bench/README.md, "A serve's memory and the netavark
+ * runs one (1.4 MiB of resident memory of an idle serve's 97, bench/README.md, "A serve's memory and the netavark
  * plugin's JSON"); a serve that stays busy through {@link #SETTLE_PERIODS} periods skips it.
  */
 final class HeapKeeper implements AutoCloseable {
@@ -77,6 +76,7 @@ final class HeapKeeper implements AutoCloseable {
                 }
                 if (start.done()) {
                     settling = false;
+                    ticks = -1; // read again: the last reading is from before the wait
                 }
                 continue;
             }
@@ -100,8 +100,10 @@ final class HeapKeeper implements AutoCloseable {
         }
     }
 
+    /** {@code bytes} in MiB with one decimal, without String.format: that loads the locale data the serve's flags keep out. */
     private static String mib(long bytes) {
-        return String.format(Locale.ROOT, "%.1f", bytes / (1024.0 * 1024));
+        long tenths = Math.round(bytes * 10.0 / (1 << 20));
+        return tenths / 10 + "." + tenths % 10;
     }
 
     /** The periods after the ready line: whether each ends the wait with the start's collection due. */

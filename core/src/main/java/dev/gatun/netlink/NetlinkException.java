@@ -16,7 +16,7 @@ public class NetlinkException extends ErrnoException {
     private final String named;
     private final String kernelMessage;
     /** Names the rejected attribute when first asked: a caller that handles the errno never needs the name. */
-    private Supplier<String> rejection;
+    private transient Supplier<String> rejection;
     private String rejectedAttribute;
 
     public NetlinkException(String operation, int errno, String kernelMessage) {

@@ -583,8 +583,12 @@ public final class NetlinkSocket implements AutoCloseable {
             return () -> {
                 String rejected = null;
                 if (said.hasOffset()) {
-                    rejected = copy == null ? "the attribute at byte " + said.offset() + " of the request"
-                            : RejectedAttribute.describe(of, copy, said.offset());
+                    String unnamed = "the attribute at byte " + said.offset() + " of the request";
+                    try {
+                        rejected = copy == null ? unnamed : RejectedAttribute.describe(of, copy, said.offset());
+                    } catch (RuntimeException e) {
+                        rejected = unnamed; // asked for while an error is reported: naming must not fail it
+                    }
                 }
                 if (said.missingType() >= 0) {
                     String missing = "a missing attribute of type " + said.missingType();
