@@ -69,7 +69,7 @@ public final class BridgeDriver implements GatunDriver {
                 // No network of gatun's may exist yet: the table must.
                 firewall.ensure(networks.withAdopted());
             }
-        });
+        }, this::completeNetwork);
         this.others = new OtherFirewalls(firewall);
         this.drains = new FlowDrain(host);
     }
@@ -125,6 +125,7 @@ public final class BridgeDriver implements GatunDriver {
     @Override
     public void completeNetwork(String name) {
         synchronized (topology) {
+            // Looked up under the lock: a network another thread removed is not found, not made again in part.
             ports.complete(network(name));
         }
     }

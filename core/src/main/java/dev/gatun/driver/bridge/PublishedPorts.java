@@ -31,6 +31,7 @@ import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
@@ -53,17 +54,23 @@ final class PublishedPorts {
     private final Supplier<List<Prefix>> adoptedSubnets;
     /** Makes gatun's table, under the driver's topology lock, for a port published while no network exists. */
     private final Runnable ensureTable;
+    /**
+     * {@link #complete} of the network named, under the driver's topology lock and looked up
+     * again there: one removed meanwhile is not found, rather than completed after its removal.
+     */
+    private final Consumer<String> completeNetwork;
     /** Localhost and hairpin connections to the containers outside gatun's networks. */
     private final OutsideMasquerade outside;
 
     PublishedPorts(NetworkNamespace host, Firewall firewall, Publisher publisher, Supplier<List<Network>> networks,
-                   Supplier<List<Prefix>> adoptedSubnets, Runnable ensureTable) {
+                   Supplier<List<Prefix>> adoptedSubnets, Runnable ensureTable, Consumer<String> completeNetwork) {
         this.host = host;
         this.firewall = firewall;
         this.publisher = publisher;
         this.networks = networks;
         this.adoptedSubnets = adoptedSubnets;
         this.ensureTable = ensureTable;
+        this.completeNetwork = completeNetwork;
         this.outside = new OutsideMasquerade(host, firewall);
     }
 
@@ -83,6 +90,7 @@ final class PublishedPorts {
      * Adds the network's entries, and gatun's table first if it is not there: for a network made
      * for its first container's ports ({@code createNetworkForPublish}) that did not get them.
      * Changes nothing where they are in place; nothing where the firewall makes them at creation.
+     * The caller holds the driver's topology lock.
      */
     void complete(Network n) {
         if (!firewall.entriesWithMappings()) {
@@ -104,13 +112,13 @@ final class PublishedPorts {
      * After a publish that carries no entries of its network failed: if it found no table
      * (ENOENT: a network made for its first container's ports, on a host without gatun's table,
      * before those came), completes the network, for the caller to publish once more; else
-     * throws {@code failure}.
+     * throws {@code failure}. A network removed since the publish looked it up is not found.
      */
     private void completeForNoTable(Network n, NetlinkException failure) {
         if (!failure.isNotFound() || !firewall.entriesWithMappings()) {
             throw failure;
         }
-        complete(n);
+        completeNetwork.accept(n.name());
     }
 
     /**
