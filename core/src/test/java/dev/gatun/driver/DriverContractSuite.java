@@ -401,6 +401,83 @@ abstract class DriverContractSuite {
     }
 
     /**
+     * A plain publish to a network made for its ports (on nftables, before gatun's table is),
+     * while the same driver removes that network: see {@link #againstRemoval}.
+     */
+    @Test
+    void aPublishWhileItsNetworkMadeForPortsIsRemovedLeavesNothing(NetworkNamespace host) throws Exception {
+        try (GatunDriver gatun = open(host)) {
+            againstRemoval(host, gatun, () -> gatun.createNetworkForPublish(dualStackSpec()),
+                    () -> gatun.publish("dual", Prefix.address("10.90.1.2"), ports("8080:80"), "c1", HostPortCheck.SKIP));
+        }
+    }
+
+    /**
+     * The same with a container's ports as the engine adapters publish them: on nftables the
+     * network's own entries and gatun's table ride in their transaction, which would make them
+     * all again after the removal.
+     */
+    @Test
+    void aFirstContainersPortsWhileItsNetworkIsRemovedLeaveNothing(NetworkNamespace host) throws Exception {
+        try (GatunDriver gatun = open(host)) {
+            againstRemoval(host, gatun, () -> gatun.createNetworkForPublish(dualStackSpec()),
+                    () -> gatun.publishAll("dual", bothFamilies("8080:80"), "c1", HostPortCheck.SKIP));
+        }
+    }
+
+    /**
+     * A publish to a whole network while it is removed, another network keeping the firewall's
+     * chains or table: a commit after the removal finds all it needs there, and would leave its
+     * mapping to an address of no network.
+     */
+    @Test
+    void aPublishWhileItsNetworkIsRemovedBesideAnotherLeavesNothingOfIt(NetworkNamespace host) throws Exception {
+        try (GatunDriver gatun = open(host)) {
+            gatun.createNetwork(Specs.n1());
+            againstRemoval(host, gatun, () -> dualStack(gatun),
+                    () -> gatun.publish("dual", Prefix.address("10.90.1.2"), ports("8080:80"), "c1", HostPortCheck.SKIP));
+            assertThat(gatun.networks()).extracting(Network::name).containsExactly("n1");
+        }
+    }
+
+    /**
+     * Twenty rounds of: {@code make} a network "dual", then {@code publish} to it on one thread
+     * while another removes it, both let go at once. The publish either went in before the
+     * removal, which took it, or is refused as not found; either way the firewall is as it was
+     * before the round, and the network is gone.
+     */
+    private void againstRemoval(NetworkNamespace host, GatunDriver gatun, Runnable make,
+                                java.util.concurrent.Callable<?> publish) throws Exception {
+        // A network made and removed first: what iptables leaves of its own (empty built-in chains) is there.
+        make.run();
+        gatun.deleteNetwork("dual", true);
+        try (java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2)) {
+            for (int round = 0; round < 20; round++) {
+                String before = sortedState(host);
+                make.run();
+                java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(2);
+                var published = pool.submit(() -> {
+                    start.await();
+                    return publish.call();
+                });
+                var removed = pool.submit(() -> {
+                    start.await();
+                    gatun.deleteNetwork("dual", true);
+                    return null;
+                });
+                removed.get();
+                try {
+                    published.get();
+                } catch (java.util.concurrent.ExecutionException e) {
+                    assertThat(e.getCause()).as("round %d", round).isInstanceOf(NotFoundException.class);
+                }
+                assertThat(sortedState(host)).as("round %d", round).isEqualTo(before);
+                assertThat(gatun.networks()).as("round %d", round).extracting(Network::name).doesNotContain("dual");
+            }
+        }
+    }
+
+    /**
      * A container's ports on both of its addresses as one request: a port of one family held by
      * another owner refuses all of them, the other family's included; then they all go in.
      */

@@ -104,40 +104,6 @@ class NftablesDriverTest extends DriverContractSuite {
         }
     }
 
-    /**
-     * A plain publish to a network made for its ports, on a host without gatun's table, while the
-     * same driver removes that network, twenty times: the publish either went in before the
-     * removal (which then takes it) or finds the network gone; neither leaves gatun's table, the
-     * network's entries or a mapping behind.
-     */
-    @Test
-    void aPublishThatFindsNoTableWhileItsNetworkIsRemovedLeavesNothing(NetworkNamespace host) throws Exception {
-        try (GatunDriver gatun = open(host);
-             java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2)) {
-            for (int round = 0; round < 20; round++) {
-                gatun.createNetworkForPublish(dualStackSpec());
-                java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(2);
-                var publish = pool.submit(() -> {
-                    start.await();
-                    return gatun.publish("dual", Prefix.address("10.90.1.2"), ports("8080:80"), "c1", HostPortCheck.SKIP);
-                });
-                var remove = pool.submit(() -> {
-                    start.await();
-                    gatun.deleteNetwork("dual", true);
-                    return null;
-                });
-                remove.get();
-                try {
-                    publish.get();
-                } catch (java.util.concurrent.ExecutionException e) {
-                    assertThat(e.getCause()).as("round %d", round).isInstanceOf(NotFoundException.class);
-                }
-                assertThat(Oracle.in(host, "nft", "list", "tables")).as("round %d", round).doesNotContain("gatun");
-                assertThat(gatun.networks()).as("round %d", round).isEmpty();
-            }
-        }
-    }
-
     /** Both families' ports of a container, as the engine adapters publish them: one transaction. */
     @Test
     void aContainersPortsOnBothFamiliesAreOneTransaction(NetworkNamespace host) {

@@ -31,7 +31,11 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * The driver contract on Linux bridges: rtnetlink for the topology, a {@link Firewall} (nftables
@@ -48,6 +52,12 @@ public final class BridgeDriver implements GatunDriver {
     private final Publisher publisher;
     /** Held while networks, endpoints or the static ruleset change, and by repairs. */
     private final Object topology = new Object();
+    /**
+     * Shared by changes to a network's ports, held alone by a network's removal (taken before
+     * {@link #topology}): a change's commit after the removal would leave its mappings, and
+     * where they ride along the network's entries and gatun's table, for a network that is gone.
+     */
+    private final ReadWriteLock removal = new ReentrantReadWriteLock();
     /** Networks and local addresses for publish and unpublish, exact without a lookup per call. */
     private final HostCache cache;
     private final BridgeNetworks networks;
@@ -149,6 +159,16 @@ public final class BridgeDriver implements GatunDriver {
 
     @Override
     public void deleteNetwork(String name, boolean force) {
+        Lock alone = removal.writeLock();
+        alone.lock();
+        try {
+            deleteNetworkAlone(name, force);
+        } finally {
+            alone.unlock();
+        }
+    }
+
+    private void deleteNetworkAlone(String name, boolean force) {
         synchronized (topology) {
             cache.forget();
             Network n = network(name);
@@ -270,13 +290,13 @@ public final class BridgeDriver implements GatunDriver {
     @Override
     public List<PortMapping> publish(String network, InetAddress containerIp, List<PortSpec> ports, String owner,
                                      HostPortCheck check) {
-        return this.ports.publish(network(network), containerIp, ports, owner, check);
+        return beforeRemoval(() -> this.ports.publish(network(network), containerIp, ports, owner, check));
     }
 
     @Override
     public List<PortMapping> publishAll(String network, Map<InetAddress, List<PortSpec>> ports, String owner,
                                         HostPortCheck check) {
-        return this.ports.publishAll(network(network), ports, owner, check);
+        return beforeRemoval(() -> this.ports.publishAll(network(network), ports, owner, check));
     }
 
     @Override
@@ -287,13 +307,29 @@ public final class BridgeDriver implements GatunDriver {
     @Override
     public Replacement replace(String network, InetAddress containerIp, List<PortSpec> ports, String owner,
                                HostPortCheck check, boolean keepUdpFlows) {
-        Network n = network(network);
-        // The port's traffic moves at the commit: a target no container has would drop it.
-        if (!cache.hasEndpoint(n.name(), containerIp)) {
-            throw new NotFoundException("replace ports on network " + network + ": no endpoint of it has address "
-                    + InetText.of(containerIp) + " (attach the new container first; nothing was changed)");
+        return beforeRemoval(() -> {
+            Network n = network(network);
+            // The port's traffic moves at the commit: a target no container has would drop it.
+            if (!cache.hasEndpoint(n.name(), containerIp)) {
+                throw new NotFoundException("replace ports on network " + network + ": no endpoint of it has address "
+                        + InetText.of(containerIp) + " (attach the new container first; nothing was changed)");
+            }
+            return this.ports.replace(n, containerIp, ports, owner, check, keepUdpFlows);
+        });
+    }
+
+    /**
+     * {@code change} to a network's ports, its lookup included, done before or after any removal
+     * of a network, never across one: after it, the network is not found.
+     */
+    private <T> T beforeRemoval(Supplier<T> change) {
+        Lock shared = removal.readLock();
+        shared.lock();
+        try {
+            return change.get();
+        } finally {
+            shared.unlock();
         }
-        return this.ports.replace(n, containerIp, ports, owner, check, keepUdpFlows);
     }
 
     @Override
