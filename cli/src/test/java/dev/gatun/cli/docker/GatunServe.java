@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * {@code ./gatun --netns NS serve [--docker-plugin NAME]} as a child process: waits for its one
- * {@code ready} line on stdout, keeps everything it writes to stderr, stops it with SIGTERM. On
+ * {@code ready} line on stdout, keeps everything it writes to stderr (in a file), stops it with SIGTERM. On
  * {@link #close()} the process (and, should it still be in the launcher's build, its children)
  * is gone and its plugin socket file removed, whatever happened before.
  */
@@ -32,15 +32,22 @@ public final class GatunServe implements AutoCloseable {
     private final List<String> args;
     private final Process process;
     private final String plugin; // null without --docker-plugin
-    private final StringBuffer stderr = new StringBuffer();
+    /**
+     * Its stderr, a file rather than a pipe: when a process exits, the JDK closes the pipe under a
+     * thread that reads it and what was still unread (the stop's lines) is lost.
+     */
+    private final Path stderrFile;
+    /** What {@link #stderrFile} held when the serve was closed (and the file removed); null before. */
+    private volatile String stderrAtClose;
     private final List<String> stdoutLines = new ArrayList<>();
     private final BlockingQueue<String> firstLine = new LinkedBlockingQueue<>();
     private String ready;
 
-    private GatunServe(List<String> args, Process process, String plugin) {
+    private GatunServe(List<String> args, Process process, String plugin, Path stderrFile) {
         this.args = args;
         this.process = process;
         this.plugin = plugin;
+        this.stderrFile = stderrFile;
     }
 
     /**
@@ -132,15 +139,18 @@ public final class GatunServe implements AutoCloseable {
         }
         cmd.addAll(args);
         Process p;
+        Path err;
         try {
+            err = Files.createTempFile("gatun-serve-", ".stderr");
             ProcessBuilder pb = new ProcessBuilder(cmd).directory(GatunCli.ROOT.toFile())
-                    .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
+                    .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
+                    .redirectError(err.toFile());
             pb.environment().putAll(env);
             p = pb.start();
         } catch (IOException e) {
             throw new AssertionError("cannot start " + cmd, e);
         }
-        GatunServe serve = new GatunServe(List.copyOf(args), p, plugin);
+        GatunServe serve = new GatunServe(List.copyOf(args), p, plugin, err);
         serve.pump();
         try {
             serve.awaitReady();
@@ -173,17 +183,6 @@ public final class GatunServe implements AutoCloseable {
                 // the process is gone
             }
         });
-        Thread.ofVirtual().start(() -> {
-            try (var in = process.getErrorStream()) {
-                byte[] buf = new byte[8192];
-                int n;
-                while ((n = in.read(buf)) > 0) {
-                    stderr.append(new String(buf, 0, n, StandardCharsets.UTF_8));
-                }
-            } catch (IOException ignored) {
-                // the process is gone
-            }
-        });
     }
 
     private void awaitReady() {
@@ -194,7 +193,7 @@ public final class GatunServe implements AutoCloseable {
                 if (line != null) {
                     if (!line.startsWith("ready")) {
                         throw new AssertionError(describe() + " printed '" + line + "' first, not a line starting with 'ready'"
-                                + "\nstderr: " + stderr);
+                                + "\nstderr: " + stderr());
                     }
                     ready = line;
                     return;
@@ -203,7 +202,7 @@ public final class GatunServe implements AutoCloseable {
                     process.waitFor(2, TimeUnit.SECONDS);
                     Thread.sleep(100); // let the pumps take the last of its output
                     throw new AssertionError(describe() + " exited with " + process.exitValue() + " before it was ready"
-                            + "\nstdout: " + stdout() + "\nstderr: " + stderr);
+                            + "\nstdout: " + stdout() + "\nstderr: " + stderr());
                 }
             }
         } catch (InterruptedException e) {
@@ -211,7 +210,7 @@ public final class GatunServe implements AutoCloseable {
             throw new AssertionError("interrupted waiting for " + describe(), e);
         }
         throw new AssertionError(describe() + " printed no ready line within " + READY_TIMEOUT.toSeconds() + " s"
-                + "\nstderr: " + stderr);
+                + "\nstderr: " + stderr());
     }
 
     String describe() {
@@ -224,7 +223,16 @@ public final class GatunServe implements AutoCloseable {
     }
 
     public String stderr() {
-        return stderr.toString();
+        String closed = stderrAtClose;
+        if (closed != null) {
+            return closed;
+        }
+        try {
+            // Bytes, not Files.readString: a line being written may end in half a character.
+            return new String(Files.readAllBytes(stderrFile), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new AssertionError("cannot read the serve's stderr in " + stderrFile, e);
+        }
     }
 
     String stdout() {
@@ -241,14 +249,15 @@ public final class GatunServe implements AutoCloseable {
 
     /** How much stderr there is now, to look only at what comes after. */
     public int stderrMark() {
-        return stderr.length();
+        return stderr().length();
     }
 
     /** Whether stderr after {@code mark} contains {@code text} within {@code within}. */
     public boolean awaitStderr(int mark, String text, Duration within) throws InterruptedException {
         long deadline = System.nanoTime() + within.toNanos();
         do {
-            if (stderr.substring(Math.min(mark, stderr.length())).contains(text)) {
+            String now = stderr();
+            if (now.substring(Math.min(mark, now.length())).contains(text)) {
                 return true;
             }
             Thread.sleep(20);
@@ -282,7 +291,7 @@ public final class GatunServe implements AutoCloseable {
         if (!process.waitFor(STOP_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
             killAll();
             throw new AssertionError(describe() + " did not exit within " + STOP_TIMEOUT.toSeconds()
-                    + " s of SIGTERM; killed it\nstderr: " + stderr);
+                    + " s of SIGTERM; killed it\nstderr: " + stderr());
         }
         return process.exitValue();
     }
@@ -315,6 +324,14 @@ public final class GatunServe implements AutoCloseable {
             process.descendants().forEach(ProcessHandle::destroyForcibly);
             process.destroyForcibly();
         } finally {
+            if (stderrAtClose == null && !process.isAlive()) {
+                stderrAtClose = stderr();
+                try {
+                    Files.deleteIfExists(stderrFile);
+                } catch (IOException e) {
+                    // a file in the temporary directory: left for its cleaning
+                }
+            }
             if (plugin != null) {
                 try {
                     Files.deleteIfExists(socketOf(plugin));
