@@ -23,7 +23,7 @@ final class Method {
                 + " reaps it; the interval is that and nothing else (no nsenter, no JVM process launcher). iptables"
                 + " Docker style: for each of a port's three rules -C then -A, each its own process, with -w;"
                 + " ./gatun publish without --netns, as a script on the host runs it");
-        m.put("gatun-served", "./gatun publish run exactly as gatun-cli, with ./gatun --netns NS serve --log-requests"
+        m.put("gatun-served", "./gatun publish run exactly as gatun-cli, with ./gatun --netns NS serve (as its users run it, no request log)"
                 + " running for the tool's namespace, so that the launcher's C client forwards it and no JVM starts. The"
                 + " serve starts after the mappings are in place and is brought to a long-running serve's steady state as"
                 + " gatun in-process is: the samples' command line (and its unpublish) sent on its socket as the client"
@@ -31,8 +31,9 @@ final class Method {
                 + (serveWarmUpMs < 5_000 ? " (the quick run's: a serve that has barely started, several ms slower per"
                 + " command than a warm one)" : "") + " (served_checks: requests and waits);"
                 + " then the unmeasured round, which warms the launcher and the client as it warms every process tool. It"
-                + " stops with SIGTERM after the case and must exit 0 and remove its socket, and every command must be in"
-                + " its request log, or the run fails: one that fell back to a JVM is never reported as served");
+                + " stops with SIGTERM after the case and must exit 0 and remove its socket, and the commands it says it ran"
+                + " when it stops must be every one sent to it, none exiting other than 0, or the run fails: one that fell"
+                + " back to a JVM is never reported as served");
         m.put("gatun-client", "a control for gatun-served, run and checked the same way with a serve of its own: the C"
                 + " client alone (cli/target/gatun-client publish ..., what the launcher runs first), so that gatun-served"
                 + " splits into the launcher's sh (up to its exec of the client) and what the client and the serve cost; interleaved cases only");

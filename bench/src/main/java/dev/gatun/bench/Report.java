@@ -32,7 +32,7 @@ final class Report {
         System.out.println();
         controls.forEach((k, v) -> System.out.printf("  %-38s %s%n", k, v == null ? "not measured in this run" : v));
         System.out.println();
-        System.out.println("the served one-shot tool, by its serve's request log:");
+        System.out.println("the served one-shot tool, by the commands its serve said it ran:");
         for (Map<String, Object> c : checks) {
             System.out.printf("  %-22s %7s mappings: %s%n", c.get("case"), c.get("existing"), c);
         }

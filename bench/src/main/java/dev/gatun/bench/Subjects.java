@@ -188,10 +188,10 @@ final class Subjects {
     /**
      * The same one-shot command, run the same way, with a {@code gatun serve} running for the
      * namespace: the launcher's C client sends it to the serve and no JVM starts. The serve starts
-     * (through the launcher, {@code --netns NS serve --log-requests}) after the mappings are in
-     * place, as on a host where it runs with them, is warmed up as a long-running serve is warm
-     * (see warmUp), and stops with SIGTERM after the case. Every command must show up in its
-     * request log: one that fell back to a JVM fails the run instead of being reported as served.
+     * (through the launcher, {@code --netns NS serve}) after the mappings are in place, as on a
+     * host where it runs with them, is warmed up as a long-running serve is warm (see warmUp), and
+     * stops with SIGTERM after the case. Every command must be among those it says it ran when it
+     * stops: one that fell back to a JVM fails the run instead of being reported as served.
      */
     static final class GatunServed extends GatunCli {
         /** The C client that the launcher runs first, built by the launcher. */

@@ -204,7 +204,7 @@ final class ServeCommand extends Base {
             } catch (ExecutionException e) {
                 log.accept("stopping: " + e.getCause());
             }
-            log.accept("stopping; the kernel keeps every network, endpoint and port");
+            log.accept("stopping; the kernel keeps every network, endpoint and port; " + api.commands().sentence());
         }
         return ExitCode.OK;
     }

@@ -13,10 +13,17 @@ public final class ApiSockets implements AutoCloseable {
 
     private final UnixHttpServer api;
     private final OneShotServer calls;
+    private final CommandTally commands;
 
-    ApiSockets(UnixHttpServer api, OneShotServer calls) {
+    ApiSockets(UnixHttpServer api, OneShotServer calls, CommandTally commands) {
         this.api = api;
         this.calls = calls;
+        this.commands = commands;
+    }
+
+    /** The commands run through either socket so far. */
+    public CommandTally commands() {
+        return commands;
     }
 
     /** The local API's socket. */

@@ -90,7 +90,7 @@ public final class LocalApi extends Handler.Abstract {
         UnixHttpServer http = UnixHttpServer.start(ServeSockets.of(served.host()), "gatun-api", api, "rwx------");
         try {
             return new ApiSockets(http, OneShotServer.start(ServeSockets.oneShotOf(served.host()), api.calls,
-                    api.rootPeers, answered, requestLog, log));
+                    api.rootPeers, answered, requestLog, log), api.calls.tally());
         } catch (RuntimeException e) {
             http.close();
             throw e;

@@ -26,11 +26,17 @@ final class OneShotCalls {
 
     private final Served served;
     private final Consumer<String> requestLog;
+    private final CommandTally tally = new CommandTally();
 
     /** {@code requestLog} (or null) gets a line per call run. */
     OneShotCalls(Served served, Consumer<String> requestLog) {
         this.served = served;
         this.requestLog = requestLog;
+    }
+
+    /** Every call run so far, counted whether or not a request log is kept. */
+    CommandTally tally() {
+        return tally;
     }
 
     /** Runs a call of {@code kind} whose body is {@code body}; {@code via} names the socket, for the events' cause. */
@@ -83,6 +89,7 @@ final class OneShotCalls {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         int code = Main.run(args.toArray(String[]::new), new PrintWriter(out), new PrintWriter(err), served);
+        tally.count(code);
         if (requestLog != null) {
             requestLog.accept("ran gatun " + String.join(" ", args) + ": exit " + code);
         }
@@ -94,6 +101,7 @@ final class OneShotCalls {
         CniPlugin.Outcome o = EventCause.as("CNI " + call.env().get("CNI_COMMAND") + " "
                         + call.env().getOrDefault("CNI_CONTAINERID", ""),
                 () -> CniPlugin.run(call.env(), call.config(), Drivers.of(served.driver())));
+        tally.count(o.exitCode());
         if (requestLog != null) {
             requestLog.accept("ran CNI " + call.env().get("CNI_COMMAND") + " " + call.env().getOrDefault("CNI_CONTAINERID", "")
                     + ": exit " + o.exitCode() + (o.errorCode() != 0 ? " (CNI error " + o.errorCode() + ")" : ""));
@@ -104,6 +112,7 @@ final class OneShotCalls {
     private ServeWire.Printed netavark(ServeWire.NetavarkCall call) {
         NetavarkPlugin.Outcome o = EventCause.as("netavark " + String.join(" ", call.args()),
                 () -> NetavarkPlugin.run(call.args(), call.stdin(), Drivers.of(served.driver())));
+        tally.count(o.exitCode());
         if (requestLog != null) {
             requestLog.accept("ran netavark " + String.join(" ", call.args()) + ": exit " + o.exitCode());
         }

@@ -47,6 +47,10 @@ class ShutdownIT {
     /** The deadline from SIGTERM to the serve's exit. */
     private static final long EXIT_DEADLINE_MS = 2_000;
 
+    private static final java.util.regex.Pattern STOP_TALLY = java.util.regex.Pattern.compile(
+            "stopping; the kernel keeps every network, endpoint and port; ran (\\d+) commands? for clients, (\\d+) of them"
+                    + " exited other than 0");
+
     /** How one request ended, as its client saw it. */
     enum Outcome { ANSWERED, REFUSED, UNANSWERED, NOT_SENT }
 
@@ -127,6 +131,13 @@ class ShutdownIT {
                             .isEqualTo(wantPresent.contains(op.port));
                 }
             }
+            // What it says it ran when it stops: every answered request, and perhaps some it could not answer.
+            java.util.regex.Matcher tally = STOP_TALLY.matcher(serve.stderr());
+            assertThat(tally.find()).as("round %d: the count in its stop line; its log:\n%s", round, serve.stderr()).isTrue();
+            assertThat(Long.parseLong(tally.group(1))).as("round %d: commands it says it ran", round)
+                    .isBetween((long) counts[Outcome.ANSWERED.ordinal()],
+                            (long) counts[Outcome.ANSWERED.ordinal()] + counts[Outcome.UNANSWERED.ordinal()]);
+            assertThat(tally.group(2)).as("round %d: commands that exited other than 0", round).isEqualTo("0");
             summary.add("round " + round + ": " + exitMs + " ms to exit, " + inFlightAtSigterm + " in flight at SIGTERM, "
                     + counts[Outcome.ANSWERED.ordinal()] + " answered, " + counts[Outcome.REFUSED.ordinal()] + " refused, "
                     + counts[Outcome.UNANSWERED.ordinal()] + " unanswered, " + counts[Outcome.NOT_SENT.ordinal()] + " not sent");
