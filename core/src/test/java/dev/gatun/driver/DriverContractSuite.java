@@ -465,9 +465,9 @@ abstract class DriverContractSuite {
                     gatun.deleteNetwork("dual", true);
                     return null;
                 });
-                removed.get();
+                removed.get(60, java.util.concurrent.TimeUnit.SECONDS);
                 try {
-                    published.get();
+                    published.get(60, java.util.concurrent.TimeUnit.SECONDS);
                 } catch (java.util.concurrent.ExecutionException e) {
                     assertThat(e.getCause()).as("round %d", round).isInstanceOf(NotFoundException.class);
                 }

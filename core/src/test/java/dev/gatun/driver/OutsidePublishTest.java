@@ -120,6 +120,37 @@ class OutsidePublishTest {
         }
     }
 
+    /**
+     * The same while the two race, twenty times: the last network's removal reads that no port
+     * is left and then tears gatun's table down, and an outside publish committed in between
+     * would be answered and then go with the table. Either order keeps it.
+     */
+    @Test
+    void aPortPublishedWhileTheLastNetworkGoesIsKept(NetworkNamespace host) throws Exception {
+        try (GatunDriver d = Gatun.open(host, "nftables");
+             java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2)) {
+            for (int round = 0; round < 20; round++) {
+                d.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
+                java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(2);
+                var published = pool.submit(() -> {
+                    start.await();
+                    return d.publishOutside("podman", FOREIGN, List.of(PortSpec.parse("8080:80")), "c1/eth0@podman",
+                            HostPortCheck.SKIP);
+                });
+                var removed = pool.submit(() -> {
+                    start.await();
+                    d.deleteNetwork("n1", true);
+                    return null;
+                });
+                removed.get(60, java.util.concurrent.TimeUnit.SECONDS);
+                assertThat(published.get(60, java.util.concurrent.TimeUnit.SECONDS)).as("round %d", round).hasSize(1);
+                assertThat(elements(host)).as("round %d", round).contains("tcp . 8080");
+                assertThat(d.publishedOutside()).as("round %d", round).hasSize(1);
+                d.unpublishOutside("podman", FOREIGN, List.of(), "c1/eth0@podman");
+            }
+        }
+    }
+
     @Test
     void anAddressOnANetworkOfGatunsIsRefused(NetworkNamespace host) {
         try (GatunDriver d = Gatun.open(host, "nftables")) {

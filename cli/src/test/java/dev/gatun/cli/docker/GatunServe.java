@@ -139,7 +139,7 @@ public final class GatunServe implements AutoCloseable {
         }
         cmd.addAll(args);
         Process p;
-        Path err;
+        Path err = null;
         try {
             err = Files.createTempFile("gatun-serve-", ".stderr");
             ProcessBuilder pb = new ProcessBuilder(cmd).directory(GatunCli.ROOT.toFile())
@@ -148,6 +148,13 @@ public final class GatunServe implements AutoCloseable {
             pb.environment().putAll(env);
             p = pb.start();
         } catch (IOException e) {
+            try {
+                if (err != null) {
+                    Files.deleteIfExists(err);
+                }
+            } catch (IOException | RuntimeException cleanup) {
+                e.addSuppressed(cleanup);
+            }
             throw new AssertionError("cannot start " + cmd, e);
         }
         GatunServe serve = new GatunServe(List.copyOf(args), p, plugin, err);
@@ -230,6 +237,12 @@ public final class GatunServe implements AutoCloseable {
         try {
             // Bytes, not Files.readString: a line being written may end in half a character.
             return new String(Files.readAllBytes(stderrFile), StandardCharsets.UTF_8);
+        } catch (java.nio.file.NoSuchFileException e) {
+            // Closed by another thread meanwhile: what it kept.
+            if (stderrAtClose != null) {
+                return stderrAtClose;
+            }
+            throw new AssertionError("the serve's stderr " + stderrFile + " is gone", e);
         } catch (IOException e) {
             throw new AssertionError("cannot read the serve's stderr in " + stderrFile, e);
         }

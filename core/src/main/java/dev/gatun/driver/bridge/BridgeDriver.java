@@ -43,7 +43,8 @@ import java.util.function.Supplier;
  * ({@link BridgeNetworks}); endpoints are bridge ports whose alias describes the container
  * ({@link BridgeEndpoints}); published ports live in the firewall with their owner
  * ({@link PublishedPorts}). Nothing lives elsewhere. This class orders the steps of each call
- * and holds the lock that keeps changes to the topology one at a time.
+ * and holds the locks that keep changes to the topology one at a time and publishes apart from
+ * the removals that could undo them.
  */
 public final class BridgeDriver implements GatunDriver {
 
@@ -53,9 +54,13 @@ public final class BridgeDriver implements GatunDriver {
     /** Held while networks, endpoints or the static ruleset change, and by repairs. */
     private final Object topology = new Object();
     /**
-     * Shared by changes to a network's ports, held alone by a network's removal (taken before
-     * {@link #topology}): a change's commit after the removal would leave its mappings, and
-     * where they ride along the network's entries and gatun's table, for a network that is gone.
+     * Shared by the calls that publish (to a network or outside them, replace included), held
+     * alone by the removals that take a network's ports or tear gatun's table down after the
+     * last network (a network's removal, an adopted bridge's release); taken before
+     * {@link #topology}. A publish committed during a removal would leave its mappings (and,
+     * where they ride along, the network's entries and gatun's table) for a network that is
+     * gone, or be taken with the table it found. Unpublishes need not wait: a removal only
+     * removes more.
      */
     private final ReadWriteLock removal = new ReentrantReadWriteLock();
     /** Networks and local addresses for publish and unpublish, exact without a lookup per call. */
@@ -159,10 +164,15 @@ public final class BridgeDriver implements GatunDriver {
 
     @Override
     public void deleteNetwork(String name, boolean force) {
-        Lock alone = removal.writeLock();
+        alone(() -> deleteNetworkAlone(name, force));
+    }
+
+    /** {@code removal}, under {@link #removal}'s write lock: no publish runs meanwhile. */
+    private void alone(Runnable removal) {
+        Lock alone = this.removal.writeLock();
         alone.lock();
         try {
-            deleteNetworkAlone(name, force);
+            removal.run();
         } finally {
             alone.unlock();
         }
@@ -220,6 +230,10 @@ public final class BridgeDriver implements GatunDriver {
 
     @Override
     public void releaseBridge(AdoptedBridge bridge) {
+        alone(() -> releaseBridgeAlone(bridge));
+    }
+
+    private void releaseBridgeAlone(AdoptedBridge bridge) {
         synchronized (topology) {
             networks.release(bridge);
             others.release(bridge.bridge());
@@ -319,8 +333,8 @@ public final class BridgeDriver implements GatunDriver {
     }
 
     /**
-     * {@code change} to a network's ports, its lookup included, done before or after any removal
-     * of a network, never across one: after it, the network is not found.
+     * {@code change}, a publish with its lookups, done before or after any removal, never across
+     * one: after a network's removal, that network is not found.
      */
     private <T> T beforeRemoval(Supplier<T> change) {
         Lock shared = removal.readLock();
@@ -340,7 +354,7 @@ public final class BridgeDriver implements GatunDriver {
     @Override
     public List<PortMapping> publishOutside(String label, InetAddress containerIp, List<PortSpec> ports, String owner,
                                             HostPortCheck check) {
-        return this.ports.publishOutside(label, containerIp, ports, owner, check);
+        return beforeRemoval(() -> this.ports.publishOutside(label, containerIp, ports, owner, check));
     }
 
     @Override
@@ -350,7 +364,7 @@ public final class BridgeDriver implements GatunDriver {
 
     @Override
     public List<OutsideChange.Outcome> changeOutside(OutsideChange change) {
-        return ports.changeOutside(change);
+        return beforeRemoval(() -> ports.changeOutside(change));
     }
 
     @Override
