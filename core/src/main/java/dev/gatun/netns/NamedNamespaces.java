@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
@@ -91,7 +92,13 @@ public final class NamedNamespaces {
     /** The file for a name, after checking that the name is one file name the kernel accepts. */
     public static Path pathOf(String name) {
         validateName(name);
-        return DIRECTORY.resolve(name);
+        try {
+            return DIRECTORY.resolve(name);
+        } catch (InvalidPathException e) {
+            // Characters the file-name encoding cannot hold (an unpaired surrogate; non-ASCII in a C locale).
+            throw new InvalidInputException("network namespace name '" + name + "' cannot be a file name here ("
+                    + e.getReason() + ")");
+        }
     }
 
     /** Refuses names that are not a single, sane file name under /run/netns. */

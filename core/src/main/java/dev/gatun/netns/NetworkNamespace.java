@@ -7,6 +7,7 @@ import dev.gatun.internal.Libc;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.concurrent.Callable;
@@ -55,7 +56,32 @@ public final class NetworkNamespace {
     /** A name under /run/netns, or an absolute or relative path when the argument contains '/'. */
     public static NetworkNamespace of(String nameOrPath) {
         Objects.requireNonNull(nameOrPath, "nameOrPath");
-        return nameOrPath.contains("/") ? at(Path.of(nameOrPath)) : named(nameOrPath);
+        return nameOrPath.contains("/") ? at(nameOrPath) : named(nameOrPath);
+    }
+
+    /** {@link #at(Path)} of a path given as text (an argument, a variable, a request's field). */
+    public static NetworkNamespace at(String path) {
+        return at(checkedPath(path));
+    }
+
+    /**
+     * The file that a name (under /run/netns) or a path (with a '/') names, checked as
+     * {@link #of} checks them, before anything is opened.
+     */
+    public static Path fileOf(String nameOrPath) {
+        Objects.requireNonNull(nameOrPath, "nameOrPath");
+        return nameOrPath.contains("/") ? checkedPath(nameOrPath) : NamedNamespaces.pathOf(nameOrPath);
+    }
+
+    private static Path checkedPath(String path) {
+        Objects.requireNonNull(path, "path");
+        try {
+            return Path.of(path);
+        } catch (InvalidPathException e) {
+            // A NUL, or characters the file-name encoding cannot hold.
+            throw new InvalidInputException("network namespace path '" + path + "' cannot be a path here ("
+                    + e.getReason() + ")");
+        }
     }
 
     private static NetworkNamespace verified(Path path, String name) {

@@ -60,7 +60,14 @@ class NamespaceInputChecksTest {
                 BadInput.of("a namespace of another kind", () -> NetworkNamespace.at(Path.of("/proc/self/ns/uts")),
                         "/proc/self/ns/uts", "not a network namespace"),
                 BadInput.of("deleting a name never made", () -> NamedNamespaces.delete("gatun-never-made"),
-                        "gatun-never-made"));
+                        "gatun-never-made"),
+                // Half a UTF-16 pair: no file-name encoding holds it (a fuzzed API body found it as a 500).
+                BadInput.of("a name no file name can hold", () -> NetworkNamespace.of("ns\uD800x"), "ns\uD800x",
+                        "cannot be a file name"),
+                BadInput.of("a path no file name can hold", () -> NetworkNamespace.of("/run/netns/\uDC00"),
+                        "/run/netns/\uDC00", "cannot be a path"),
+                BadInput.of("a path with a NUL, as text", () -> NetworkNamespace.fileOf("/run/netns/a\u0000b"),
+                        "cannot be a path"));
     }
 
     @ParameterizedTest(name = "{0}")

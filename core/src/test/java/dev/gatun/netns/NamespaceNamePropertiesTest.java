@@ -37,6 +37,18 @@ class NamespaceNamePropertiesTest {
                 .hasMessageContaining(bytes + " bytes");
     }
 
+    /** Whatever a caller sends as a name or a path is a namespace or refused as input, never another failure. */
+    @Property
+    void anyNameOrPathIsANamespaceOrRefusedAsInput(@ForAll @StringLength(max = 40) String name,
+                                                   @ForAll boolean asPath) {
+        String given = asPath ? "/run/netns/" + name : name;
+        try {
+            NetworkNamespace.of(given);
+        } catch (InvalidInputException refused) {
+            // a refusal is the answer for every name that is no namespace
+        }
+    }
+
     @Provide
     Arbitrary<String> plainNames() {
         return Arbitraries.strings().withCharRange('a', 'z').withCharRange('0', '9').withChars('-', '_', '.')

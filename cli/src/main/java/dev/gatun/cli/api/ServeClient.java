@@ -5,7 +5,6 @@ import dev.gatun.cli.GatunCommand;
 import dev.gatun.cli.Served;
 import dev.gatun.cli.api.ServeWire.Printed;
 import dev.gatun.cli.http.UnixSockets;
-import dev.gatun.netns.NamedNamespaces;
 import dev.gatun.netns.NetworkNamespace;
 
 import java.io.ByteArrayOutputStream;
@@ -239,11 +238,11 @@ public final class ServeClient {
     }
 
     private static Path file(String nameOrPath) {
-        return nameOrPath.contains("/") ? Path.of(nameOrPath) : NamedNamespaces.pathOf(nameOrPath);
+        return NetworkNamespace.fileOf(nameOrPath);
     }
 
     private static String absolute(String nameOrPath) {
-        return nameOrPath.contains("/") ? Path.of(nameOrPath).toAbsolutePath().normalize().toString() : nameOrPath;
+        return nameOrPath.contains("/") ? file(nameOrPath).toAbsolutePath().normalize().toString() : nameOrPath;
     }
 
     /**

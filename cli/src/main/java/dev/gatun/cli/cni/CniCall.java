@@ -8,7 +8,6 @@ import dev.gatun.netns.NetworkNamespace;
 
 import java.net.Inet4Address;
 import java.net.InetAddress;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -42,7 +41,7 @@ record CniCall(CniEnv env, CniConfig config, Drivers drivers, StringBuilder log)
 
     NetworkNamespace namespace() {
         try {
-            return NetworkNamespace.at(Path.of(env.netns()));
+            return NetworkNamespace.at(env.netns());
         } catch (InvalidInputException e) {
             throw new CniError(CniError.BAD_ENVIRONMENT, "CNI_NETNS " + env.netns() + ": " + e.getMessage());
         }

@@ -28,8 +28,6 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -286,10 +284,8 @@ public final class NetavarkPlugin {
     }
 
     private static NetworkNamespace namespace(String netns) {
-        if (!Files.exists(Path.of(netns))) {
-            throw new InvalidInputException("network namespace " + netns + " does not exist");
-        }
-        return NetworkNamespace.at(Path.of(netns));
+        // The path refused, if it is none, before anything is looked up.
+        return NetworkNamespace.at(netns);
     }
 
     private static String netns(List<String> args) {
