@@ -10,7 +10,10 @@ import dev.gatun.netns.NamedNamespaces;
 import dev.gatun.rtnl.Prefix;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 import java.net.InetAddress;
 import java.nio.file.Files;
@@ -73,6 +76,10 @@ public final class Harness implements Callable<Integer> {
     @Option(names = "--requests", paramLabel = "N", description = "Publishes sent to each fresh serve (default: ${DEFAULT-VALUE}).")
     int freshRequests = 2_000;
 
+    @Option(names = "--serves", paramLabel = "N", description = "Fresh serves of each shape, in turns; their medians are"
+            + " reported (default: ${DEFAULT-VALUE}; 1 in the quick run).")
+    int freshServes = 3;
+
     @Option(names = "--out", paramLabel = "DIR", description = "Where to write the scale curve (SVG); default bench/results.")
     Path out;
 
@@ -96,12 +103,33 @@ public final class Harness implements Callable<Integer> {
         }
     }
 
+    /** Every count given is one that can run, before anything is made: a usage error naming the option and its value. */
+    private void checkCounts() {
+        atLeast("--cycles", cycles, 1);
+        atLeast("--clients", clients, 1);
+        atLeast("--mappings", bulkMappings, 1);
+        atLeast("--rounds", bulkRounds, 1);
+        // The 100th publish of a fresh serve is one of its figures.
+        atLeast("--requests", freshRequests, 100);
+        atLeast("--serves", freshServes, 1);
+    }
+
+    private void atLeast(String option, int value, int least) {
+        if (value < least) {
+            throw new ParameterException(spec.commandLine(), option + " must be at least " + least + ", not " + value);
+        }
+    }
+
     public static void main(String[] args) {
         System.exit(new CommandLine(new Harness()).execute(args));
     }
 
+    @Spec
+    CommandSpec spec;
+
     @Override
     public Integer call() throws Exception {
+        checkCounts();
         Path root = Path.of(System.getenv().getOrDefault("GATUN_HOME", ".")).toAbsolutePath();
         if (soak) {
             return soak(root);
@@ -113,7 +141,7 @@ public final class Harness implements Callable<Integer> {
         }
         if (freshServeOnly) {
             return alone("a serve just started, its forwarded publishes against its warm figure:",
-                    FreshServe.measure(root.resolve("gatun"), CBuild.serveTimer(root), freshRequests));
+                    FreshServe.measure(root.resolve("gatun"), CBuild.serveTimer(root), freshRequests, freshServes));
         }
         if (footprintOnly) {
             return alone("gatun serve's memory, idle and with " + bulkMappings + " mappings, and its repair:",
@@ -178,7 +206,8 @@ public final class Harness implements Callable<Integer> {
                     + " its repair of them after nft flush ruleset");
             footprint = Footprint.measure(root.resolve("gatun"), timer, footprintMappings, quick);
             progress("a serve just started: its 1st, 10th and 100th forwarded publish against its warm figure");
-            freshServe = FreshServe.measure(root.resolve("gatun"), CBuild.serveTimer(root), quick ? 300 : freshRequests);
+            freshServe = FreshServe.measure(root.resolve("gatun"), CBuild.serveTimer(root), quick ? 300 : freshRequests,
+                    quick ? 1 : freshServes);
             progress("16 threads publishing single mappings");
             groupCommit(threadsOps, quick ? 3 : 9);
         } finally {
