@@ -177,7 +177,7 @@ final class Serve implements AutoCloseable {
 
     /** The count in the serve's stop line: "ran N commands for clients, F of them exited other than 0". */
     private static final Pattern TALLY = Pattern.compile(
-            "gatun serve: stopping; .*; ran (\\d+) commands? for clients, (\\d+) of them exited other than 0$");
+            "gatun serve: stopping; .*; ran (\\d+) commands? for clients, (\\d+) of them exited other than 0(; \\d+ still running, not counted)?$");
 
     /** The commands the serve ran and those that exited other than 0, by its stop line; null before it stopped. */
     private long[] tally() {

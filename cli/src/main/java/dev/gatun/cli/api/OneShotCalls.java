@@ -43,8 +43,14 @@ final class OneShotCalls {
     ServeWire.Printed run(ServeWire.Kind kind, byte[] body, String via) {
         return switch (kind) {
             case CLI -> commandLine(ServeWire.commandLine(body), via);
-            case CNI -> cni(ServeWire.cniCall(body));
-            case NETAVARK -> netavark(ServeWire.netavarkCall(body));
+            case CNI -> {
+                ServeWire.CniCall call = ServeWire.cniCall(body);
+                yield tally.running(() -> cni(call));
+            }
+            case NETAVARK -> {
+                ServeWire.NetavarkCall call = ServeWire.netavarkCall(body);
+                yield tally.running(() -> netavark(call));
+            }
         };
     }
 
@@ -54,7 +60,7 @@ final class OneShotCalls {
         if (name == null || !Served.COMMANDS.contains(name)) {
             throw new Served.Misdirected("'" + name + "' runs where it is typed, not in a serve");
         }
-        return EventCause.as("gatun " + String.join(" ", args) + " (" + via + ")", () -> runLine(args));
+        return tally.running(() -> EventCause.as("gatun " + String.join(" ", args) + " (" + via + ")", () -> runLine(args)));
     }
 
     /**

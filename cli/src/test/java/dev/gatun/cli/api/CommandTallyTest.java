@@ -30,4 +30,47 @@ class CommandTallyTest {
         assertThat(tally.exitedOtherThanZero()).isEqualTo(11);
         assertThat(tally.sentence()).isEqualTo("ran 8001 commands for clients, 11 of them exited other than 0");
     }
+
+    /** A stop whose drain ran out of time says the commands still running apart, uncounted; they are counted once they end. */
+    @Test
+    void commandsStillRunningAreSaidApartAndCountedWhenTheyEnd() throws Exception {
+        CommandTally tally = new CommandTally();
+        java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        try (ExecutorService pool = Executors.newSingleThreadExecutor()) {
+            var running = pool.submit(() -> tally.running(() -> {
+                started.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                tally.count(0);
+                return 0;
+            }));
+            started.await();
+            tally.running(() -> {
+                tally.count(1);
+                return 1;
+            });
+            assertThat(tally.stillRunning()).isEqualTo(1);
+            assertThat(tally.sentence())
+                    .isEqualTo("ran 1 command for clients, 1 of them exited other than 0; 1 still running, not counted");
+            release.countDown();
+            running.get();
+        }
+        assertThat(tally.stillRunning()).isZero();
+        assertThat(tally.sentence()).isEqualTo("ran 2 commands for clients, 1 of them exited other than 0");
+    }
+
+    /** A command that throws (a body that is no command) is not left running. */
+    @Test
+    void aCommandThatThrowsIsNotLeftRunning() {
+        CommandTally tally = new CommandTally();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> tally.running(() -> {
+            throw new IllegalArgumentException("no command");
+        })).isInstanceOf(IllegalArgumentException.class);
+        assertThat(tally.stillRunning()).isZero();
+        assertThat(tally.ran()).isZero();
+    }
 }
