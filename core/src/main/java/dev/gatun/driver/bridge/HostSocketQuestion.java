@@ -115,7 +115,9 @@ final class HostSocketQuestion implements CommitLoop.HeldSockets, AutoCloseable 
             return List.of();
         }
         if (asked.locals != null) {
-            return sockets.receiving(protocol.number(), List.copyOf(asked.locals));
+            // Always an ArrayList: List.copyOf makes one class for one or two and another for more, and
+            // code compiled for the sizes a serve's warm-up asked trapped at a host's first other one.
+            return sockets.receiving(protocol.number(), new ArrayList<>(asked.locals));
         }
         List<BoundSocket> out = new ArrayList<>();
         for (BoundSocket s : sockets.holdingRange(protocol.number(), asked.ports.nextSetBit(0), asked.ports.length() - 1)) {
