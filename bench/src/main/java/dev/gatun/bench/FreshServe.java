@@ -3,6 +3,9 @@ package dev.gatun.bench;
 import dev.gatun.netns.NamedNamespaces;
 import dev.gatun.netns.NetworkNamespace;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -17,7 +20,9 @@ import java.util.Map;
  * 100th publish are reported against the same serve's warm figure (the median of the last
  * {@link #WARM_SAMPLES} of {@code requests} pairs). With a publish of one port, and in other
  * fresh serves with a 32-port container's; the serve's memory idle (right after ready, before
- * any request) and loaded (after the pairs) beside them.
+ * any request) and loaded (after the pairs) beside them, and the methods each serve's JIT threw
+ * away at its requests ({@link JitTraps}): its log of collections and deoptimizations is on for
+ * that (a line per collection and per deoptimization).
  *
  * <p>Several fresh serves of each shape, in turns: the 10th or the 100th request of one serve
  * is a lottery on two cores (a young collection, some 1 ms every 10 to 20 ms of requests, or a
@@ -37,8 +42,11 @@ final class FreshServe {
     static final double HUNDREDTH_TARGET = 1.3;
     private static final int WARM_SAMPLES = 200;
 
-    /** One serve's run: its timed publishes in order, its warm figure, and its memory. */
-    record Run(List<Long> micros, long warm, long idleRssKb, long loadedRssKb, long loadedHwmKb) {
+    /**
+     * One serve's run: its timed publishes in order, its warm figure, its memory, and the methods
+     * its JIT threw away after the warm-up (null: not known; see {@link JitTraps}).
+     */
+    record Run(List<Long> micros, long warm, long idleRssKb, long loadedRssKb, long loadedHwmKb, List<String> traps) {
         long at(int index) {
             return micros.get(Math.min(index, micros.size() - 1));
         }
@@ -98,6 +106,8 @@ final class FreshServe {
         m.put("idle_rss_kb", Stats.median(runs.stream().map(Run::idleRssKb).toList()));
         m.put("loaded_rss_kb", Stats.median(runs.stream().map(Run::loadedRssKb).toList()));
         m.put("loaded_hwm_kb", Stats.median(runs.stream().map(Run::loadedHwmKb).toList()));
+        m.put("traps_after_ready_each", runs.stream().map(r -> r.traps() == null ? null : r.traps().size()).toList());
+        m.put("trapped_each", runs.stream().map(Run::traps).toList());
         m.put("first_20_us_each", runs.stream().map(r -> List.copyOf(r.micros().subList(0, Math.min(20, r.micros().size()))))
                 .toList());
         return m;
@@ -107,10 +117,13 @@ final class FreshServe {
     private static Run run(Path launcher, Path client, int ports, int requests) {
         String name = "gatun-bench-" + ProcessHandle.current().pid() + "-fresh-" + ports;
         NetworkNamespace ns = NamedNamespaces.create(name);
+        Path jitLogs = null;
         try {
+            jitLogs = Files.createTempDirectory("gatun-bench-jit-");
             Subjects.OnGatunTable.createNetwork(ns);
             // Inside the namespace, the client finds its serve as a command typed there does (no --netns).
-            try (InNamespace sender = new InNamespace(client, ns.path()); Serve serve = Serve.start(launcher, ns)) {
+            try (InNamespace sender = new InNamespace(client, ns.path());
+                 Serve serve = Serve.startLoggingTraps(launcher, ns, jitLogs)) {
                 Serve.Memory idle = serve.memory();
                 List<Long> micros = new ArrayList<>(requests);
                 for (int i = 0; i < requests; i++) {
@@ -125,10 +138,15 @@ final class FreshServe {
                     throw new IllegalStateException("the fresh serve ran " + ran + " of " + 2 * requests + " commands");
                 }
                 long warm = Stats.median(micros.subList(Math.max(0, requests - WARM_SAMPLES), requests));
-                return new Run(List.copyOf(micros), warm, idle.rssKb(), loaded.rssKb(), loaded.hwmKb());
+                // Read once it has exited: its JVM has written the whole log then.
+                return new Run(List.copyOf(micros), warm, idle.rssKb(), loaded.rssKb(), loaded.hwmKb(),
+                        JitTraps.ofServe(jitLogs, serve.pid()));
             }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot make a directory for the fresh serve's JIT log", e);
         } finally {
             NamedNamespaces.delete(name);
+            removeAll(jitLogs);
         }
     }
 
@@ -145,6 +163,21 @@ final class FreshServe {
     /** The median of samples {@code from} (inclusive) to {@code to} (exclusive), or -1 when there are not that many. */
     private static long around(List<Long> micros, int from, int to) {
         return micros.size() < to ? -1 : Stats.median(micros.subList(from, to));
+    }
+
+    /** Removes {@code dir} and the logs in it (a training run's too), if it was made. */
+    private static void removeAll(Path dir) {
+        if (dir == null) {
+            return;
+        }
+        try (var files = Files.list(dir)) {
+            for (Path f : files.toList()) {
+                Files.deleteIfExists(f);
+            }
+            Files.deleteIfExists(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot remove " + dir, e);
+        }
     }
 
     private static double medianOf(List<Double> values) {

@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -50,10 +51,17 @@ final class Serve implements AutoCloseable {
 
     /** Runs {@code cmd}, a serve (or in a test, what stands in for one) that listens on {@code socket}. */
     Serve(List<String> cmd, Path socket) {
+        this(cmd, socket, Map.of());
+    }
+
+    /** {@link #Serve(List, Path)} with {@code env} added to its environment. */
+    Serve(List<String> cmd, Path socket, Map<String, String> env) {
         this.socket = socket;
         try {
             logFile = Files.createTempFile("gatun-bench-serve-", ".log");
-            process = new ProcessBuilder(cmd).redirectError(logFile.toFile()).start();
+            ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(logFile.toFile());
+            pb.environment().putAll(env);
+            process = pb.start();
         } catch (IOException e) {
             throw new IllegalStateException("cannot start " + String.join(" ", cmd) + ": " + e.getMessage(), e);
         }
@@ -71,13 +79,32 @@ final class Serve implements AutoCloseable {
 
     /** Starts a serve for {@code ns}; {@link #awaitReady} waits for it. */
     static Serve launch(Path launcher, NetworkNamespace ns) {
+        return launch(launcher, ns, Map.of());
+    }
+
+    private static Serve launch(Path launcher, NetworkNamespace ns, Map<String, String> env) {
         return new Serve(List.of(launcher.toString(), "--netns", ns.name(), "serve"),
-                Path.of("/run/gatun/netns-" + ns.inode() + ".calls.sock"));
+                Path.of("/run/gatun/netns-" + ns.inode() + ".calls.sock"), env);
     }
 
     /** Starts a serve for {@code ns} and waits until it prints its ready line. */
     static Serve start(Path launcher, NetworkNamespace ns) {
-        Serve s = launch(launcher, ns);
+        return started(launch(launcher, ns));
+    }
+
+    /**
+     * {@link #start}, the serve's JVM logging its collections and deoptimizations to
+     * {@code jitLogs}/jit-PID.log (PID: the serve's; a training run the launcher starts first
+     * logs under its own): {@link JitTraps} reads what its requests threw away.
+     */
+    static Serve startLoggingTraps(Path launcher, NetworkNamespace ns, Path jitLogs) {
+        String logging = "-Xlog:gc,deoptimization=debug:file=" + jitLogs.resolve("jit-%p.log") + ":uptime";
+        String given = System.getenv("JAVA_TOOL_OPTIONS");
+        return started(launch(launcher, ns,
+                Map.of("JAVA_TOOL_OPTIONS", given == null || given.isBlank() ? logging : given + " " + logging)));
+    }
+
+    private static Serve started(Serve s) {
         try {
             s.awaitReady();
         } catch (RuntimeException e) {

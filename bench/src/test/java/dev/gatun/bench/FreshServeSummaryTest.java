@@ -16,7 +16,7 @@ class FreshServeSummaryTest {
         for (int i = 0; i < 200; i++) {
             micros.add(i == 9 ? tenth : i == 99 ? hundredth : warm);
         }
-        return new FreshServe.Run(micros, warm, 1000, 2000, 3000);
+        return new FreshServe.Run(micros, warm, 1000, 2000, 3000, List.of());
     }
 
     @Test

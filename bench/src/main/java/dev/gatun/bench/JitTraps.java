@@ -1,0 +1,66 @@
+package dev.gatun.bench;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * What a serve's JIT threw away once it was ready, from the serve's own log of collections and
+ * deoptimizations (-Xlog:gc,deoptimization=debug): the compiled methods made not entrant by an
+ * uncommon trap after its warm-up. Each is code the warm-up compiled for a path the serve's
+ * requests left (a branch it never saw taken, a class it never saw), thrown away at a request
+ * and compiled again over the next hundreds or thousands of them: the mechanism behind a fresh
+ * serve's slow early requests, counted where the timings only show its effect.
+ */
+final class JitTraps {
+
+    /** ServeCommand's System.gc() right after the warm-up, before the ready line; the serial collector's wording. */
+    private static final String WARMED_UP = "Pause Full (System.gc())";
+    private static final Pattern TRAPPED = Pattern.compile("(\\S+::\\S+) \\(\\d+ bytes\\)\\s+made not entrant: uncommon trap");
+
+    private JitTraps() {}
+
+    /**
+     * The methods trapped after the first System.gc() of {@code lines}, in order (a method
+     * trapped twice is named twice); null when the log has no such collection (a serve without
+     * its warm-up, or a log cut short), so that "none" is never said for "unknown".
+     */
+    static List<String> afterWarmUp(List<String> lines) {
+        int from = -1;
+        for (int i = 0; i < lines.size() && from < 0; i++) {
+            if (lines.get(i).contains(WARMED_UP)) {
+                from = i + 1;
+            }
+        }
+        if (from < 0) {
+            return null;
+        }
+        List<String> trapped = new ArrayList<>();
+        for (String line : lines.subList(from, lines.size())) {
+            Matcher m = TRAPPED.matcher(line);
+            if (m.find()) {
+                trapped.add(m.group(1));
+            }
+        }
+        return trapped;
+    }
+
+    /** {@link #afterWarmUp} of the log the serve of process {@code pid} wrote in {@code dir}; null when there is none. */
+    static List<String> ofServe(Path dir, long pid) {
+        Path log = dir.resolve("jit-" + pid + ".log");
+        if (!Files.exists(log)) {
+            return null;
+        }
+        try {
+            return afterWarmUp(Files.readAllLines(log, StandardCharsets.ISO_8859_1));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the serve's JIT log " + log, e);
+        }
+    }
+}
