@@ -1,6 +1,8 @@
 package dev.gatun.cli.api;
 
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
+import java.util.function.ToIntFunction;
 
 /**
  * How many commands a serve ran for its clients (command lines, CNI and netavark calls, from
@@ -14,24 +16,32 @@ public final class CommandTally {
     private final LongAdder ran = new LongAdder();
     private final LongAdder exitedOtherThanZero = new LongAdder();
     private final LongAdder begun = new LongAdder();
-    private final LongAdder ended = new LongAdder();
+    private final LongAdder threw = new LongAdder();
 
-    /** Runs {@code command}, said as running until it returns or throws. */
-    <T> T running(java.util.function.Supplier<T> command) {
+    /**
+     * Runs {@code command} and counts it with the exit code {@code exitCode} reads from what it
+     * returns: from its start until then it is running, and a command that throws (a body that is
+     * no command) is neither running nor counted once it has.
+     */
+    <T> T running(Supplier<T> command, ToIntFunction<T> exitCode) {
         begun.increment();
+        T result;
         try {
-            return command.get();
-        } finally {
-            ended.increment();
+            result = command.get();
+        } catch (RuntimeException | Error e) {
+            threw.increment();
+            throw e;
         }
+        count(exitCode.applyAsInt(result));
+        return result;
     }
 
     /** Counts one command that exited with {@code exitCode}. */
-    void count(int exitCode) {
-        ran.increment();
+    private void count(int exitCode) {
         if (exitCode != 0) {
             exitedOtherThanZero.increment();
         }
+        ran.increment();
     }
 
     public long ran() {
@@ -42,17 +52,24 @@ public final class CommandTally {
         return exitedOtherThanZero.sum();
     }
 
-    /** Commands begun and not yet returned. */
+    /** Commands begun and neither counted nor thrown yet. */
     public long stillRunning() {
-        // Ended first: a command that ends between the two reads is then not said to be running.
-        long done = ended.sum();
-        return Math.max(0, begun.sum() - done);
+        return stillRunning(ran.sum());
+    }
+
+    /**
+     * Those still running when {@code ranSoFar} was read: the ends are read before the begun, so
+     * a command that begins and ends in between shows as running, never as a negative count.
+     */
+    private long stillRunning(long ranSoFar) {
+        long ended = ranSoFar + threw.sum();
+        return Math.max(0, begun.sum() - ended);
     }
 
     /** "ran 3 commands for clients, 1 of them exited other than 0", and "; 2 still running, not counted" when some are. */
     public String sentence() {
-        long running = stillRunning();
         long n = ran();
+        long running = stillRunning(n);
         return "ran " + n + (n == 1 ? " command" : " commands") + " for clients, " + exitedOtherThanZero()
                 + " of them exited other than 0" + (running == 0 ? "" : "; " + running + " still running, not counted");
     }

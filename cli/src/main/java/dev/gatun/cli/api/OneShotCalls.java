@@ -45,11 +45,11 @@ final class OneShotCalls {
             case CLI -> commandLine(ServeWire.commandLine(body), via);
             case CNI -> {
                 ServeWire.CniCall call = ServeWire.cniCall(body);
-                yield tally.running(() -> cni(call));
+                yield tally.running(() -> cni(call), ServeWire.Printed::code);
             }
             case NETAVARK -> {
                 ServeWire.NetavarkCall call = ServeWire.netavarkCall(body);
-                yield tally.running(() -> netavark(call));
+                yield tally.running(() -> netavark(call), ServeWire.Printed::code);
             }
         };
     }
@@ -60,7 +60,8 @@ final class OneShotCalls {
         if (name == null || !Served.COMMANDS.contains(name)) {
             throw new Served.Misdirected("'" + name + "' runs where it is typed, not in a serve");
         }
-        return tally.running(() -> EventCause.as("gatun " + String.join(" ", args) + " (" + via + ")", () -> runLine(args)));
+        return tally.running(() -> EventCause.as("gatun " + String.join(" ", args) + " (" + via + ")", () -> runLine(args)),
+                ServeWire.Printed::code);
     }
 
     /**
@@ -95,7 +96,6 @@ final class OneShotCalls {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         int code = Main.run(args.toArray(String[]::new), new PrintWriter(out), new PrintWriter(err), served);
-        tally.count(code);
         if (requestLog != null) {
             requestLog.accept("ran gatun " + String.join(" ", args) + ": exit " + code);
         }
@@ -107,7 +107,6 @@ final class OneShotCalls {
         CniPlugin.Outcome o = EventCause.as("CNI " + call.env().get("CNI_COMMAND") + " "
                         + call.env().getOrDefault("CNI_CONTAINERID", ""),
                 () -> CniPlugin.run(call.env(), call.config(), Drivers.of(served.driver())));
-        tally.count(o.exitCode());
         if (requestLog != null) {
             requestLog.accept("ran CNI " + call.env().get("CNI_COMMAND") + " " + call.env().getOrDefault("CNI_CONTAINERID", "")
                     + ": exit " + o.exitCode() + (o.errorCode() != 0 ? " (CNI error " + o.errorCode() + ")" : ""));
@@ -118,7 +117,6 @@ final class OneShotCalls {
     private ServeWire.Printed netavark(ServeWire.NetavarkCall call) {
         NetavarkPlugin.Outcome o = EventCause.as("netavark " + String.join(" ", call.args()),
                 () -> NetavarkPlugin.run(call.args(), call.stdin(), Drivers.of(served.driver())));
-        tally.count(o.exitCode());
         if (requestLog != null) {
             requestLog.accept("ran netavark " + String.join(" ", call.args()) + ": exit " + o.exitCode());
         }
