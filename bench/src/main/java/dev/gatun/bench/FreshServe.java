@@ -115,11 +115,23 @@ final class FreshServe {
 
     /** One fresh serve of one shape, in a namespace of its own, removed again. */
     private static Run run(Path launcher, Path client, int ports, int requests) {
-        String name = "gatun-bench-" + ProcessHandle.current().pid() + "-fresh-" + ports;
-        NetworkNamespace ns = NamedNamespaces.create(name);
-        Path jitLogs = null;
+        Path jitLogs;
         try {
             jitLogs = Files.createTempDirectory("gatun-bench-jit-");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot make a directory for the fresh serve's JIT log", e);
+        }
+        try {
+            return runLogging(launcher, client, ports, requests, jitLogs);
+        } finally {
+            removeAll(jitLogs);
+        }
+    }
+
+    private static Run runLogging(Path launcher, Path client, int ports, int requests, Path jitLogs) {
+        String name = "gatun-bench-" + ProcessHandle.current().pid() + "-fresh-" + ports;
+        NetworkNamespace ns = NamedNamespaces.create(name);
+        try {
             Subjects.OnGatunTable.createNetwork(ns);
             // Inside the namespace, the client finds its serve as a command typed there does (no --netns).
             try (InNamespace sender = new InNamespace(client, ns.path());
@@ -138,15 +150,14 @@ final class FreshServe {
                     throw new IllegalStateException("the fresh serve ran " + ran + " of " + 2 * requests + " commands");
                 }
                 long warm = Stats.median(micros.subList(Math.max(0, requests - WARM_SAMPLES), requests));
-                // Read once it has exited: its JVM has written the whole log then.
+                // Read once it has exited: its JVM has written the whole log then. Without its warm-up
+                // the first System.gc() would be a later one: not known then.
+                boolean warmedUp = serve.log().stream().anyMatch(l -> l.contains("warmed up:"));
                 return new Run(List.copyOf(micros), warm, idle.rssKb(), loaded.rssKb(), loaded.hwmKb(),
-                        JitTraps.ofServe(jitLogs, serve.pid()));
+                        warmedUp ? JitTraps.ofServe(jitLogs, serve.pid()) : null);
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot make a directory for the fresh serve's JIT log", e);
         } finally {
             NamedNamespaces.delete(name);
-            removeAll(jitLogs);
         }
     }
 
@@ -165,18 +176,18 @@ final class FreshServe {
         return micros.size() < to ? -1 : Stats.median(micros.subList(from, to));
     }
 
-    /** Removes {@code dir} and the logs in it (a training run's too), if it was made. */
+    /**
+     * Removes {@code dir} and the logs in it (a training run's too); a failure is said, not
+     * thrown, so that it never hides the run's own.
+     */
     private static void removeAll(Path dir) {
-        if (dir == null) {
-            return;
-        }
         try (var files = Files.list(dir)) {
             for (Path f : files.toList()) {
                 Files.deleteIfExists(f);
             }
             Files.deleteIfExists(dir);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot remove " + dir, e);
+            System.err.println("gatun bench: could not remove the fresh serve's JIT logs in " + dir + ": " + e.getMessage());
         }
     }
 

@@ -109,8 +109,8 @@ public final class Harness implements Callable<Integer> {
         atLeast("--clients", clients, 1);
         atLeast("--mappings", bulkMappings, 1);
         atLeast("--rounds", bulkRounds, 1);
-        // The 100th publish of a fresh serve is one of its figures.
-        atLeast("--requests", freshRequests, 100);
+        // The 100th publish of a fresh serve is one of its figures, the 91st to 110th around it another.
+        atLeast("--requests", freshRequests, 110);
         atLeast("--serves", freshServes, 1);
     }
 

@@ -5,31 +5,36 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * What a serve's JIT threw away once it was ready, from the serve's own log of collections and
- * deoptimizations (-Xlog:gc,deoptimization=debug): the compiled methods made not entrant by an
- * uncommon trap after its warm-up. Each is code the warm-up compiled for a path the serve's
- * requests left (a branch it never saw taken, a class it never saw), thrown away at a request
- * and compiled again over the next hundreds or thousands of them: the mechanism behind a fresh
- * serve's slow early requests, counted where the timings only show its effect.
+ * deoptimizations (-Xlog:gc,deoptimization=debug): the uncommon traps its compiled code took
+ * after its warm-up, one per place (method, bytecode, reason and action; a class check traps
+ * some times over before its method is compiled again). Each is code the warm-up compiled for a
+ * path the serve's requests left (a branch it never saw taken, a class it never saw), thrown
+ * away or recompiled at a request and compiled again over the next hundreds or thousands of
+ * them: the mechanism behind a fresh serve's slow early requests, counted where the timings
+ * only show its effect.
  */
 final class JitTraps {
 
     /** ServeCommand's System.gc() right after the warm-up, before the ready line; the serial collector's wording. */
     private static final String WARMED_UP = "Pause Full (System.gc())";
-    private static final Pattern TRAPPED = Pattern.compile("(\\S+::\\S+) \\(\\d+ bytes\\)\\s+made not entrant: uncommon trap");
+    /** "cid=  72     level=4 pkg.Cls.method(ZS)S trap_bci=4 unstable_if reinterpret pc=0x... relative_pc=0x...". */
+    private static final Pattern TRAP = Pattern.compile(
+            "cid=\\s*\\d+\\s+level=\\d+\\s+([^\\s(]+)\\S*\\s+trap_bci=(\\d+)\\s+(\\S+)\\s+(\\S+)");
 
     private JitTraps() {}
 
     /**
-     * The methods trapped after the first System.gc() of {@code lines}, in order (a method
-     * trapped twice is named twice); null when the log has no such collection (a serve without
-     * its warm-up, or a log cut short), so that "none" is never said for "unknown".
+     * The places trapped after the first System.gc() of {@code lines}, each once, in the order
+     * first trapped ("pkg.Cls.method@bci reason action"); null when the log has no such collection
+     * (a serve without its warm-up, or a log cut short), so that "none" is never said for "unknown".
      */
     static List<String> afterWarmUp(List<String> lines) {
         int from = -1;
@@ -41,14 +46,14 @@ final class JitTraps {
         if (from < 0) {
             return null;
         }
-        List<String> trapped = new ArrayList<>();
+        Set<String> trapped = new LinkedHashSet<>();
         for (String line : lines.subList(from, lines.size())) {
-            Matcher m = TRAPPED.matcher(line);
+            Matcher m = TRAP.matcher(line);
             if (m.find()) {
-                trapped.add(m.group(1));
+                trapped.add(m.group(1) + "@" + m.group(2) + " " + m.group(3) + " " + m.group(4));
             }
         }
-        return trapped;
+        return List.copyOf(trapped);
     }
 
     /** {@link #afterWarmUp} of the log the serve of process {@code pid} wrote in {@code dir}; null when there is none. */
