@@ -26,8 +26,8 @@ import java.util.function.Consumer;
  * self-healing driver, the local API and the one-shot socket of that namespace), sends it what a serve gets
  * most, as the C client sends it (containers set up and torn down through the netavark plugin,
  * see {@link NetavarkWarmUp}; then publishes and unpublishes of one port and, every fourth, of a
- * 32-port container, on new ports each time, and now and then a listing, to a second serving of
- * it, see {@link #warmUp}) for some seconds,
+ * 32-port container, on new ports each time, and now and then a listing, to two more servings of
+ * it in turn, see {@link #warmUp}) for some seconds,
  * waits for the compilers to finish what those queued, and removes its namespaces (the served one
  * and the containers') with everything in them. The serve's own namespace, driver, events and
  * metrics see none of it.
@@ -43,6 +43,14 @@ final class ServeWarmUp {
     /** A test network's prefix, inside the throwaway namespace only. */
     static final String SUBNET = "10.213.0.0/24";
     private static final String CONTAINER_IP = "10.213.0.2";
+
+    /**
+     * Servings the publishes go to in turn, after the containers' (see {@link #warmUp}): with one,
+     * three places still trapped at each fresh serve's first requests (NftChannel.batch,
+     * SharedValues.acquire, ScopedValue.findBinding); with two, none but a class check of the
+     * JDK's now and then; three cost 0.3 to 0.5 MiB more at idle for no fewer.
+     */
+    static final int SERVINGS = 2;
 
     /** Pairs sent at least, however slow they are: the first tier compiles a method after 200 calls. */
     static final int MIN_PAIRS = 300;
@@ -130,14 +138,14 @@ final class ServeWarmUp {
     }
 
     /**
-     * The requests to the serve of {@code ns}, then the wait for the compilers. The containers
-     * and the publishes go to two servings of the namespace, one after the other, each with a
-     * driver, sockets and threads of its own, as the serve's own are new at its first request: a
-     * branch that only a new one takes (memory not read yet, a channel's first batch, a value not
-     * shared yet, a thread's first scoped value) was taken by one serving's first requests only,
-     * before the JIT profiled anything, so the code compiled from the profile trapped and was
-     * thrown away at the serve's first request (CommitLoop.commit among it, which then took
-     * thousands of requests to be compiled again). Served again, those branches are in the profile.
+     * The requests to the serve of {@code ns}, then the wait for the compilers. The containers go
+     * to one serving of the namespace, the publishes to {@link #SERVINGS} more in turn, each with
+     * a driver, sockets and threads of its own, as the serve's own are new at its first request: a
+     * branch that only a new one takes (memory not read yet, a channel's first batch, a value not shared yet, a
+     * thread's first scoped value) was taken by one serving's first requests only, before the
+     * JIT profiled anything, so the code compiled from the profile trapped and was thrown away
+     * at the serve's first request (CommitLoop.commit among it, which then took thousands of
+     * requests to be compiled again). Served again, those branches are in the profile.
      */
     private static Outcome warmUp(NetworkNamespace ns, List<NetworkNamespace> pods,
                                   BiFunction<NetworkNamespace, EventLog, GatunDriver> open, Consumer<String> requestLog,
@@ -154,11 +162,16 @@ final class ServeWarmUp {
         long containersMillis = millisSince(start);
         long publishesStart = System.nanoTime();
         int pairs = 0;
-        try (Serving serving = new Serving(ns, open, events, requestLog)) {
-            send(serving.socket(), ns, List.of("net", "create", "w1", "--subnet", SUBNET));
-            long requestsEnd = publishesStart + TimeUnit.MILLISECONDS.toNanos(REQUESTS_MILLIS);
-            while ((pairs < MIN_PAIRS || System.nanoTime() < requestsEnd) && !stopping.getAsBoolean()) {
-                pair(serving.socket(), ns, pairs++);
+        for (int n = 0; n < SERVINGS && !stopping.getAsBoolean(); n++) {
+            long servingEnd = publishesStart + TimeUnit.MILLISECONDS.toNanos(REQUESTS_MILLIS) * (n + 1) / SERVINGS;
+            int servingPairs = MIN_PAIRS * (n + 1) / SERVINGS;
+            try (Serving serving = new Serving(ns, open, events, requestLog)) {
+                if (n == 0) {
+                    send(serving.socket(), ns, List.of("net", "create", "w1", "--subnet", SUBNET));
+                }
+                while ((pairs < servingPairs || System.nanoTime() < servingEnd) && !stopping.getAsBoolean()) {
+                    pair(serving.socket(), ns, pairs++);
+                }
             }
         }
         boolean settled = !stopping.getAsBoolean()
