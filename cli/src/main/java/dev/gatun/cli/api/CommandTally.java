@@ -16,12 +16,11 @@ public final class CommandTally {
     private final LongAdder ran = new LongAdder();
     private final LongAdder exitedOtherThanZero = new LongAdder();
     private final LongAdder begun = new LongAdder();
-    private final LongAdder threw = new LongAdder();
 
     /**
      * Runs {@code command} and counts it with the exit code {@code exitCode} reads from what it
-     * returns: from its start until then it is running, and a command that throws (a body that is
-     * no command) is neither running nor counted once it has.
+     * returns: from its start until then it is running. A command that throws ran and failed: it
+     * is counted as one that exited other than 0.
      */
     <T> T running(Supplier<T> command, ToIntFunction<T> exitCode) {
         begun.increment();
@@ -29,19 +28,19 @@ public final class CommandTally {
         try {
             result = command.get();
         } catch (RuntimeException | Error e) {
-            threw.increment();
+            count(1);
             throw e;
         }
         count(exitCode.applyAsInt(result));
         return result;
     }
 
-    /** Counts one command that exited with {@code exitCode}. */
+    /** Counts one command that exited with {@code exitCode}: the run first, so that "of them" never exceeds it. */
     private void count(int exitCode) {
+        ran.increment();
         if (exitCode != 0) {
             exitedOtherThanZero.increment();
         }
-        ran.increment();
     }
 
     public long ran() {
@@ -52,25 +51,26 @@ public final class CommandTally {
         return exitedOtherThanZero.sum();
     }
 
-    /** Commands begun and neither counted nor thrown yet. */
+    /** Commands begun and not counted yet. */
     public long stillRunning() {
         return stillRunning(ran.sum());
     }
 
     /**
-     * Those still running when {@code ranSoFar} was read: the ends are read before the begun, so
+     * Those still running when {@code ranSoFar} was read: the runs are read before the begun, so
      * a command that begins and ends in between shows as running, never as a negative count.
      */
     private long stillRunning(long ranSoFar) {
-        long ended = ranSoFar + threw.sum();
-        return Math.max(0, begun.sum() - ended);
+        return Math.max(0, begun.sum() - ranSoFar);
     }
 
     /** "ran 3 commands for clients, 1 of them exited other than 0", and "; 2 still running, not counted" when some are. */
     public String sentence() {
+        // The failures before the runs, the runs before the begun: each count read covers the one before it.
+        long failed = exitedOtherThanZero();
         long n = ran();
         long running = stillRunning(n);
-        return "ran " + n + (n == 1 ? " command" : " commands") + " for clients, " + exitedOtherThanZero()
+        return "ran " + n + (n == 1 ? " command" : " commands") + " for clients, " + failed
                 + " of them exited other than 0" + (running == 0 ? "" : "; " + running + " still running, not counted");
     }
 }

@@ -67,15 +67,14 @@ class CommandTallyTest {
         assertThat(tally.sentence()).isEqualTo("ran 2 commands for clients, 1 of them exited other than 0");
     }
 
-    /** A command that throws (a body that is no command) is neither left running nor counted. */
+    /** A command that throws ran and failed: counted as one that exited other than 0, and not left running. */
     @Test
-    void aCommandThatThrowsIsNeitherRunningNorCounted() {
+    void aCommandThatThrowsIsCountedAsFailed() {
         CommandTally tally = new CommandTally();
         assertThatThrownBy(() -> tally.running(() -> {
-            throw new IllegalArgumentException("no command");
-        }, c -> 0)).isInstanceOf(IllegalArgumentException.class);
+            throw new IllegalStateException("the driver broke");
+        }, c -> 0)).isInstanceOf(IllegalStateException.class);
         assertThat(tally.stillRunning()).isZero();
-        assertThat(tally.ran()).isZero();
-        assertThat(tally.sentence()).isEqualTo("ran 0 commands for clients, 0 of them exited other than 0");
+        assertThat(tally.sentence()).isEqualTo("ran 1 command for clients, 1 of them exited other than 0");
     }
 }
