@@ -20,9 +20,9 @@ import java.util.Map;
  * 100th publish are reported against the same serve's warm figure (the median of the last
  * {@link #WARM_SAMPLES} of {@code requests} pairs). With a publish of one port, and in other
  * fresh serves with a 32-port container's; the serve's memory idle (right after ready, before
- * any request) and loaded (after the pairs) beside them, and the methods each serve's JIT threw
- * away at its requests ({@link JitTraps}): its log of collections and deoptimizations is on for
- * that (a line per collection and per deoptimization).
+ * any request) and loaded (after the pairs) beside them, and the places where each serve's
+ * compiled code trapped at its requests ({@link JitTraps}): its log of collections and
+ * deoptimizations is on for that (a line per collection and per trap).
  *
  * <p>Several fresh serves of each shape, in turns: the 10th or the 100th request of one serve
  * is a lottery on two cores (a young collection, some 1 ms every 10 to 20 ms of requests, or a
@@ -43,8 +43,8 @@ final class FreshServe {
     private static final int WARM_SAMPLES = 200;
 
     /**
-     * One serve's run: its timed publishes in order, its warm figure, its memory, and the methods
-     * its JIT threw away after the warm-up (null: not known; see {@link JitTraps}).
+     * One serve's run: its timed publishes in order, its warm figure, its memory, and the places
+     * its compiled code trapped after the warm-up (null: not known; see {@link JitTraps}).
      */
     record Run(List<Long> micros, long warm, long idleRssKb, long loadedRssKb, long loadedHwmKb, List<String> traps) {
         long at(int index) {
@@ -186,7 +186,7 @@ final class FreshServe {
                 Files.deleteIfExists(f);
             }
             Files.deleteIfExists(dir);
-        } catch (IOException e) {
+        } catch (IOException | UncheckedIOException e) {
             System.err.println("gatun bench: could not remove the fresh serve's JIT logs in " + dir + ": " + e.getMessage());
         }
     }

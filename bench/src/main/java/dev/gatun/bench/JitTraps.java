@@ -25,9 +25,13 @@ final class JitTraps {
 
     /** ServeCommand's System.gc() right after the warm-up, before the ready line; the serial collector's wording. */
     private static final String WARMED_UP = "Pause Full (System.gc())";
-    /** "cid=  72     level=4 pkg.Cls.method(ZS)S trap_bci=4 unstable_if reinterpret pc=0x... relative_pc=0x...". */
-    private static final Pattern TRAP = Pattern.compile(
-            "cid=\\s*\\d+\\s+level=\\d+\\s+([^\\s(]+)\\S*\\s+trap_bci=(\\d+)\\s+(\\S+)\\s+(\\S+)");
+    /**
+     * "cid=  72     level=4 pkg.Cls.method(ZS)S trap_bci=4 unstable_if reinterpret pc=0x...", and
+     * in code compiled for a loop (on-stack replacement) "cid= 812 osr level=4 ... trap_bci=40
+     * osr_bci=12 unstable_if reinterpret pc=0x..." (HotSpot's log_deopt).
+     */
+    private static final Pattern TRAP = Pattern.compile("cid=\\s*\\d+\\s+(?:osr\\s+)?level=\\d+\\s+([^\\s(]+)\\S*"
+            + "\\s+trap_bci=(\\d+)\\s+(?:osr_bci=\\d+\\s+)?(\\S+)\\s+(\\S+)");
 
     private JitTraps() {}
 

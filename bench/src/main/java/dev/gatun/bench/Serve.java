@@ -95,7 +95,7 @@ final class Serve implements AutoCloseable {
     /**
      * {@link #start}, the serve's JVM logging its collections and deoptimizations to
      * {@code jitLogs}/jit-PID.log (PID: the serve's; a training run the launcher starts first
-     * logs under its own): {@link JitTraps} reads what its requests threw away.
+     * logs under its own): {@link JitTraps} reads where its compiled code trapped.
      */
     static Serve startLoggingTraps(Path launcher, NetworkNamespace ns, Path jitLogs) {
         String logging = "-Xlog:gc,deoptimization=debug:file=" + jitLogs.resolve("jit-%p.log") + ":uptime";

@@ -23,6 +23,9 @@ class JitTrapsTest {
             "[8.965s] cid=5194     level=4 dev.gatun.netlink.NftBatch.add(Ljava/util/function/Supplier;IIILdev/gatun/netlink/"
                     + "NftBatch$PayloadWriter;)V trap_bci=49 class_check maybe_recompile pc=0x00007f93b811384c"
                     + " relative_pc=0x00000000000059cc",
+            // Not copied: no OSR trap was logged here; written in HotSpot's log_deopt format for one.
+            "[9.100s] cid= 812 osr level=4 dev.gatun.cli.ServeWarmUp.warmUp(Ljava/util/List;)V trap_bci=40 osr_bci=12"
+                    + " unstable_if reinterpret pc=0x00007f93b8113000 relative_pc=0x0000000000000100",
             "[9.930s] GC(400) Pause Full (System.gc()) 9M->5M(10M) 23.232ms");
 
     @Test
@@ -30,7 +33,8 @@ class JitTrapsTest {
         // Not the traps before the first System.gc() (the warm-up's own), nor a tier replaced ("not used").
         assertThat(JitTraps.afterWarmUp(LOG)).containsExactly(
                 "dev.gatun.sockdiag.HostSockets.receiving@14 class_check maybe_recompile",
-                "dev.gatun.netlink.NftBatch.add@49 class_check maybe_recompile");
+                "dev.gatun.netlink.NftBatch.add@49 class_check maybe_recompile",
+                "dev.gatun.cli.ServeWarmUp.warmUp@40 unstable_if reinterpret");
     }
 
     @Test

@@ -46,9 +46,9 @@ final class ServeWarmUp {
 
     /**
      * Servings the publishes go to in turn, after the containers' (see {@link #warmUp}): with one,
-     * three places still trapped at each fresh serve's first requests (NftChannel.batch,
-     * SharedValues.acquire, ScopedValue.findBinding); with two, none but a class check of the
-     * JDK's now and then; three cost 0.3 to 0.5 MiB more at idle for no fewer.
+     * three places still trapped at every fresh serve's first requests (NftChannel.batch,
+     * SharedValues.acquire, ScopedValue.findBinding); with two, none in three 32-port serves and
+     * a class check of the JDK's in two of three one-port ones (bench/README.md, 2026-12-06).
      */
     static final int SERVINGS = 2;
 
