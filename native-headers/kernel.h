@@ -27,4 +27,15 @@
 #include <linux/if_bridge.h>
 #include <linux/sock_diag.h>
 #include <linux/inet_diag.h>
+
+/*
+ * The tuple fields a ctnetlink dump filters on (CTA_FILTER_ORIG_FLAGS, Linux 5.10 on). They are
+ * kernel ABI, but only net/netfilter/nf_internals.h defines them and no uapi header exports
+ * them, so gatun states the three it uses here, with the kernel's names and values.
+ */
+#ifndef CTA_FILTER_F_CTA_IP_DST
+#define CTA_FILTER_F_CTA_IP_DST (1 << 1)
+#define CTA_FILTER_F_CTA_PROTO_NUM (1 << 3)
+#define CTA_FILTER_F_CTA_PROTO_DST_PORT (1 << 5)
+#endif
 #endif

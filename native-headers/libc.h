@@ -14,6 +14,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <net/if.h>
+#include <linux/if_packet.h>
 #include <sys/ioctl.h>
 #include <sys/time.h>
 #include <linux/limits.h>

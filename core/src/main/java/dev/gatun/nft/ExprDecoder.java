@@ -8,6 +8,7 @@ import dev.gatun.nft.expr.Cmp;
 import dev.gatun.nft.expr.CmpOp;
 import dev.gatun.nft.expr.Counter;
 import dev.gatun.nft.expr.Ct;
+import dev.gatun.nft.expr.Dynset;
 import dev.gatun.nft.expr.Expr;
 import dev.gatun.nft.expr.Fib;
 import dev.gatun.nft.expr.Immediate;
@@ -28,6 +29,7 @@ import dev.gatun.nft.expr.VerdictExpr;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.time.Duration;
 import java.util.Map;
 
 import static dev.gatun.bindings.internal.libnftnl_h.*;
@@ -76,7 +78,10 @@ final class ExprDecoder {
             Map.entry("counter", bits(NFTNL_EXPR_CTR_PACKETS, NFTNL_EXPR_CTR_BYTES)),
             Map.entry("ct", bits(NFTNL_EXPR_CT_DREG, NFTNL_EXPR_CT_KEY, NFTNL_EXPR_CT_DIR)),
             Map.entry("fib", bits(NFTNL_EXPR_FIB_DREG, NFTNL_EXPR_FIB_RESULT, NFTNL_EXPR_FIB_FLAGS)),
-            Map.entry("log", bits(NFTNL_EXPR_LOG_PREFIX, NFTNL_EXPR_LOG_LEVEL, NFTNL_EXPR_LOG_GROUP)));
+            Map.entry("log", bits(NFTNL_EXPR_LOG_PREFIX, NFTNL_EXPR_LOG_LEVEL, NFTNL_EXPR_LOG_GROUP)),
+            // A dynset with data or expressions of its own (a meter, a map) stays opaque; so does one with flags.
+            Map.entry("dynset", bits(NFTNL_EXPR_DYNSET_SREG_KEY, NFTNL_EXPR_DYNSET_OP, NFTNL_EXPR_DYNSET_SET_NAME,
+                    NFTNL_EXPR_DYNSET_SET_ID, NFTNL_EXPR_DYNSET_TIMEOUT, NFTNL_EXPR_DYNSET_FLAGS)));
 
     private ExprDecoder() {}
 
@@ -140,8 +145,23 @@ final class ExprDecoder {
                     isSet(x, NFTNL_EXPR_LOG_LEVEL) ? u32(x, NFTNL_EXPR_LOG_LEVEL) : null,
                     isSet(x, NFTNL_EXPR_LOG_GROUP)
                             ? Short.toUnsignedInt(nftnl_expr_get_u16(x, (short) NFTNL_EXPR_LOG_GROUP)) : null);
+            case "dynset" -> dynset(x);
             default -> null;
         };
+    }
+
+    /**
+     * The kernel lists flags 0 and a timeout of 0 for a dynset that has neither (the set's default
+     * timeout then applies): read as none, as nft reads them. Null for any flag (an inverted one).
+     */
+    private static Dynset dynset(MemorySegment x) {
+        if (optional(x, NFTNL_EXPR_DYNSET_FLAGS) != 0) {
+            return null;
+        }
+        long timeout = isSet(x, NFTNL_EXPR_DYNSET_TIMEOUT) ? nftnl_expr_get_u64(x, (short) NFTNL_EXPR_DYNSET_TIMEOUT) : 0;
+        return new Dynset(Dynset.Op.of(u32(x, NFTNL_EXPR_DYNSET_OP)), u32(x, NFTNL_EXPR_DYNSET_SREG_KEY),
+                Native.string(nftnl_expr_get_str(x, (short) NFTNL_EXPR_DYNSET_SET_NAME)),
+                timeout == 0 ? null : Duration.ofMillis(timeout));
     }
 
     /** A load with a destination register, a set with a source one; null for neither or both. */

@@ -10,6 +10,7 @@ import dev.gatun.nft.expr.Expr;
 import dev.gatun.nft.expr.Fib;
 import dev.gatun.nft.expr.Immediate;
 import dev.gatun.nft.expr.Log;
+import dev.gatun.nft.expr.Dynset;
 import dev.gatun.nft.expr.Lookup;
 import dev.gatun.nft.expr.Masquerade;
 import dev.gatun.nft.expr.Meta;
@@ -120,6 +121,18 @@ final class ExprEncoder {
                 }
                 if (l.inverted()) {
                     u32(x, NFTNL_EXPR_LOOKUP_FLAGS, kernel_h.NFT_LOOKUP_F_INV);
+                }
+            }
+            case Dynset d -> {
+                u32(x, NFTNL_EXPR_DYNSET_SREG_KEY, d.sreg());
+                u32(x, NFTNL_EXPR_DYNSET_OP, d.op().value);
+                nftnl_expr_set_str(x, (short) NFTNL_EXPR_DYNSET_SET_NAME, arena.allocateFrom(d.set()));
+                int setId = newSetIds.applyAsInt(d.set());
+                if (setId > 0) {
+                    u32(x, NFTNL_EXPR_DYNSET_SET_ID, setId);
+                }
+                if (d.timeout() != null) {
+                    nftnl_expr_set_u64(x, (short) NFTNL_EXPR_DYNSET_TIMEOUT, d.timeout().toMillis());
                 }
             }
             case Immediate i -> {

@@ -8,6 +8,7 @@ import dev.gatun.nft.expr.Cmp;
 import dev.gatun.nft.expr.CmpOp;
 import dev.gatun.nft.expr.Counter;
 import dev.gatun.nft.expr.Ct;
+import dev.gatun.nft.expr.Dynset;
 import dev.gatun.nft.expr.Expr;
 import dev.gatun.nft.expr.Fib;
 import dev.gatun.nft.expr.Immediate;
@@ -23,6 +24,7 @@ import dev.gatun.nft.expr.Registers;
 import dev.gatun.nft.expr.Reject;
 import dev.gatun.nft.expr.VerdictExpr;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -103,6 +105,23 @@ public final class RuleBuilder {
     public RuleBuilder touchMap(String map, Field... key) {
         matches.loadConcatenation(key);
         exprs.add(new Lookup(Registers.REG1, NftNames.check("map", map), Registers.REG1, false));
+        return this;
+    }
+
+    /**
+     * {@code update @set { FIELD . FIELD ... }}: adds the key to the set from the packet path, or
+     * refreshes its timeout when it is there (the set's default timeout; the set must be dynamic).
+     */
+    public RuleBuilder updateSet(String set, Field... key) {
+        matches.loadConcatenation(key);
+        exprs.add(new Dynset(Dynset.Op.UPDATE, Registers.REG1, NftNames.check("set", set), null));
+        return this;
+    }
+
+    /** {@code add @set { FIELD . FIELD ... timeout DURATION }}: adds the key once, with a timeout of its own (null: the set's). */
+    public RuleBuilder addToSet(String set, Duration timeout, Field... key) {
+        matches.loadConcatenation(key);
+        exprs.add(new Dynset(Dynset.Op.ADD, Registers.REG1, NftNames.check("set", set), timeout));
         return this;
     }
 

@@ -13,6 +13,7 @@ import dev.gatun.nft.expr.Cmp;
 import dev.gatun.nft.expr.CmpOp;
 import dev.gatun.nft.expr.Counter;
 import dev.gatun.nft.expr.Ct;
+import dev.gatun.nft.expr.Dynset;
 import dev.gatun.nft.expr.Expr;
 import dev.gatun.nft.expr.Fib;
 import dev.gatun.nft.expr.Immediate;
@@ -96,6 +97,8 @@ final class RuleRenderer {
                     words.add(name(v) + (r.op() == CmpOp.NEQ ? " != " : " ") + text(v, r.from()) + "-" + text(v, r.to()));
                 }
                 case Lookup l -> lookup(l);
+                case Dynset d -> words.add(d.op().keyword + " @" + d.set() + " { " + key(d.sreg())
+                        + (d.timeout() == null ? "" : " timeout " + NftRenderer.duration(d.timeout())) + " }");
                 case Fib f -> set(f.dreg(), new Load(null, f.result() == kernel_h.NFT_FIB_RESULT_ADDRTYPE
                         ? "fib daddr type" : f.result() == kernel_h.NFT_FIB_RESULT_OIF ? "fib daddr oif" : "fib daddr oifname"));
                 case VerdictExpr v -> words.add(v.verdict().render());
@@ -236,18 +239,24 @@ final class RuleRenderer {
         return l.words().equals("meta iiftype") && p.base() == Payload.Base.LINK;
     }
 
-    private void lookup(Lookup l) {
+    /** The key a set expression reads from {@code sreg}: every load pending from there on, concatenated. */
+    private String key(int sreg) {
         String key;
-        if (!pending.isEmpty() && pending.firstKey() == l.sreg()) {
+        if (!pending.isEmpty() && pending.firstKey() == sreg) {
             List<String> parts = new ArrayList<>();
             for (RegisterValue v : pending.values()) {
                 parts.add(name(v));
             }
             key = String.join(" . ", parts);
         } else {
-            key = name(take(l.sreg()));
+            key = name(take(sreg));
         }
         pending.clear();
+        return key;
+    }
+
+    private void lookup(Lookup l) {
+        String key = key(l.sreg());
         if (l.dreg() == null) {
             words.add(key + (l.inverted() ? " != @" : " @") + l.set());
         } else if (l.dreg() == Registers.VERDICT) {

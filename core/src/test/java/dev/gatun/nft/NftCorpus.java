@@ -45,6 +45,7 @@ final class NftCorpus {
         BUILDERS.put("15-prefixes", NftCorpus::prefixes);
         BUILDERS.put("16-netdev", NftCorpus::netdev);
         BUILDERS.put("17-mark", NftCorpus::mark);
+        BUILDERS.put("18-dynset", NftCorpus::dynset);
     }
 
     private NftCorpus() {}
@@ -254,6 +255,22 @@ final class NftCorpus {
                 .add(Rule.in(in).inSet("recent", Field.IP_SADDR).accept().build())
                 .add(Rule.in(in).inSet("fixed", Field.TCP_DPORT).accept().build())
                 .add(Rule.in(in).inSet("marks", Field.META_MARK).counter().build());
+    }
+
+    private static void dynset(Transaction tx) {
+        Table t = Table.of(Family.INET, "gatun");
+        NftSet heard = NftSet.of(t, "heard", INET_SERVICE).withFlags(SetFlag.DYNAMIC, SetFlag.TIMEOUT)
+                .withTimeout(Duration.ofMinutes(5));
+        NftSet seen4 = NftSet.of(t, "seen4", IPV4_ADDR, INET_SERVICE).withFlags(SetFlag.DYNAMIC, SetFlag.TIMEOUT)
+                .withTimeout(Duration.ofHours(1));
+        Chain in = Chain.base(t, "input", ChainType.FILTER, Hook.INPUT, Priority.FILTER + 100, Verdict.Code.ACCEPT);
+        Chain raw = Chain.base(t, "raw", ChainType.FILTER, Hook.PREROUTING, Priority.RAW, Verdict.Code.ACCEPT);
+        tx.add(t).add(heard).add(seen4).add(in).add(raw)
+                .add(Rule.in(in).match(Field.META_L4PROTO, "udp").ctState("new").updateSet("heard", Field.UDP_DPORT).build())
+                .add(Rule.in(in).match(Field.IP_SADDR, "10.0.0.0/8")
+                        .addToSet("seen4", Duration.ofMinutes(1), Field.IP_SADDR, Field.TCP_DPORT).build())
+                .add(Rule.in(raw).matchNot(Field.META_IIFNAME, "lo").match(Field.IP_DADDR, "127.0.0.0/8").drop().build())
+                .add(Rule.in(raw).matchNot(Field.META_IIFNAME, "lo").match(Field.IP6_DADDR, "::1").drop().build());
     }
 
     private static void tables(Transaction tx) {

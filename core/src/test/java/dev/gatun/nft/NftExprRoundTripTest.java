@@ -6,6 +6,7 @@ import dev.gatun.nft.expr.Cmp;
 import dev.gatun.nft.expr.CmpOp;
 import dev.gatun.nft.expr.Counter;
 import dev.gatun.nft.expr.Ct;
+import dev.gatun.nft.expr.Dynset;
 import dev.gatun.nft.expr.Expr;
 import dev.gatun.nft.expr.Fib;
 import dev.gatun.nft.expr.Immediate;
@@ -28,6 +29,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import java.lang.reflect.Modifier;
 import java.util.LinkedHashSet;
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 
@@ -71,6 +73,8 @@ class NftExprRoundTripTest {
                 new Fib(kernel_h.NFTA_FIB_F_DADDR, kernel_h.NFT_FIB_RESULT_ADDRTYPE, Registers.REG1),
                 new Log("gatun: ", 4, null),
                 new Log(null, null, 2),
+                new Dynset(Dynset.Op.UPDATE, Registers.REG1, "heard", null),
+                new Dynset(Dynset.Op.ADD, Registers.REG1, "seen", Duration.ofSeconds(90)),
                 NftOpaqueTest.CONNTRACK);
     }
 

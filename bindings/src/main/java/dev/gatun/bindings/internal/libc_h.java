@@ -10,7 +10,7 @@ import java.lang.invoke.MethodHandle;
 
 import static java.lang.foreign.ValueLayout.*;
 
-/** Bindings for native-headers/libc.h: 14 functions, 92 constants. */
+/** Bindings for native-headers/libc.h: 16 functions, 92 constants. */
 public final class libc_h {
 
     private libc_h() {}
@@ -394,6 +394,58 @@ public final class libc_h {
             throw e;
         } catch (Throwable t) {
             throw new AssertionError("unexpected checked exception from recv", t);
+        }
+    }
+
+    private static final class sendmsg$ {
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT);
+        static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(findOrThrow("sendmsg"), DESC);
+    }
+
+    public static FunctionDescriptor sendmsg$descriptor() {
+        return sendmsg$.DESC;
+    }
+
+    public static MethodHandle sendmsg$handle() {
+        return sendmsg$.HANDLE;
+    }
+
+    /**
+     * {@snippet lang=c : ssize_t sendmsg (int, const struct msghdr *, int) }
+     */
+    public static long sendmsg(int x0, MemorySegment x1, int x2) {
+        try {
+            return (long) sendmsg$.HANDLE.invokeExact(x0, x1, x2);
+        } catch (Error | RuntimeException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError("unexpected checked exception from sendmsg", t);
+        }
+    }
+
+    private static final class if_nametoindex$ {
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(JAVA_INT, ADDRESS);
+        static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(findOrThrow("if_nametoindex"), DESC);
+    }
+
+    public static FunctionDescriptor if_nametoindex$descriptor() {
+        return if_nametoindex$.DESC;
+    }
+
+    public static MethodHandle if_nametoindex$handle() {
+        return if_nametoindex$.HANDLE;
+    }
+
+    /**
+     * {@snippet lang=c : unsigned int if_nametoindex (const char *) }
+     */
+    public static int if_nametoindex(MemorySegment x0) {
+        try {
+            return (int) if_nametoindex$.HANDLE.invokeExact(x0);
+        } catch (Error | RuntimeException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError("unexpected checked exception from if_nametoindex", t);
         }
     }
 

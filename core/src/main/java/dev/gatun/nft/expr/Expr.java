@@ -6,7 +6,7 @@ package dev.gatun.nft.expr;
  * them the way nft would for the same line.
  */
 public sealed interface Expr permits Payload, Meta, MetaSet, Cmp, Bitwise, Range, Lookup, Immediate, VerdictExpr, Nat,
-        Masquerade, Redirect, Reject, Counter, Ct, Fib, Log, Opaque {
+        Masquerade, Redirect, Reject, Counter, Ct, Fib, Log, Dynset, Opaque {
 
     /** The kernel's expression name, as libnftnl allocates it. */
     String kind();
