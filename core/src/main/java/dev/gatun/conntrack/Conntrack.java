@@ -15,8 +15,12 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.Inet6Address;
 import java.net.InetAddress;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.function.Predicate;
 
 import static dev.gatun.bindings.internal.libmnl_h.*;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
@@ -68,6 +72,157 @@ public final class Conntrack implements AutoCloseable {
             }
         }
         return deleted;
+    }
+
+    /**
+     * Up to this many ports of one family are each found with a dump the kernel filters by
+     * protocol, port and address; more share one dump of every untranslated entry of the family,
+     * matched here (a repair that puts back thousands of UDP mappings walks the table once).
+     */
+    static final int FILTERED_DUMPS = 8;
+
+    /**
+     * Deletes the entries whose original destination is one of {@code ports} and that no dnat
+     * translated: flows that began before the port was published, which would otherwise keep
+     * missing it for as long as their client keeps sending. For a port of every address (a null
+     * address), entries to any address of the host count: {@code isLocal} tells the host's own
+     * addresses (127.0.0.0/8 and ::1 count always). Each port is found with the kernel's own
+     * filters (Linux 5.10 for the tuple, 5.19 for the status; an older kernel sends more, and every
+     * entry is checked here too). Returns how many entries were deleted.
+     */
+    public int deleteUntranslated(List<NattedPort> ports, Predicate<byte[]> isLocal) {
+        int deleted = 0;
+        for (boolean ipv6 : new boolean[] {false, true}) {
+            List<NattedPort> ofFamily = ports.stream().filter(p -> p.ipv6() == ipv6).toList();
+            if (ofFamily.isEmpty()) {
+                continue;
+            }
+            int family = ipv6 ? libc_h.AF_INET6 : libc_h.AF_INET;
+            List<byte[]> tuples = new ArrayList<>();
+            if (ofFamily.size() <= FILTERED_DUMPS) {
+                for (NattedPort p : ofFamily) {
+                    tuples.addAll(untranslated(family, p, List.of(p), isLocal));
+                }
+            } else {
+                tuples.addAll(untranslated(family, null, ofFamily, isLocal));
+            }
+            for (byte[] tuple : tuples) {
+                if (delete(family, tuple)) {
+                    deleted++;
+                }
+            }
+        }
+        return deleted;
+    }
+
+    /** The original tuples of untranslated entries to one of {@code ports}, dumped with {@code filter} (null: none). */
+    private List<byte[]> untranslated(int family, NattedPort filter, List<NattedPort> ports, Predicate<byte[]> isLocal) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment nlh = filter == null
+                    ? untranslatedDump(arena, family, ports.getFirst().protocol(), null, 0)
+                    : untranslatedDump(arena, family, filter.protocol(), filter.address(), filter.port());
+            return socket.dump(nlh, nlmsghdr.nlmsg_len(nlh), "list untranslated conntrack entries",
+                    m -> untranslatedTupleIfMatches(m, ports, isLocal));
+        }
+    }
+
+    /**
+     * The destination ports of every entry of {@code protocol} that no dnat translated, both
+     * families: where clients may be sending that a mapping made now would miss.
+     */
+    public Set<Integer> untranslatedPorts(int protocol) {
+        Set<Integer> ports = new HashSet<>();
+        for (int family : new int[] {libc_h.AF_INET, libc_h.AF_INET6}) {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment nlh = untranslatedDump(arena, family, protocol, null, 0);
+                ports.addAll(socket.dump(nlh, nlmsghdr.nlmsg_len(nlh), "list untranslated conntrack entries", m -> {
+                    Untranslated u = untranslated(m);
+                    return u == null || u.original().protocol() != protocol ? null : u.original().port();
+                }));
+            }
+        }
+        return ports;
+    }
+
+    /** The raw CTA_TUPLE_ORIG of an entry that no dnat translated and that goes to one of the ports, else null. */
+    static byte[] untranslatedTupleIfMatches(MemorySegment m, List<NattedPort> ports, Predicate<byte[]> isLocal) {
+        Untranslated u = untranslated(m);
+        if (u == null) {
+            return null;
+        }
+        Tuple t = u.original();
+        for (NattedPort p : ports) {
+            if (p.protocol() == t.protocol() && p.port() == t.port() && (p.address() == null
+                    ? isLocal.test(t.destination()) || isLoopback(t.destination())
+                    : Arrays.equals(p.address().getAddress(), t.destination()))) {
+                return u.raw();
+            }
+        }
+        return null;
+    }
+
+    /** An entry no dnat translated: its original direction, parsed and as the kernel sent it. */
+    private record Untranslated(Tuple original, byte[] raw) {}
+
+    /** The entry in {@code m} if no dnat translated it, else null. */
+    private static Untranslated untranslated(MemorySegment m) {
+        long start = NetlinkMessages.align(NetlinkMessages.HEADER_BYTES + (int) nfgenmsg.sizeof());
+        byte[][] raw = {null};
+        Tuple[] original = {null};
+        int[] status = {0};
+        NetlinkMessages.forEachAttribute(m, start, (type, payload) -> {
+            if (type == kernel_h.CTA_STATUS) {
+                status[0] = NetlinkMessages.networkU32(payload, "CTA_STATUS");
+            } else if (type == kernel_h.CTA_TUPLE_ORIG) {
+                raw[0] = payload.toArray(JAVA_BYTE);
+                original[0] = Tuple.of(payload);
+            }
+        });
+        if (original[0] == null || original[0].destination() == null || (status[0] & kernel_h.IPS_DST_NAT) != 0) {
+            return null;
+        }
+        return new Untranslated(original[0], raw[0]);
+    }
+
+    private static boolean isLoopback(byte[] address) {
+        try {
+            return InetAddress.getByAddress(address).isLoopbackAddress();
+        } catch (java.net.UnknownHostException e) {
+            return false;
+        }
+    }
+
+    /**
+     * A dump of one family's untranslated entries (CTA_STATUS 0 under the mask IPS_DST_NAT), of
+     * {@code protocol} and, where given, to {@code address} and {@code port} (0: any), as the
+     * kernel's tuple filter.
+     */
+    static MemorySegment untranslatedDump(Arena arena, int family, int protocol, InetAddress address, int port) {
+        MemorySegment nlh = header(arena, kernel_h.IPCTNL_MSG_CT_GET, kernel_h.NLM_F_DUMP | kernel_h.NLM_F_ACK, family);
+        mnl_attr_put_u32(nlh, (short) kernel_h.CTA_STATUS, 0);
+        mnl_attr_put_u32(nlh, (short) kernel_h.CTA_STATUS_MASK, Integer.reverseBytes(kernel_h.IPS_DST_NAT));
+        int flags = kernel_h.CTA_FILTER_F_CTA_PROTO_NUM;
+        MemorySegment tuple = mnl_attr_nest_start(nlh, (short) kernel_h.CTA_TUPLE_ORIG);
+        if (address != null) {
+            flags |= kernel_h.CTA_FILTER_F_CTA_IP_DST;
+            MemorySegment ip = mnl_attr_nest_start(nlh, (short) kernel_h.CTA_TUPLE_IP);
+            byte[] bytes = address.getAddress();
+            mnl_attr_put(nlh, (short) (bytes.length == 4 ? kernel_h.CTA_IP_V4_DST : kernel_h.CTA_IP_V6_DST),
+                    bytes.length, arena.allocateFrom(JAVA_BYTE, bytes));
+            mnl_attr_nest_end(nlh, ip);
+        }
+        MemorySegment proto = mnl_attr_nest_start(nlh, (short) kernel_h.CTA_TUPLE_PROTO);
+        mnl_attr_put_u8(nlh, (short) kernel_h.CTA_PROTO_NUM, (byte) protocol);
+        if (port != 0) {
+            flags |= kernel_h.CTA_FILTER_F_CTA_PROTO_DST_PORT;
+            mnl_attr_put_u16(nlh, (short) kernel_h.CTA_PROTO_DST_PORT, Short.reverseBytes((short) port));
+        }
+        mnl_attr_nest_end(nlh, proto);
+        mnl_attr_nest_end(nlh, tuple);
+        MemorySegment filter = mnl_attr_nest_start(nlh, (short) kernel_h.CTA_FILTER);
+        mnl_attr_put_u32(nlh, (short) kernel_h.CTA_FILTER_ORIG_FLAGS, flags);
+        mnl_attr_nest_end(nlh, filter);
+        return nlh;
     }
 
     /**

@@ -143,6 +143,12 @@ public interface GatunDriver extends NetworkDriver {
     List<ForeignDrop> foreignDrops();
 
     /**
+     * Every interface of the host that routes 127.0.0.0/8, what of gatun's turned that on, and
+     * whether gatun's drop of 127.0.0.0/8 that did not come from {@code lo} guards it.
+     */
+    List<LocalnetRoute> localnetRoutes();
+
+    /**
      * Keeps the packet filter of another program's bridge as of a network of gatun's (see
      * {@link AdoptedBridge}); the bridge's alias remembers it. Its route_localnet is turned on
      * (127.0.0.1 to its containers' ports). Adopting it again with the same values changes

@@ -567,6 +567,11 @@ public final class SelfHealingDriver implements GatunDriver {
     }
 
     @Override
+    public List<LocalnetRoute> localnetRoutes() {
+        return inner.localnetRoutes();
+    }
+
+    @Override
     public List<String> repair(List<PortMapping> mappings) {
         return alone(() -> inner.repair(mappings));
     }

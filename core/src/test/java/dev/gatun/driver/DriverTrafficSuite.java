@@ -8,10 +8,13 @@ import dev.gatun.rtnl.Sysctls;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Lab;
 import dev.gatun.testing.Oracle;
+import dev.gatun.testing.SteadyUdpClient;
+import dev.gatun.testing.UdpInbox;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.net.InetAddress;
+import java.time.Duration;
 import java.nio.channels.DatagramChannel;
 import java.util.List;
 import java.util.Map;
@@ -178,6 +181,39 @@ abstract class DriverTrafficSuite {
                 answer = ReplyServers.udpAsk(client, Lab.HOST_ADDRESS, 5353);
             }
             assertThat(answer).as("the same client socket reaches B within a second").isEqualTo("B");
+        }
+    }
+
+    /**
+     * A client that kept sending from one source port while nothing was published (a container
+     * restarting, a publish that came late): its conntrack entry, made without dnat and refreshed
+     * by every datagram, would keep it on the host. The publish deletes it.
+     */
+    @Test
+    void aUdpClientThatBeganBeforeThePublishReachesTheContainerWithinASecond(NetworkNamespace host,
+                                                                           NetworkNamespace outside,
+                                                                           NetworkNamespace c1) throws Exception {
+        Lab.connectOutside(host, outside, SUBNET);
+        try (GatunDriver gatun = open(host)) {
+            gatun.createNetwork(network(false));
+            Endpoint e = gatun.attach(EndpointSpec.of("n1", c1));
+            try (UdpInbox inbox = UdpInbox.bind(c1, e.ip().getHostAddress(), 53);
+                 SteadyUdpClient early = SteadyUdpClient.start(outside, Lab.HOST_ADDRESS, 5353, "early",
+                         Duration.ofMillis(100))) {
+                early.awaitSent(5);
+                assertThat(udpEntries(host)).as("the early client's entry, to the host itself")
+                        .contains("dst=" + Lab.HOST_ADDRESS + " sport=").contains("dport=5353 [UNREPLIED] src=" + Lab.HOST_ADDRESS);
+
+                gatun.publish("n1", e.ip(), ports("5353:53/udp"), "c1");
+
+                assertThat(inbox.gotAnyStartingWith("early-", Duration.ofSeconds(1)))
+                        .as("the client that began before the publish, within a second of it").isTrue();
+                try (SteadyUdpClient fresh = SteadyUdpClient.start(outside, Lab.HOST_ADDRESS, 5353, "fresh",
+                        Duration.ofMillis(100))) {
+                    assertThat(inbox.gotAnyStartingWith("fresh-", Duration.ofSeconds(1)))
+                            .as("control: a client from a fresh source port").isTrue();
+                }
+            }
         }
     }
 

@@ -53,6 +53,30 @@ class IptablesUpgradeTest {
         }
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"nft", "legacy"})
+    void creatingANetworkAddsTheLoopbackDropAnOlderGatunLacked(String variant, NetworkNamespace host) {
+        String iptables = "iptables-" + variant;
+        try (GatunDriver gatun = Gatun.open(host, iptables)) {
+            gatun.createNetwork(NetworkSpec.of("old", Prefix.parse("10.88.0.0/16")));
+            // What an older gatun left: no chain in table raw.
+            Oracle.in(host, iptables, "-w", "-t", "raw", "-D", "PREROUTING", "-j", "GATUN-LOOPBACK");
+            Oracle.in(host, iptables, "-w", "-t", "raw", "-F", "GATUN-LOOPBACK");
+            Oracle.in(host, iptables, "-w", "-t", "raw", "-X", "GATUN-LOOPBACK");
+
+            gatun.createNetwork(NetworkSpec.of("new", Prefix.parse("10.89.0.0/16")));
+
+            assertThat(Oracle.in(host, iptables, "-w", "-t", "raw", "-S", "PREROUTING").lines().filter(l -> l.startsWith("-A ")))
+                    .as("jumped to first").first().isEqualTo("-A PREROUTING -j GATUN-LOOPBACK");
+            assertThat(Oracle.in(host, iptables, "-w", "-t", "raw", "-S", "GATUN-LOOPBACK"))
+                    .contains("-A GATUN-LOOPBACK -d 127.0.0.0/8 ! -i lo");
+            gatun.deleteNetwork("old", false);
+            gatun.deleteNetwork("new", false);
+            assertThat(Oracle.in(host, iptables + "-save", "-t", "raw")).as("gone with the last network")
+                    .doesNotContain("GATUN");
+        }
+    }
+
     private static List<String> rules(NetworkNamespace ns, String iptables, String chain) {
         return Oracle.in(ns, iptables, "-w", "-t", "filter", "-S", chain).lines().filter(l -> l.startsWith("-A ")).toList();
     }

@@ -7,6 +7,7 @@ import dev.gatun.driver.EndpointSpec;
 import dev.gatun.driver.HostPortCheck;
 import dev.gatun.driver.Network;
 import dev.gatun.driver.GatunDriver;
+import dev.gatun.driver.LocalnetRoute;
 import dev.gatun.driver.NetworkSpec;
 import dev.gatun.driver.PortListener;
 import dev.gatun.driver.OutsideChange;
@@ -58,6 +59,11 @@ record WithoutRepairs(GatunDriver inner) implements GatunDriver {
     @Override
     public List<ForeignDrop> foreignDrops() {
         return inner.foreignDrops();
+    }
+
+    @Override
+    public List<LocalnetRoute> localnetRoutes() {
+        return inner.localnetRoutes();
     }
 
     @Override

@@ -399,7 +399,7 @@ public final class libc_h {
 
     private static final class sendmsg$ {
         static final FunctionDescriptor DESC = FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT);
-        static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(findOrThrow("sendmsg"), DESC);
+        static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(findOrThrow("sendmsg"), DESC, CallState.CAPTURE_ERRNO);
     }
 
     public static FunctionDescriptor sendmsg$descriptor() {
@@ -412,10 +412,11 @@ public final class libc_h {
 
     /**
      * {@snippet lang=c : ssize_t sendmsg (int, const struct msghdr *, int) }
+     * @param callState the caller's own {@link CallState} segment; errno is written there
      */
-    public static long sendmsg(int x0, MemorySegment x1, int x2) {
+    public static long sendmsg(MemorySegment callState, int x0, MemorySegment x1, int x2) {
         try {
-            return (long) sendmsg$.HANDLE.invokeExact(x0, x1, x2);
+            return (long) sendmsg$.HANDLE.invokeExact(callState, x0, x1, x2);
         } catch (Error | RuntimeException e) {
             throw e;
         } catch (Throwable t) {

@@ -5,6 +5,7 @@ import dev.gatun.cli.api.ServeSockets;
 import dev.gatun.cli.service.DoctorReport.Check;
 import dev.gatun.driver.Network;
 import dev.gatun.driver.GatunDriver;
+import dev.gatun.driver.LocalnetRoute;
 import dev.gatun.driver.foreign.ForeignDrop;
 import dev.gatun.netlink.NftChannel;
 import dev.gatun.netns.NetworkNamespace;
@@ -79,6 +80,9 @@ final class Doctor {
         }
         if (nftables && privileged) {
             checks.addAll(bridges(host));
+        }
+        if (privileged) {
+            checks.addAll(localnetRoutes());
         }
         return new DoctorReport(checks, privileged && libs && nftables);
     }
@@ -171,6 +175,26 @@ final class Doctor {
             }
         } catch (RuntimeException e) {
             out.add(new Check("host ports", false, "could not be checked: " + e.getMessage()));
+        }
+        return out;
+    }
+
+    /**
+     * Every interface that routes 127.0.0.0/8 (route_localnet), whether gatun turned it on, and
+     * whether gatun's drop of 127.0.0.0/8 from anywhere but lo guards it. One that gatun opened
+     * and that is not guarded is a door to the host's loopback-only services.
+     */
+    private List<Check> localnetRoutes() {
+        List<Check> out = new ArrayList<>();
+        try {
+            for (LocalnetRoute r : drivers.with(GatunDriver::localnetRoutes)) {
+                out.add(new Check("route_localnet " + r.ifname(), r.guarded() || r.openedBy() == null, r.describe()));
+            }
+            if (out.isEmpty()) {
+                out.add(new Check("route_localnet", true, "no interface routes 127.0.0.0/8"));
+            }
+        } catch (RuntimeException e) {
+            out.add(new Check("route_localnet", false, "could not be checked: " + e.getMessage()));
         }
         return out;
     }

@@ -10,6 +10,7 @@ import dev.gatun.driver.HostPortCheck;
 import dev.gatun.driver.Network;
 import dev.gatun.driver.AdoptedBridge;
 import dev.gatun.driver.GatunDriver;
+import dev.gatun.driver.LocalnetRoute;
 import dev.gatun.driver.NetworkSpec;
 import dev.gatun.driver.NotFoundException;
 import dev.gatun.InetText;
@@ -18,19 +19,25 @@ import dev.gatun.driver.OutsideChange;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortTraffic;
 import dev.gatun.driver.PortSpec;
+import dev.gatun.driver.Protocol;
 import dev.gatun.driver.foreign.AcceptMark;
 import dev.gatun.driver.foreign.ForeignDrop;
 import dev.gatun.internal.NativeLibraries;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.nft.RulesetEvent;
 import dev.gatun.rtnl.InterfaceNames;
+import dev.gatun.rtnl.Link;
+import dev.gatun.rtnl.Rtnetlink;
+import dev.gatun.rtnl.Sysctls;
 
 import java.time.Duration;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -422,7 +429,7 @@ public final class BridgeDriver implements GatunDriver {
     @Override
     public List<String> repair(List<PortMapping> mappings) {
         synchronized (topology) {
-            List<String> repaired = new ArrayList<>(firewall.restore(networks.withAdopted(), mappings));
+            List<String> repaired = new ArrayList<>(clientsOf(firewall.restore(networks.withAdopted(), mappings)));
             repaired.addAll(ports.restoreOutside(mappings));
             repaired.addAll(openOtherFirewalls());
             return repaired;
@@ -432,10 +439,25 @@ public final class BridgeDriver implements GatunDriver {
     @Override
     public List<String> repairOwnRuleset(List<PortMapping> mappings) {
         synchronized (topology) {
-            List<String> repaired = new ArrayList<>(firewall.restore(networks.withAdopted(), mappings));
+            List<String> repaired = new ArrayList<>(clientsOf(firewall.restore(networks.withAdopted(), mappings)));
             repaired.addAll(ports.restoreOutside(mappings));
             return repaired;
         }
+    }
+
+    /**
+     * A repair's lines, after the conntrack entries that UDP clients of the mappings it put back
+     * made while they were gone: their datagrams went to the host untranslated, and udpheard,
+     * gone with the table or not, is not asked (see {@link UdpConntrackCleanup}).
+     */
+    private List<String> clientsOf(Firewall.Restored restored) {
+        if (restored.mappings().stream().anyMatch(m -> m.protocol() == Protocol.UDP)) {
+            try (Conntrack conntrack = Conntrack.open(host)) {
+                new UdpConntrackCleanup(conntrack, Set::copyOf, cache::localAddresses, host.describe())
+                        .afterRepair(restored.mappings());
+            }
+        }
+        return restored.lines();
     }
 
     @Override
@@ -453,11 +475,54 @@ public final class BridgeDriver implements GatunDriver {
     @Override
     public List<String> repairElements(Collection<String> sets, List<PortMapping> mappings) {
         synchronized (topology) {
-            List<String> repaired = new ArrayList<>(firewall.restoreElements(networks.withAdopted(), mappings, sets));
+            List<String> repaired = new ArrayList<>(clientsOf(firewall.restoreElements(networks.withAdopted(), mappings,
+                    sets)));
             if (sets.contains(GatunRuleset.OUTSIDE4.name()) || sets.contains(GatunRuleset.OUTSIDE6.name())) {
                 repaired.addAll(ports.restoreOutside(mappings));
             }
             return repaired;
+        }
+    }
+
+    @Override
+    public List<LocalnetRoute> localnetRoutes() {
+        Map<String, String> byGatun = new HashMap<>();
+        for (Network n : networks.list()) {
+            byGatun.put(n.bridge(), "gatun network " + n.name());
+        }
+        for (AdoptedAlias a : networks.adoptedAliases()) {
+            if (a.localnetByGatun()) {
+                byGatun.put(a.bridge().bridge(), "adopted bridge " + a.bridge().name() + " (its containers' 127.0.0.1 ports)");
+            }
+        }
+        for (OutsideTarget t : firewall.outsideTargets()) {
+            if (t.localnetByGatun()) {
+                byGatun.putIfAbsent(t.hostIfname(), "the host end of container " + InetText.of(t.containerIp())
+                        + " outside gatun's networks (its 127.0.0.1 ports)");
+            }
+        }
+        boolean guarded = firewall.guardsLoopback();
+        Sysctls sysctls = new Sysctls(host);
+        List<LocalnetRoute> out = new ArrayList<>();
+        if ("1".equals(sysctls.read("ipv4/conf/all/route_localnet"))) {
+            out.add(new LocalnetRoute("all", null, guarded));
+        }
+        try (Rtnetlink rt = Rtnetlink.open(host)) {
+            for (Link l : rt.links()) {
+                if ("1".equals(routeLocalnet(sysctls, l.name()))) {
+                    out.add(new LocalnetRoute(l.name(), byGatun.get(l.name()), guarded));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** An interface's route_localnet; null for one without IPv4 settings (or gone meanwhile). */
+    private static String routeLocalnet(Sysctls sysctls, String ifname) {
+        try {
+            return sysctls.read("ipv4/conf/" + ifname + "/route_localnet");
+        } catch (RuntimeException e) {
+            return null;
         }
     }
 

@@ -221,12 +221,17 @@ final class BridgeNetworks {
 
     /** Every adopted bridge, read from the bridges' aliases. */
     List<AdoptedBridge> adopted() {
+        return adoptedAliases().stream().map(AdoptedAlias::bridge).toList();
+    }
+
+    /** Every adopted bridge's alias (the bridge, and whether gatun turned its route_localnet on), by bridge name. */
+    List<AdoptedAlias> adoptedAliases() {
         try (Rtnetlink rt = Rtnetlink.open(host)) {
-            List<AdoptedBridge> out = new ArrayList<>();
+            List<AdoptedAlias> out = new ArrayList<>();
             for (Link l : rt.links("bridge")) {
-                AliasFields.readable(l, a -> AdoptedAlias.decode(l.name(), a)).ifPresent(a -> out.add(a.bridge()));
+                AliasFields.readable(l, a -> AdoptedAlias.decode(l.name(), a)).ifPresent(out::add);
             }
-            out.sort(Comparator.comparing(AdoptedBridge::bridge));
+            out.sort(Comparator.comparing(a -> a.bridge().bridge()));
             return out;
         }
     }

@@ -11,10 +11,10 @@ import dev.gatun.sockdiag.BoundSocket;
 
 import java.net.InetAddress;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -25,6 +25,11 @@ import java.util.function.Supplier;
  * thread at a time.
  */
 final class CommitLoop {
+
+    /** What runs after each commit (see {@link UdpConntrackCleanup}): the mappings it moved or removed, and those it added. */
+    interface AfterCommit {
+        void after(List<PortMapping> flushed, Collection<PortMapping> added);
+    }
 
     /** The host's sockets that hold ports the batch's checking publishes want (see {@link HostSocketQuestion}). */
     interface HeldSockets {
@@ -40,8 +45,7 @@ final class CommitLoop {
     private final MappingStore store;
     private final Supplier<List<InetAddress>> hostAddresses;
     private final HeldSockets heldSockets;
-    /** Runs after each commit with the mappings it moved or removed (see {@link UdpConntrackCleanup}). */
-    private final Consumer<List<PortMapping>> afterCommit;
+    private final AfterCommit afterCommit;
     private final String hostName;
 
     /**
@@ -49,7 +53,7 @@ final class CommitLoop {
      * overlap on one of them; {@code hostName}: the host as errors name it.
      */
     CommitLoop(MappingStore store, Supplier<List<InetAddress>> hostAddresses, HeldSockets heldSockets,
-               Consumer<List<PortMapping>> afterCommit, String hostName) {
+               AfterCommit afterCommit, String hostName) {
         this.store = store;
         this.hostAddresses = hostAddresses;
         this.heldSockets = heldSockets;
@@ -68,9 +72,10 @@ final class CommitLoop {
         // is gatun's, and no socket changes that.
         Supplier<List<BoundSocket>> held = new AskedOnce(() -> heldSockets.of(batch, addressesFirst));
         List<BridgeRules> networks = networkEntries(batch);
-        // The answers and UDP flushes of an attempt whose commit lost its reply: it may have been applied.
+        // The answers, UDP flushes and adds of an attempt whose commit lost its reply: it may have been applied.
         List<PortPlanner.Answer> lost = null;
         List<PortMapping> lostFlushes = List.of();
+        List<PortMapping> lostAdds = List.of();
         int lostReplies = 0;
         for (int attempt = 1; ; attempt++) {
             List<InetAddress> localAddresses = attempt == 1 ? addressesFirst
@@ -81,6 +86,8 @@ final class CommitLoop {
                     : afterLostReply(batch, plan.answers(), lost);
             List<PortMapping> flushes = new ArrayList<>(plan.flush());
             flushes.addAll(lostFlushes);
+            List<PortMapping> adds = new ArrayList<>(plan.add());
+            adds.addAll(lostAdds);
             try {
                 if (plan.changes() || !networks.isEmpty()) {
                     view.commit(plan.delete(), plan.add(), networks);
@@ -106,6 +113,7 @@ final class CommitLoop {
                     lostReplies++;
                     lost = answers;
                     lostFlushes = flushes;
+                    lostAdds = adds;
                     continue;
                 }
                 if (batch.size() > 1) {
@@ -123,7 +131,7 @@ final class CommitLoop {
                 DriverStats.committed(batch.size(), attempt - 1, true);
             }
             List<PortPlanner.Answer> named = nameAndTell(batch, answers, listener);
-            afterCommit.accept(flushes);
+            afterCommit.after(flushes, adds);
             return named;
         }
     }

@@ -61,21 +61,28 @@ interface Firewall {
     /** The targets {@link #outside} added, as they are now. */
     List<OutsideTarget> outsideTargets();
 
+    /** Whether the drop of 127.0.0.0/8 (::1) that did not arrive on lo is in place (see GatunRuleset). */
+    boolean guardsLoopback();
+
     /** Removes everything {@link #ensure} made; called when the last network is gone. */
     void teardown();
 
+    /** What a repair put back: one line per thing, and the mappings among them (their map elements were gone). */
+    record Restored(List<String> lines, List<PortMapping> mappings) {
+        static final Restored NOTHING = new Restored(List.of(), List.of());
+    }
+
     /**
      * Puts back what someone else removed: the static ruleset, the entries of {@code networks},
-     * and those of {@code wanted} whose host port nobody holds now. Returns one line per thing
-     * put back; empty when everything was in place.
+     * and those of {@code wanted} whose host port nobody holds now. Empty when everything was in place.
      */
-    List<String> restore(List<Network> networks, List<PortMapping> wanted);
+    Restored restore(List<Network> networks, List<PortMapping> wanted);
 
     /**
      * {@link #restore} for when only elements of the named sets of the ruleset were removed: a
      * packet filter that can read those alone overrides this to save reading everything.
      */
-    default List<String> restoreElements(List<Network> networks, List<PortMapping> wanted, Collection<String> sets) {
+    default Restored restoreElements(List<Network> networks, List<PortMapping> wanted, Collection<String> sets) {
         return restore(networks, wanted);
     }
 

@@ -13,6 +13,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
@@ -278,6 +279,11 @@ final class FollowedMappingStore implements MappingStore {
                 ahead.add(new OwnCommit(made, List.copyOf(deletes), List.copyOf(adds)));
             }
         }
+    }
+
+    @Override
+    public Set<Integer> udpPortsHeard(Collection<Integer> ports) {
+        return UdpHeard.of(nft, ports);
     }
 
     @Override

@@ -20,6 +20,7 @@ import dev.gatun.nft.Table;
 import dev.gatun.nft.Transaction;
 import dev.gatun.nft.Verdict;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -50,7 +51,23 @@ import static dev.gatun.nft.DataType.IPV6_ADDR;
  *            mappings go to (a CNI chain's, after bridge or ptp): its localhost and hairpin
  *            connections are masqueraded as those into gatun's bridges are
  * counted    bridges of networks made with counters: their mappings' elements carry one
+ * udpheard   UDP ports that datagrams no mapping translated were sent to lately (see below)
  * </pre>
+ * Chain prerouting-raw drops what comes to 127.0.0.0/8 or ::1 on any interface but lo, before
+ * connection tracking and the dnat chains see it: route_localnet, which gatun turns on for its
+ * bridges and for the host end of containers outside its networks so that 127.0.0.1 can be
+ * published, would otherwise let a container reach the host's loopback-only services
+ * (CVE-2020-8558), and a dnat would let a frame to 127.0.0.1 from the LAN reach a port published
+ * on 127.0.0.1 only, before the kernel's martian check ever saw it.
+ * <p>Chain input records in udpheard the destination port of every UDP packet that reaches the
+ * host itself while its conntrack entry has seen no reply: a client that began sending to a port
+ * before it was published (its entry is not translated, and each datagram keeps it alive). A UDP
+ * publish asks udpheard about its ports, and deletes such entries only for a port found there, so
+ * that a publish walks the host's conntrack table only when a client may be waiting. The set
+ * forgets a port {@link #UDP_HEARD_FOR} after its last packet, longer than the kernel keeps an
+ * unanswered UDP entry ({@code nf_conntrack_udp_timeout}, 30 s by default). Whoever makes the
+ * table fills the set once from the conntrack table (see {@link UdpHeard#seed}): entries made
+ * before the table existed were never seen by its rule.
  * A mapping's counter counts the packets sent to it: the dnat lookup finds its element for a
  * connection's first packet (nat chains see no other), and chain count looks it up again, by
  * the connection's original destination, for each later packet in that direction as it leaves
@@ -79,9 +96,13 @@ final class GatunRuleset {
     static final NftSet OUTSIDE4 = NftSet.of(TABLE, "outside4", DataType.IFNAME, IPV4_ADDR);
     static final NftSet OUTSIDE6 = NftSet.of(TABLE, "outside6", DataType.IFNAME, IPV6_ADDR);
     static final NftSet COUNTED = NftSet.of(TABLE, "counted", DataType.IFNAME);
+    /** How long udpheard keeps a port after its last unanswered datagram. */
+    static final Duration UDP_HEARD_FOR = Duration.ofMinutes(5);
+    static final NftSet UDPHEARD = NftSet.of(TABLE, "udpheard", INET_SERVICE).withFlags(SetFlag.DYNAMIC, SetFlag.TIMEOUT)
+            .withTimeout(UDP_HEARD_FOR);
 
     static final List<NftSet> SETS = List.of(PORTS4, HOSTIP4, PORTS6, HOSTIP6, BRIDGES, INTERNAL, SAMEBRIDGE, SUBNETS4,
-            SUBNETS6, MASQ4, MASQ6, OUTSIDE4, OUTSIDE6, COUNTED);
+            SUBNETS6, MASQ4, MASQ6, OUTSIDE4, OUTSIDE6, COUNTED, UDPHEARD);
 
     private static final Chain PREROUTING = Chain.base(TABLE, "prerouting", ChainType.NAT, Hook.PREROUTING, Priority.DSTNAT,
             Verdict.Code.ACCEPT);
@@ -103,7 +124,14 @@ final class GatunRuleset {
     private static final Chain POSTROUTING_FILTER = Chain.base(TABLE, "postrouting-filter", ChainType.FILTER,
             Hook.POSTROUTING, Priority.FILTER, Verdict.Code.ACCEPT);
     private static final Chain COUNT = Chain.regular(TABLE, "count");
-    static final List<Chain> CHAINS = List.of(PREROUTING, OUTPUT, POSTROUTING, FORWARD, POSTROUTING_FILTER, COUNT);
+    /** Before connection tracking (raw), where 127.0.0.0/8 from elsewhere than lo is dropped. */
+    private static final Chain PREROUTING_RAW = Chain.base(TABLE, "prerouting-raw", ChainType.FILTER, Hook.PREROUTING,
+            Priority.RAW, Verdict.Code.ACCEPT);
+    /** After other tables' input filters (ufw's, firewalld's): what they drop made no conntrack entry to record. */
+    private static final Chain INPUT = Chain.base(TABLE, "input", ChainType.FILTER, Hook.INPUT, Priority.FILTER + 100,
+            Verdict.Code.ACCEPT);
+    static final List<Chain> CHAINS = List.of(PREROUTING, OUTPUT, POSTROUTING, FORWARD, POSTROUTING_FILTER, COUNT,
+            PREROUTING_RAW, INPUT);
     /** The rules where chain count looks elements up by key alone (Linux 6.6 on; 6.1 refuses a map so looked up). */
     private static final List<Rule> KEY_ONLY_RULES = rules(true);
     /** The same where it loads their data too, which nft cannot write: for kernels that refuse the others. */
@@ -195,6 +223,12 @@ final class GatunRuleset {
                         v4 ? PORTS4 : PORTS6, Field.META_L4PROTO, Field.CT_ORIGINAL_PROTO_DST));
             }
         }
+        rules.add(Rule.in(PREROUTING_RAW).matchNot(Field.META_IIFNAME, "lo").match(Field.IP_DADDR, "127.0.0.0/8").drop()
+                .comment("loopback addresses come from lo only").build());
+        rules.add(Rule.in(PREROUTING_RAW).matchNot(Field.META_IIFNAME, "lo").match(Field.IP6_DADDR, "::1").drop()
+                .comment("loopback addresses come from lo only").build());
+        rules.add(Rule.in(INPUT).match(Field.META_L4PROTO, "udp").ctState("new").updateSet(UDPHEARD.name(), Field.UDP_DPORT)
+                .comment("UDP no published port took; a publish of the port clears its conntrack entries").build());
         rules.add(Rule.in(FORWARD).inSet(INTERNAL.name(), Field.META_IIFNAME).notInSet(INTERNAL.name(), Field.META_OIFNAME)
                 .drop().comment("internal networks have no way out").build());
         rules.add(Rule.in(FORWARD).notInSet(INTERNAL.name(), Field.META_IIFNAME).inSet(INTERNAL.name(), Field.META_OIFNAME)
@@ -234,7 +268,10 @@ final class GatunRuleset {
         return out;
     }
 
-    /** Adds the sets, chains and rules of the table (not the table itself) to {@code tx}. */
+    /**
+     * Adds the sets, chains and rules of the table (not the table itself) to {@code tx}. Once it
+     * is committed, {@link UdpHeard#seed} fills udpheard.
+     */
     static Transaction build(Transaction tx) {
         SETS.forEach(tx::add);
         CHAINS.forEach(tx::add);
@@ -289,6 +326,17 @@ final class GatunRuleset {
         return true;
     }
 
+    /** Whether the table read back has chain prerouting-raw with exactly its rules (the loopback drops). */
+    static boolean guardsLoopback(Ruleset now) {
+        if (now.tables().isEmpty() || now.chainsOf(TABLE).stream().noneMatch(c -> c.name().equals(PREROUTING_RAW.name())
+                && c.isBase() && c.base().priority() == PREROUTING_RAW.base().priority())) {
+            return false;
+        }
+        List<String> want = KEY_ONLY_RULES.stream().filter(r -> r.chain().equals(PREROUTING_RAW.name()))
+                .map(RENDERED::get).toList();
+        return now.rulesOf(PREROUTING_RAW).stream().map(NftRenderer::render).toList().equals(want);
+    }
+
     /** Whether gatun's table is there (read without its elements). */
     static boolean isThere(Nftables nft) {
         return !nft.listWithoutElements(TABLE).tables().isEmpty();
@@ -303,6 +351,7 @@ final class GatunRuleset {
         Transaction tx = build(nft.transaction().create(TABLE));
         try {
             tx.commit();
+            UdpHeard.seed(nft);
         } catch (NetlinkException e) {
             if (fellBackFrom(e)) {
                 create(nft);

@@ -55,6 +55,11 @@ final class IptablesFirewall implements Firewall {
     /** Docker's two-stage isolation: leaving a gatun bridge for another (not to a published port) is dropped. */
     static final String ISOLATION_1 = "GATUN-ISOLATION-1";
     static final String ISOLATION_2 = "GATUN-ISOLATION-2";
+    /**
+     * In table raw, before connection tracking and the dnat rules: 127.0.0.0/8 (::1) from any
+     * interface but lo is dropped, so that route_localnet opens no door (see GatunRuleset).
+     */
+    static final String LOOPBACK = "GATUN-LOOPBACK";
     /** Seconds every iptables call waits for the xtables lock. */
     static final String WAIT_SECONDS = "30";
 
@@ -114,6 +119,10 @@ final class IptablesFirewall implements Firewall {
             ensureChain(v6, "filter", BRIDGES);
             ensureChain(v6, "filter", ISOLATION_1);
             ensureChain(v6, "filter", ISOLATION_2);
+            ensureChain(v6, "raw", LOOPBACK);
+            restore(v6, "raw", List.of("-F " + LOOPBACK, "-A " + LOOPBACK + " ! -i lo -d " + (v6 ? "::1/128" : "127.0.0.0/8")
+                    + " -m comment --comment \"loopback addresses come from lo only\" -j DROP"), "write chain " + LOOPBACK);
+            ensureRule(v6, "raw", "PREROUTING", true, List.of("-j", LOOPBACK));
             ensureRule(v6, "nat", "PREROUTING", false, List.of("-m", "addrtype", "--dst-type", "LOCAL", "-j", DNAT));
             ensureRule(v6, "nat", "OUTPUT", false, List.of("-m", "addrtype", "--dst-type", "LOCAL", "-j", DNAT));
             ensureRule(v6, "nat", "POSTROUTING", false, List.of("-j", POSTROUTING));
@@ -155,6 +164,17 @@ final class IptablesFirewall implements Firewall {
     }
 
     @Override
+    public boolean guardsLoopback() {
+        Tool.Result prerouting = tool.run(variant.program(false, ""), List.of("-w", WAIT_SECONDS, "-t", "raw", "-S",
+                "PREROUTING"), null);
+        Tool.Result chain = tool.run(variant.program(false, ""), List.of("-w", WAIT_SECONDS, "-t", "raw", "-S", LOOPBACK),
+                null);
+        return prerouting.exitCode() == 0 && prerouting.stdout().lines().anyMatch(l -> l.equals("-A PREROUTING -j " + LOOPBACK))
+                && chain.exitCode() == 0 && chain.stdout().lines().anyMatch(l -> l.startsWith("-A " + LOOPBACK + " -d 127.0.0.0/8 ! -i lo ")
+                && l.endsWith("-j DROP"));
+    }
+
+    @Override
     public void teardown() {
         for (boolean v6 : hasIpv6() ? new boolean[] {false, true} : new boolean[] {false}) {
             restore(v6, "nat", List.of(
@@ -162,15 +182,27 @@ final class IptablesFirewall implements Firewall {
                     "-D OUTPUT -m addrtype --dst-type LOCAL -j " + DNAT,
                     "-D POSTROUTING -j " + POSTROUTING,
                     "-F " + DNAT, "-F " + POSTROUTING, "-X " + DNAT, "-X " + POSTROUTING), "remove gatun's nat chains");
+            // An older gatun made none, and someone may have taken the jump away: what is there goes.
+            if (chainExists(v6, "raw", LOOPBACK)) {
+                List<String> lines = new ArrayList<>();
+                if (tool.run(variant.program(v6, ""), check("raw", List.of("PREROUTING", "-j", LOOPBACK)), null).exitCode() == 0) {
+                    lines.add("-D PREROUTING -j " + LOOPBACK);
+                }
+                lines.addAll(List.of("-F " + LOOPBACK, "-X " + LOOPBACK));
+                restore(v6, "raw", lines, "remove gatun's raw chain");
+            }
             restore(v6, "filter", List.of("-D FORWARD -j " + FORWARD, "-F " + FORWARD, "-F " + BRIDGES,
                     "-F " + ISOLATION_1, "-F " + ISOLATION_2, "-X " + FORWARD, "-X " + BRIDGES, "-X " + ISOLATION_1,
                     "-X " + ISOLATION_2), "remove gatun's filter chains");
         }
     }
 
+    private boolean chainExists(boolean v6, String table, String chain) {
+        return tool.run(variant.program(v6, ""), List.of("-w", WAIT_SECONDS, "-t", table, "-S", chain), null).exitCode() == 0;
+    }
+
     private void ensureChain(boolean v6, String table, String chain) {
-        Tool.Result r = tool.run(variant.program(v6, ""), List.of("-w", WAIT_SECONDS, "-t", table, "-S", chain), null);
-        if (r.exitCode() != 0) {
+        if (!chainExists(v6, table, chain)) {
             tool.check(variant.program(v6, ""), List.of("-w", WAIT_SECONDS, "-t", table, "-N", chain), null,
                     "create chain " + chain + " in table " + table);
         }
@@ -191,7 +223,7 @@ final class IptablesFirewall implements Firewall {
 
     /** iptables rules cannot be compared and put back atomically the way one nftables transaction can. */
     @Override
-    public List<String> restore(List<Network> networks, List<PortMapping> wanted) {
+    public Restored restore(List<Network> networks, List<PortMapping> wanted) {
         throw new GatunException("repairing the packet filter is supported on the nftables driver only, not on "
                 + name());
     }

@@ -5,6 +5,7 @@ import dev.gatun.driver.PortMapping;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Where published-port mappings live (nftables map elements, iptables DNAT rules). A view is a
@@ -48,6 +49,14 @@ interface MappingStore extends AutoCloseable {
          */
         default void confirm() {
         }
+    }
+
+    /**
+     * Of {@code ports}, the UDP ports where clients that began sending before a publish may hold
+     * conntrack entries that miss it (see {@link UdpHeard}); a store that cannot tell answers all.
+     */
+    default Set<Integer> udpPortsHeard(Collection<Integer> ports) {
+        return Set.copyOf(ports);
     }
 
     @Override

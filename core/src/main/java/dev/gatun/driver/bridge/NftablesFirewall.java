@@ -84,6 +84,11 @@ final class NftablesFirewall implements Firewall {
     }
 
     @Override
+    public boolean guardsLoopback() {
+        return reading(nft -> GatunRuleset.guardsLoopback(nft.listWithoutElements(GatunRuleset.TABLE)));
+    }
+
+    @Override
     public void teardown() {
         try (Nftables nft = Nftables.open(host)) {
             nft.transaction().destroy(GatunRuleset.TABLE).commit();
@@ -153,12 +158,12 @@ final class NftablesFirewall implements Firewall {
     }
 
     @Override
-    public List<String> restore(List<Network> networks, List<PortMapping> wanted) {
+    public Restored restore(List<Network> networks, List<PortMapping> wanted) {
         return repair.restore(networks, wanted);
     }
 
     @Override
-    public List<String> restoreElements(List<Network> networks, List<PortMapping> wanted, Collection<String> setNames) {
+    public Restored restoreElements(List<Network> networks, List<PortMapping> wanted, Collection<String> setNames) {
         return repair.restoreElements(networks, wanted, setNames);
     }
 

@@ -16,6 +16,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
@@ -175,6 +176,9 @@ final class NftablesMappingStore implements MappingStore {
                 if (!networks.isEmpty()) {
                     tableLeftToCommit.set(false);
                 }
+                if (withTable) {
+                    UdpHeard.seed(nft);
+                }
                 return;
             } catch (GenerationConflictException e) {
                 throw new StaleViewException(e);
@@ -200,6 +204,11 @@ final class NftablesMappingStore implements MappingStore {
                 withTable = true;
             }
         }
+    }
+
+    @Override
+    public Set<Integer> udpPortsHeard(Collection<Integer> ports) {
+        return UdpHeard.of(nft, ports);
     }
 
     @Override

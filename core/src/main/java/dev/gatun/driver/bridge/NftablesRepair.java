@@ -62,9 +62,9 @@ final class NftablesRepair {
      * every few seconds with every mapping it keeps: the maps are read as their keys' bytes only
      * (see {@link KeySet}), and the mappings in them are read whole only to rebuild the table.
      */
-    List<String> restore(List<Network> networks, List<PortMapping> wanted) {
+    Firewall.Restored restore(List<Network> networks, List<PortMapping> wanted) {
         if (networks.isEmpty() && wanted.isEmpty()) {
-            return List.of();
+            return Firewall.Restored.NOTHING;
         }
         CountedSubnets counted = CountedSubnets.of(networks);
         try (Nftables nft = Nftables.open(host)) {
@@ -73,6 +73,7 @@ final class NftablesRepair {
                 Ruleset now = nft.listWithoutElements(GatunRuleset.TABLE);
                 boolean intact = GatunRuleset.intact(now);
                 List<String> repaired = new ArrayList<>();
+                List<PortMapping> putBack = new ArrayList<>();
                 Transaction tx = nft.transaction().guardGeneration(generation);
                 Map<NftSet, List<Element>> adds = new LinkedHashMap<>();
                 Map<NftSet, List<StoredElement>> mappingAdds = new LinkedHashMap<>();
@@ -90,6 +91,7 @@ final class NftablesRepair {
                     // Their counts are lost with the table: they start again from zero.
                     for (PortMapping m : present(nft, now)) {
                         mappingAdds.computeIfAbsent(map(m), k -> new ArrayList<>()).add(element(m, counted.test(m)));
+                        putBack.add(m);
                     }
                     // Containers outside gatun's networks have no network to rebuild their entries from.
                     for (OutsideTarget t : OutsideTargets.read(nft, now)) {
@@ -97,12 +99,15 @@ final class NftablesRepair {
                     }
                 }
                 missingEntries(networks, intact ? nft::elements : set -> List.of(), adds, repaired);
-                missingMappings(wanted, held, counted, mappingAdds, repaired);
+                missingMappings(wanted, held, counted, mappingAdds, repaired, putBack);
                 if (intact && adds.isEmpty() && mappingAdds.isEmpty()) {
-                    return List.of();
+                    return Firewall.Restored.NOTHING;
                 }
                 if (commit(tx, adds, mappingAdds, attempt)) {
-                    return repaired;
+                    if (!intact) {
+                        UdpHeard.seed(nft);
+                    }
+                    return new Firewall.Restored(repaired, putBack);
                 }
             }
         }
@@ -115,13 +120,13 @@ final class NftablesRepair {
      * generation read first. A set that is gone means more damage: then the whole table is
      * restored.
      */
-    List<String> restoreElements(List<Network> networks, List<PortMapping> wanted, Collection<String> setNames) {
+    Firewall.Restored restoreElements(List<Network> networks, List<PortMapping> wanted, Collection<String> setNames) {
         if (networks.isEmpty() && wanted.isEmpty()) {
-            return List.of();
+            return Firewall.Restored.NOTHING;
         }
         List<NftSet> sets = GatunRuleset.SETS.stream().filter(s -> setNames.contains(s.name())).toList();
         if (sets.isEmpty()) {
-            return List.of();
+            return Firewall.Restored.NOTHING;
         }
         try (Nftables nft = Nftables.open(host)) {
             for (int attempt = 1; ; attempt++) {
@@ -149,12 +154,13 @@ final class NftablesRepair {
                 missingEntries(networks, s -> read.containsKey(s) ? read.get(s)
                         : NetworkEntries.in(s, networks), adds, repaired);
                 Map<NftSet, List<StoredElement>> mappingAdds = new LinkedHashMap<>();
-                missingMappings(wanted, held, CountedSubnets.of(networks), mappingAdds, repaired);
+                List<PortMapping> putBack = new ArrayList<>();
+                missingMappings(wanted, held, CountedSubnets.of(networks), mappingAdds, repaired, putBack);
                 if (adds.isEmpty() && mappingAdds.isEmpty()) {
-                    return List.of();
+                    return Firewall.Restored.NOTHING;
                 }
                 if (commit(nft.transaction().guardGeneration(generation), adds, mappingAdds, attempt)) {
-                    return repaired;
+                    return new Firewall.Restored(repaired, putBack);
                 }
             }
         }
@@ -188,16 +194,19 @@ final class NftablesRepair {
 
     /**
      * The wanted mappings whose key their map lacks in {@code held} (a map not in it is left
-     * alone), into {@code mappingAdds}; the first ten named in {@code repaired}, the rest counted.
+     * alone), into {@code mappingAdds} and {@code putBack}; the first ten named in {@code repaired},
+     * the rest counted.
      * A mapping's key in its map stands for its host key: one wanted twice is added once.
      */
     private static void missingMappings(List<PortMapping> wanted, Map<NftSet, KeySet> held, CountedSubnets counted,
-                                        Map<NftSet, List<StoredElement>> mappingAdds, List<String> repaired) {
+                                        Map<NftSet, List<StoredElement>> mappingAdds, List<String> repaired,
+                                        List<PortMapping> putBack) {
         int ports = 0;
         for (PortMapping m : wanted) {
             KeySet keys = held.get(map(m));
             if (keys != null && keys.add(key(m))) {
                 mappingAdds.computeIfAbsent(map(m), k -> new ArrayList<>()).add(element(m, counted.test(m)));
+                putBack.add(m);
                 if (++ports <= PORTS_NAMED) {
                     repaired.add(describeRepaired(m));
                 }

@@ -387,7 +387,8 @@ final class Publisher implements AutoCloseable {
             conntrack = openConntrack.apply(host);
         }
         if (committer == null) {
-            UdpConntrackCleanup cleanup = new UdpConntrackCleanup(conntrack, host.describe());
+            UdpConntrackCleanup cleanup = new UdpConntrackCleanup(conntrack, store::udpPortsHeard, hostAddresses,
+                    host.describe());
             committer = new CommitLoop(store, hostAddresses, sockets, cleanup::after, host.describe());
         }
     }

@@ -5,44 +5,100 @@ import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.Protocol;
 
 import java.net.Inet4Address;
+import java.net.InetAddress;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
 import java.util.List;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
- * After a commit, deletes the conntrack entries of the UDP mappings it moved or removed. UDP
- * only: a UDP client keeps its source port, so its old entry would keep it on the old container,
- * while a new TCP connection gets a new entry anyway. Finding entries walks the host's whole
- * conntrack table (milliseconds, over 1000x a publish), so it is done once per commit, and not
- * for every TCP change (Docker also clears UDP entries only).
+ * After a commit, the UDP conntrack entries that would keep a client away from where its
+ * mappings now send it. A UDP client keeps its source port, so each datagram refreshes the entry
+ * its first one made:
+ * <ul>
+ * <li>mappings moved or removed: their entries, translated to the old container, go (walking the
+ * host's conntrack table: milliseconds, so once per commit);
+ * <li>mappings added: the entries of their host address and port that no dnat translated (a
+ * client that began before the publish, while its datagrams went to the host itself) go, so that
+ * the next datagram is translated. Only for ports {@code heard} says such datagrams came to
+ * lately, so that a publish walks the table only when a client may be waiting.
+ * </ul>
+ * TCP is left alone: a new connection gets a new entry anyway (Docker also clears UDP only).
  */
 final class UdpConntrackCleanup {
 
     private static final System.Logger LOG = System.getLogger("dev.gatun");
 
     private final Conntrack conntrack;
+    private final Function<Collection<Integer>, Set<Integer>> heard;
+    private final Supplier<List<InetAddress>> localAddresses;
     private final String hostName;
 
-    UdpConntrackCleanup(Conntrack conntrack, String hostName) {
+    /**
+     * {@code heard}: of some UDP ports, those untranslated datagrams came to lately (see
+     * {@link MappingStore#udpPortsHeard}); {@code localAddresses}: the host's addresses, the
+     * destinations a mapping of every address translates.
+     */
+    UdpConntrackCleanup(Conntrack conntrack, Function<Collection<Integer>, Set<Integer>> heard,
+                        Supplier<List<InetAddress>> localAddresses, String hostName) {
         this.conntrack = conntrack;
+        this.heard = heard;
+        this.localAddresses = localAddresses;
         this.hostName = hostName;
     }
 
-    void after(List<PortMapping> changed) {
-        List<Conntrack.NattedPort> gone = new ArrayList<>();
-        for (PortMapping m : changed) {
-            if (m.protocol() == Protocol.UDP) {
-                gone.add(new Conntrack.NattedPort(!(m.containerIp() instanceof Inet4Address), m.protocol().number(),
-                        m.hostIp(), m.hostPort()));
-            }
+    /** After a commit that moved or removed {@code flushed} and added {@code added}. */
+    void after(List<PortMapping> flushed, Collection<PortMapping> added) {
+        List<Conntrack.NattedPort> gone = udpPorts(flushed);
+        List<Conntrack.NattedPort> published = udpPorts(added);
+        if (gone.isEmpty() && published.isEmpty()) {
+            return;
         }
         try {
             conntrack.deleteNatted(gone);
+            if (!published.isEmpty()) {
+                Set<Integer> waiting = heard.apply(published.stream().map(Conntrack.NattedPort::port).toList());
+                untranslated(published.stream().filter(p -> waiting.contains(p.port())).toList());
+            }
         } catch (RuntimeException e) {
             // The maps changed: the callers get their results, not an error that would make
             // them think nothing did (and retry into "already published").
-            LOG.log(System.Logger.Level.WARNING, "ports changed in " + hostName + ", but the old conntrack "
-                    + "entries of their UDP mappings could not be deleted (" + e.getMessage() + "): a UDP client "
-                    + "may reach the old container until its entry expires");
+            LOG.log(System.Logger.Level.WARNING, "ports changed in " + hostName + ", but the conntrack entries of "
+                    + "their UDP clients could not be deleted (" + e.getMessage() + "): a UDP client may reach the "
+                    + "old target until its entry expires");
         }
+    }
+
+    /** After a repair put {@code restored} back: their clients sent while they were gone, and nothing recorded it. */
+    void afterRepair(Collection<PortMapping> restored) {
+        try {
+            untranslated(udpPorts(restored));
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "ports were put back in " + hostName + ", but the conntrack entries "
+                    + "of UDP clients that sent while they were gone could not be deleted (" + e.getMessage() + ")");
+        }
+    }
+
+    private void untranslated(List<Conntrack.NattedPort> ports) {
+        if (ports.isEmpty()) {
+            return;
+        }
+        boolean anyWildcard = ports.stream().anyMatch(p -> p.address() == null);
+        List<byte[]> local = anyWildcard ? localAddresses.get().stream().map(InetAddress::getAddress).toList() : List.of();
+        conntrack.deleteUntranslated(ports, a -> local.stream().anyMatch(l -> Arrays.equals(l, a)));
+    }
+
+    private static List<Conntrack.NattedPort> udpPorts(Collection<PortMapping> mappings) {
+        List<Conntrack.NattedPort> out = new ArrayList<>();
+        for (PortMapping m : mappings) {
+            if (m.protocol() == Protocol.UDP) {
+                out.add(new Conntrack.NattedPort(!(m.containerIp() instanceof Inet4Address), m.protocol().number(),
+                        m.hostIp(), m.hostPort()));
+            }
+        }
+        return out;
     }
 }

@@ -35,7 +35,12 @@ class CommitLoopTest {
 
     private final InMemoryMappingStore store = new InMemoryMappingStore();
     private final List<PortMapping> flushed = new ArrayList<>();
-    private final CommitLoop loop = new CommitLoop(store, List::of, (batch, local) -> List.of(), flushed::addAll, "host1");
+    private final List<PortMapping> added = new ArrayList<>();
+    private final CommitLoop.AfterCommit after = (f, a) -> {
+        flushed.addAll(f);
+        added.addAll(a);
+    };
+    private final CommitLoop loop = new CommitLoop(store, List::of, (batch, local) -> List.of(), after, "host1");
 
     @Test
     void anUnrelatedWriterCostsOneFreshReadAndLosesNothing() {
@@ -121,6 +126,8 @@ class CommitLoopTest {
         assertThat(store.reads).as("a fresh read after the lost reply").isEqualTo(2);
         assertThat(store.commits).as("nothing committed twice").isEqualTo(1);
         assertThat(heard).containsExactly("+n1 8080 app");
+        assertThat(added).as("its UDP clients are looked after as if the reply had come")
+                .extracting(PortMapping::hostPort).containsExactly(8080);
     }
 
     @Test
@@ -196,7 +203,7 @@ class CommitLoopTest {
         CommitLoop counting = new CommitLoop(store, List::of, (batch, local) -> {
             asked[0]++;
             return List.of();
-        }, flushed::addAll, "host1");
+        }, after, "host1");
         store.put(mapping(null, 8080, A, 80, "old"));
 
         PortRequest replace = new PortRequest.Publish("n1", List.of(wanted(null, 8080, INTRUDER, 80)), "new", true,
@@ -220,7 +227,7 @@ class CommitLoopTest {
         BoundSocket listening = new BoundSocket(false, 6,
                 InetAddress.ofLiteral("0.0.0.0"), 7070, false, 0, 4242L);
         CommitLoop withAService = new CommitLoop(store, List::of, (batch, local) -> List.of(listening),
-                flushed::addAll, "host1");
+                after, "host1");
 
         RuntimeException refused = withAService.commit(List.of(publish("new", wanted(null, 7070, A, 80))), null)
                 .getFirst().refused();

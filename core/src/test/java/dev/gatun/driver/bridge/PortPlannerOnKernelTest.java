@@ -170,7 +170,7 @@ class PortPlannerOnKernelTest {
         for (int i = 0; i < round.size(); i++) {
             requests.add(new PortRequest.Publish("n1", round.get(i), (later ? "later-" : "owner-") + i, false));
         }
-        CommitLoop loop = new CommitLoop(store, () -> HOST_ADDRESSES, (batch, addresses) -> List.of(), flushed -> {},
+        CommitLoop loop = new CommitLoop(store, () -> HOST_ADDRESSES, (batch, addresses) -> List.of(), (flushed, added) -> {},
                 "host1");
         List<String> out = new ArrayList<>();
         for (PortPlanner.Answer a : loop.commit(requests, null)) {

@@ -298,7 +298,12 @@ class PublisherRaceTest {
         }
 
         @Override
-        public List<String> restore(List<Network> networks, List<PortMapping> wanted) {
+        public boolean guardsLoopback() {
+            return real.guardsLoopback();
+        }
+
+        @Override
+        public Restored restore(List<Network> networks, List<PortMapping> wanted) {
             return real.restore(networks, wanted);
         }
 
