@@ -34,7 +34,8 @@ import java.util.stream.IntStream;
         description = "Measure publishing with gatun against the C floor, nft, Docker-style iptables and Docker's nftables shape.",
         footer = {"", "Read ratios, not absolute times: they hold when the machine's speed drifts.",
                 "", "Examples:", "  sudo ./gatun bench --quick", "  sudo ./gatun bench --json --out /tmp/results",
-                "  sudo ./gatun bench --soak --cycles 20000", "  sudo ./gatun bench --bulk --rounds 9"})
+                "  sudo ./gatun bench --soak --cycles 20000", "  sudo ./gatun bench --bulk --rounds 9",
+                "  sudo ./gatun bench --udp-publish --conntrack-entries 100000"})
 public final class Harness implements Callable<Integer> {
 
     @Option(names = "--quick", description = "A short smoke run (under two minutes): fewer samples, up to 1,000 mappings.")
@@ -73,6 +74,14 @@ public final class Harness implements Callable<Integer> {
             + " of the normal run, alone).")
     boolean footprintOnly;
 
+    @Option(names = "--udp-publish", description = "Instead of the comparison: only a UDP and a TCP publish beside"
+            + " --conntrack-entries unrelated conntrack entries, against none (a step of the normal run, alone).")
+    boolean udpPublishOnly;
+
+    @Option(names = "--conntrack-entries", paramLabel = "N", description = "Unrelated conntrack entries beside the UDP"
+            + " publish (default: ${DEFAULT-VALUE}; 10000 in the quick run).")
+    int conntrackEntries = 100_000;
+
     @Option(names = "--requests", paramLabel = "N", description = "Publishes sent to each fresh serve (default: ${DEFAULT-VALUE}).")
     int freshRequests = 2_000;
 
@@ -90,6 +99,7 @@ public final class Harness implements Callable<Integer> {
     private Map<String, Object> footprint;
     private Map<String, Object> bulk;
     private Map<String, Object> freshServe;
+    private Map<String, Object> udpPublish;
     /** run_timed, which runs the command-line tools inside their namespaces (InNamespace). */
     private Path timer;
     private int steps;
@@ -112,6 +122,7 @@ public final class Harness implements Callable<Integer> {
         // The 100th publish of a fresh serve is one of its figures, the 91st to 110th around it another.
         atLeast("--requests", freshRequests, 110);
         atLeast("--serves", freshServes, 1);
+        atLeast("--conntrack-entries", conntrackEntries, 1);
     }
 
     private void atLeast(String option, int value, int least) {
@@ -143,6 +154,10 @@ public final class Harness implements Callable<Integer> {
             return alone("a serve just started, its forwarded publishes against its warm figure:",
                     FreshServe.measure(root.resolve("gatun"), CBuild.serveTimer(root), freshRequests, freshServes));
         }
+        if (udpPublishOnly) {
+            return alone("a UDP and a TCP publish beside " + conntrackEntries + " unrelated conntrack entries, against none:",
+                    UdpPublish.measure(conntrackEntries, bulkRounds * 20));
+        }
         if (footprintOnly) {
             return alone("gatun serve's memory, idle and with " + bulkMappings + " mappings, and its repair:",
                     Footprint.measure(root.resolve("gatun"), timer, bulkMappings, false));
@@ -158,7 +173,7 @@ public final class Harness implements Callable<Integer> {
         int contention = quick ? 10 : 100;
         int threadsOps = quick ? 100 : 200;
         int footprintMappings = quick ? 10_000 : 100_000;
-        steps = existing.size() + 9;
+        steps = existing.size() + 10;
         try {
             for (int n : existing) {
                 progress("one publish with " + n + " mappings present");
@@ -210,6 +225,9 @@ public final class Harness implements Callable<Integer> {
                     quick ? 1 : freshServes);
             progress("16 threads publishing single mappings");
             groupCommit(threadsOps, quick ? 3 : 9);
+            int entries = quick ? Math.min(conntrackEntries, 10_000) : conntrackEntries;
+            progress("a UDP and a TCP publish beside " + entries + " unrelated conntrack entries, against none");
+            udpPublish = UdpPublish.measure(entries, quick ? 10 : 100);
         } finally {
             System.err.println();
             System.err.println("measured in " + (System.nanoTime() - started) / 1_000_000_000L + " s");
@@ -241,10 +259,12 @@ public final class Harness implements Callable<Integer> {
             doc.put("serve_footprint", footprint);
             doc.put("bulk_publish", bulk);
             doc.put("fresh_serve", freshServe);
+            doc.put("udp_publish", udpPublish);
             doc.put("method", method);
             System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(doc));
         } else {
             Report.table(results, ratios, controls, checks, footprint, bulk, freshServe, method, svg);
+            Report.section("a UDP and a TCP publish beside unrelated conntrack entries, against none:", udpPublish);
         }
         return 0;
     }

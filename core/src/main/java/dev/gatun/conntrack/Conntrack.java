@@ -119,29 +119,56 @@ public final class Conntrack implements AutoCloseable {
     private List<byte[]> untranslated(int family, NattedPort filter, List<NattedPort> ports, Predicate<byte[]> isLocal) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment nlh = filter == null
-                    ? untranslatedDump(arena, family, ports.getFirst().protocol(), null, 0)
-                    : untranslatedDump(arena, family, filter.protocol(), filter.address(), filter.port());
+                    ? untranslatedDump(arena, family, ports.getFirst().protocol(), null, 0, kernel_h.IPS_DST_NAT)
+                    : untranslatedDump(arena, family, filter.protocol(), filter.address(), filter.port(), kernel_h.IPS_DST_NAT);
             return socket.dump(nlh, nlmsghdr.nlmsg_len(nlh), "list untranslated conntrack entries",
                     m -> untranslatedTupleIfMatches(m, ports, isLocal));
         }
     }
 
     /**
-     * The destination ports of every entry of {@code protocol} that no dnat translated, both
-     * families: where clients may be sending that a mapping made now would miss.
+     * The destination ports of the entries of {@code protocol}, both families, that no nat
+     * translated either way and that never saw a reply: clients that sent to the host itself and
+     * found nothing, where a mapping made now would miss them. The kernel sends only those (Linux
+     * 5.19 on; an older one sends every entry of the protocol, checked here too), and each is read
+     * for its status and port alone: a host under a UDP flood may hold a hundred thousand.
      */
     public Set<Integer> untranslatedPorts(int protocol) {
+        int unwanted = kernel_h.IPS_DST_NAT | kernel_h.IPS_SRC_NAT | kernel_h.IPS_SEEN_REPLY;
         Set<Integer> ports = new HashSet<>();
         for (int family : new int[] {libc_h.AF_INET, libc_h.AF_INET6}) {
             try (Arena arena = Arena.ofConfined()) {
-                MemorySegment nlh = untranslatedDump(arena, family, protocol, null, 0);
-                ports.addAll(socket.dump(nlh, nlmsghdr.nlmsg_len(nlh), "list untranslated conntrack entries", m -> {
-                    Untranslated u = untranslated(m);
-                    return u == null || u.original().protocol() != protocol ? null : u.original().port();
-                }));
+                MemorySegment nlh = untranslatedDump(arena, family, protocol, null, 0, unwanted);
+                ports.addAll(socket.dump(nlh, nlmsghdr.nlmsg_len(nlh), "list untranslated conntrack entries",
+                        m -> unansweredPort(m, protocol, unwanted)));
             }
         }
         return ports;
+    }
+
+    /** The original destination port of the entry in {@code m} if it is of {@code protocol} and has none of {@code unwanted}, else null. */
+    static Integer unansweredPort(MemorySegment m, int protocol, int unwanted) {
+        long start = NetlinkMessages.align(NetlinkMessages.HEADER_BYTES + (int) nfgenmsg.sizeof());
+        int[] statusAndPort = {0, -1, -1};
+        NetlinkMessages.forEachAttribute(m, start, (type, payload) -> {
+            if (type == kernel_h.CTA_STATUS) {
+                statusAndPort[0] = NetlinkMessages.networkU32(payload, "CTA_STATUS");
+            } else if (type == kernel_h.CTA_TUPLE_ORIG) {
+                NetlinkMessages.forEachAttribute(payload, 0, (t, p) -> {
+                    if (t == kernel_h.CTA_TUPLE_PROTO) {
+                        NetlinkMessages.forEachAttribute(p, 0, (k, v) -> {
+                            if (k == kernel_h.CTA_PROTO_NUM) {
+                                statusAndPort[1] = NetlinkMessages.u8(v, "CTA_PROTO_NUM");
+                            } else if (k == kernel_h.CTA_PROTO_DST_PORT) {
+                                statusAndPort[2] = NetlinkMessages.networkU16(v, "CTA_PROTO_DST_PORT");
+                            }
+                        });
+                    }
+                });
+            }
+        });
+        boolean wanted = (statusAndPort[0] & unwanted) == 0 && statusAndPort[1] == protocol && statusAndPort[2] >= 0;
+        return wanted ? statusAndPort[2] : null;
     }
 
     /** The raw CTA_TUPLE_ORIG of an entry that no dnat translated and that goes to one of the ports, else null. */
@@ -155,26 +182,26 @@ public final class Conntrack implements AutoCloseable {
             if (p.protocol() == t.protocol() && p.port() == t.port() && (p.address() == null
                     ? isLocal.test(t.destination()) || isLoopback(t.destination())
                     : Arrays.equals(p.address().getAddress(), t.destination()))) {
-                return u.raw();
+                return u.raw().toArray(JAVA_BYTE);
             }
         }
         return null;
     }
 
-    /** An entry no dnat translated: its original direction, parsed and as the kernel sent it. */
-    private record Untranslated(Tuple original, byte[] raw) {}
+    /** An entry no dnat translated: its original direction, parsed and as the kernel sent it (valid in the callback only). */
+    private record Untranslated(Tuple original, MemorySegment raw) {}
 
     /** The entry in {@code m} if no dnat translated it, else null. */
     private static Untranslated untranslated(MemorySegment m) {
         long start = NetlinkMessages.align(NetlinkMessages.HEADER_BYTES + (int) nfgenmsg.sizeof());
-        byte[][] raw = {null};
+        MemorySegment[] raw = {null};
         Tuple[] original = {null};
         int[] status = {0};
         NetlinkMessages.forEachAttribute(m, start, (type, payload) -> {
             if (type == kernel_h.CTA_STATUS) {
                 status[0] = NetlinkMessages.networkU32(payload, "CTA_STATUS");
             } else if (type == kernel_h.CTA_TUPLE_ORIG) {
-                raw[0] = payload.toArray(JAVA_BYTE);
+                raw[0] = payload;
                 original[0] = Tuple.of(payload);
             }
         });
@@ -193,14 +220,15 @@ public final class Conntrack implements AutoCloseable {
     }
 
     /**
-     * A dump of one family's untranslated entries (CTA_STATUS 0 under the mask IPS_DST_NAT), of
-     * {@code protocol} and, where given, to {@code address} and {@code port} (0: any), as the
-     * kernel's tuple filter.
+     * A dump of one family's entries with none of the status bits {@code unwanted} (CTA_STATUS 0
+     * under that mask), of {@code protocol} and, where given, to {@code address} and {@code port}
+     * (0: any), as the kernel's tuple filter.
      */
-    static MemorySegment untranslatedDump(Arena arena, int family, int protocol, InetAddress address, int port) {
+    static MemorySegment untranslatedDump(Arena arena, int family, int protocol, InetAddress address, int port,
+                                          int unwanted) {
         MemorySegment nlh = header(arena, kernel_h.IPCTNL_MSG_CT_GET, kernel_h.NLM_F_DUMP | kernel_h.NLM_F_ACK, family);
         mnl_attr_put_u32(nlh, (short) kernel_h.CTA_STATUS, 0);
-        mnl_attr_put_u32(nlh, (short) kernel_h.CTA_STATUS_MASK, Integer.reverseBytes(kernel_h.IPS_DST_NAT));
+        mnl_attr_put_u32(nlh, (short) kernel_h.CTA_STATUS_MASK, Integer.reverseBytes(unwanted));
         int flags = kernel_h.CTA_FILTER_F_CTA_PROTO_NUM;
         MemorySegment tuple = mnl_attr_nest_start(nlh, (short) kernel_h.CTA_TUPLE_ORIG);
         if (address != null) {

@@ -41,6 +41,10 @@ class ConntrackReplyFuzzPropertiesTest {
         try (Arena arena = Arena.ofConfined()) {
             assertThat(Conntrack.tupleIfMatches(arena.allocateFrom(JAVA_BYTE, entries().getFirst()), PORTS)).isNull();
             assertThat(Conntrack.establishedNatted(arena.allocateFrom(JAVA_BYTE, entries().getFirst()))).isNull();
+            assertThat(Conntrack.untranslatedTupleIfMatches(arena.allocateFrom(JAVA_BYTE, entries().getFirst()), PORTS,
+                    address -> true)).as("untranslated, to 10.9.0.1:80").isNotNull();
+            assertThat(Conntrack.unansweredPort(arena.allocateFrom(JAVA_BYTE, entries().getFirst()), 6,
+                    kernel_h.IPS_DST_NAT)).isEqualTo(80);
         }
     }
 
@@ -48,5 +52,7 @@ class ConntrackReplyFuzzPropertiesTest {
     void entries(@ForAll("mutatedEntries") byte[] message) {
         ReplyFuzz.decodes(message, m -> Conntrack.tupleIfMatches(m, PORTS));
         ReplyFuzz.decodes(message, Conntrack::establishedNatted);
+        ReplyFuzz.decodes(message, m -> Conntrack.untranslatedTupleIfMatches(m, PORTS, address -> true));
+        ReplyFuzz.decodes(message, m -> Conntrack.unansweredPort(m, 6, kernel_h.IPS_DST_NAT | kernel_h.IPS_SEEN_REPLY));
     }
 }
