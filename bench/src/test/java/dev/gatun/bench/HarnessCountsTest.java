@@ -14,7 +14,7 @@ class HarnessCountsTest {
     /** A count that cannot run is a usage error (exit 2) naming the option and the value, before anything is measured or made. */
     @ParameterizedTest
     @CsvSource({"--serves,0", "--serves,-3", "--requests,109", "--requests,0", "--rounds,0", "--mappings,0",
-            "--cycles,0", "--clients,-1"})
+            "--cycles,0", "--clients,-1", "--conntrack-entries,0"})
     void aCountThatCannotRunIsRefusedNamingIt(String option, String value) {
         StringWriter err = new StringWriter();
         CommandLine cl = new CommandLine(new Harness());
