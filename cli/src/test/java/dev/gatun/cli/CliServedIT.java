@@ -42,6 +42,11 @@ class CliServedIT extends CliIT {
         serves.put(host.name(), GatunServe.start(host.name(), null, "--log-requests"));
     }
 
+    @Override
+    boolean heals() {
+        return true;
+    }
+
     /** The serve runs doctor itself, and says so. */
     @Override
     String serveCheckSays(NetworkNamespace host) {
