@@ -238,8 +238,9 @@ final class ServeWarmUp {
 
     /**
      * The {@code i}th publish and unpublish, of one port or (every fourth) 32, on ports of its
-     * own, every other four without {@code --owner} (the owner is then the container's address, as
-     * for most command lines), and every other eight without {@code --netns} (as a host's serve
+     * own, half of them UDP, of either width (a UDP publish asks which ports untranslated UDP went
+     * to, a UDP unpublish reads conntrack), every other four without {@code --owner} (the owner is
+     * then the container's address, as for most command lines), and every other eight without {@code --netns} (as a host's serve
      * gets its users' commands: the serve's own namespace): a branch the warm-up never took is a
      * deoptimization at the first request that takes it. Every 25th, a listing while its ports
      * are published, every other one of them as JSON (the first {@code --json ls} of a serve
@@ -249,8 +250,9 @@ final class ServeWarmUp {
         int width = i % 4 == 3 ? 32 : 1;
         int first = 20_000 + i * 32 % 30_000;
         List<String> ports = new ArrayList<>();
+        String protocol = (i + i / 4) % 2 == 1 ? "/udp" : "";
         for (int p = first; p < first + width; p++) {
-            ports.addAll(List.of("-p", p + ":" + p));
+            ports.addAll(List.of("-p", p + ":" + p + protocol));
         }
         List<String> owner = i / 4 % 2 == 0 ? List.of("--owner", "warm-up") : List.of();
         NetworkNamespace named = i / 8 % 2 == 0 ? ns : null;
