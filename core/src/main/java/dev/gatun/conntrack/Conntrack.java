@@ -20,6 +20,7 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.BiFunction;
 import java.util.function.Predicate;
 
 import static dev.gatun.bindings.internal.libmnl_h.*;
@@ -55,9 +56,11 @@ public final class Conntrack implements AutoCloseable {
      * container's ports costs one walk, not one per port. Returns how many entries were deleted.
      */
     public int deleteNatted(List<NattedPort> ports) {
-        if (ports.isEmpty()) {
-            return 0;
-        }
+        return deleteFound(ports, this::matching);
+    }
+
+    /** Deletes, family by family, the entries {@code find} gives for the ports of that family; how many. */
+    private int deleteFound(List<NattedPort> ports, BiFunction<Integer, List<NattedPort>, List<byte[]>> find) {
         int deleted = 0;
         for (boolean ipv6 : new boolean[] {false, true}) {
             List<NattedPort> ofFamily = ports.stream().filter(p -> p.ipv6() == ipv6).toList();
@@ -65,7 +68,7 @@ public final class Conntrack implements AutoCloseable {
                 continue;
             }
             int family = ipv6 ? libc_h.AF_INET6 : libc_h.AF_INET;
-            for (byte[] tuple : matching(family, ofFamily)) {
+            for (byte[] tuple : find.apply(family, ofFamily)) {
                 if (delete(family, tuple)) {
                     deleted++;
                 }
@@ -91,28 +94,16 @@ public final class Conntrack implements AutoCloseable {
      * entry is checked here too). Returns how many entries were deleted.
      */
     public int deleteUntranslated(List<NattedPort> ports, Predicate<byte[]> isLocal) {
-        int deleted = 0;
-        for (boolean ipv6 : new boolean[] {false, true}) {
-            List<NattedPort> ofFamily = ports.stream().filter(p -> p.ipv6() == ipv6).toList();
-            if (ofFamily.isEmpty()) {
-                continue;
+        return deleteFound(ports, (family, ofFamily) -> {
+            if (ofFamily.size() > FILTERED_DUMPS) {
+                return untranslated(family, null, ofFamily, isLocal);
             }
-            int family = ipv6 ? libc_h.AF_INET6 : libc_h.AF_INET;
             List<byte[]> tuples = new ArrayList<>();
-            if (ofFamily.size() <= FILTERED_DUMPS) {
-                for (NattedPort p : ofFamily) {
-                    tuples.addAll(untranslated(family, p, List.of(p), isLocal));
-                }
-            } else {
-                tuples.addAll(untranslated(family, null, ofFamily, isLocal));
+            for (NattedPort p : ofFamily) {
+                tuples.addAll(untranslated(family, p, List.of(p), isLocal));
             }
-            for (byte[] tuple : tuples) {
-                if (delete(family, tuple)) {
-                    deleted++;
-                }
-            }
-        }
-        return deleted;
+            return tuples;
+        });
     }
 
     /** The original tuples of untranslated entries to one of {@code ports}, dumped with {@code filter} (null: none). */

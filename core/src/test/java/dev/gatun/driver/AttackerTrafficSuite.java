@@ -83,18 +83,7 @@ abstract class AttackerTrafficSuite {
             InetAddress gateway = n.gateways().getFirst();
             assertThat(new Sysctls(host).read("ipv4/conf/" + n.bridge() + "/route_localnet"))
                     .as("the door this guards: the bridge routes 127.0.0.0/8").isEqualTo("1");
-            try (UdpInbox loopbackOnly = UdpInbox.bind(host, "127.0.0.1", 9999);
-                 UdpInbox onTheGateway = UdpInbox.bind(host, gateway.getHostAddress(), 9998)) {
-                Wire toGateway = Wire.to(c1, "eth0", host, n.bridge());
-
-                CraftedFrames.udp(toGateway, e.ip(), 40001, gateway, 9998, "control");
-                CraftedFrames.udp(toGateway, e.ip(), 40002, LOCALHOST, 9999, "to the host's 127.0.0.1");
-
-                assertThat(onTheGateway.got("control", ARRIVES)).as("control: the same frame to the gateway's address")
-                        .isTrue();
-                assertThat(loopbackOnly.got("to the host's 127.0.0.1", GRACE)).as("a service bound to 127.0.0.1")
-                        .isFalse();
-            }
+            loopbackRefusedWhereTheControlArrives(host, Wire.to(c1, "eth0", host, n.bridge()), e.ip(), gateway);
         }
     }
 
@@ -192,17 +181,8 @@ abstract class AttackerTrafficSuite {
                     HostPortCheck.SKIP);
             assertThat(new Sysctls(host).read("ipv4/conf/vout/route_localnet")).as("the door this guards")
                     .isEqualTo("1");
-            try (UdpInbox loopbackOnly = UdpInbox.bind(host, "127.0.0.1", 9999);
-                 UdpInbox onTheVeth = UdpInbox.bind(host, "10.99.0.1", 9998)) {
-                Wire toHost = Wire.to(c1, "eth0", host, "vout");
-
-                CraftedFrames.udp(toHost, container, 40001, InetAddress.ofLiteral("10.99.0.1"), 9998, "control");
-                CraftedFrames.udp(toHost, container, 40002, LOCALHOST, 9999, "to the host's 127.0.0.1");
-
-                assertThat(onTheVeth.got("control", ARRIVES)).as("control: the host's end of the veth").isTrue();
-                assertThat(loopbackOnly.got("to the host's 127.0.0.1", GRACE)).as("a service bound to 127.0.0.1")
-                        .isFalse();
-            }
+            loopbackRefusedWhereTheControlArrives(host, Wire.to(c1, "eth0", host, "vout"), container,
+                    InetAddress.ofLiteral("10.99.0.1"));
             gatun.unpublishOutside("chain", container, List.of(), "a1/eth0@chain");
         }
     }
@@ -231,19 +211,27 @@ abstract class AttackerTrafficSuite {
             gatun.adoptBridge(docker);
             assertThat(new Sysctls(host).read("ipv4/conf/dock0/route_localnet")).as("the door this guards")
                     .isEqualTo("1");
-            try (UdpInbox loopbackOnly = UdpInbox.bind(host, "127.0.0.1", 9999);
-                 UdpInbox onTheBridge = UdpInbox.bind(host, "172.31.9.1", 9998)) {
-                Wire toGateway = Wire.to(c1, "eth0", host, "dock0");
-                InetAddress container = InetAddress.ofLiteral("172.31.9.2");
-
-                CraftedFrames.udp(toGateway, container, 40001, InetAddress.ofLiteral("172.31.9.1"), 9998, "control");
-                CraftedFrames.udp(toGateway, container, 40002, LOCALHOST, 9999, "to the host's 127.0.0.1");
-
-                assertThat(onTheBridge.got("control", ARRIVES)).as("control: the bridge's address").isTrue();
-                assertThat(loopbackOnly.got("to the host's 127.0.0.1", GRACE)).as("a service bound to 127.0.0.1")
-                        .isFalse();
-            }
+            loopbackRefusedWhereTheControlArrives(host, Wire.to(c1, "eth0", host, "dock0"),
+                    InetAddress.ofLiteral("172.31.9.2"), InetAddress.ofLiteral("172.31.9.1"));
             gatun.releaseBridge(docker);
+        }
+    }
+
+    /**
+     * From {@code from} over {@code wire}: a frame to the host's 127.0.0.1, where a service of the
+     * host listens, is not delivered; the same frame to {@code hostSide} (the host's address on that
+     * link, a service listening there too) is.
+     */
+    private static void loopbackRefusedWhereTheControlArrives(NetworkNamespace host, Wire wire, InetAddress from,
+                                                              InetAddress hostSide) throws Exception {
+        try (UdpInbox loopbackOnly = UdpInbox.bind(host, "127.0.0.1", 9999);
+             UdpInbox onHostSide = UdpInbox.bind(host, hostSide.getHostAddress(), 9998)) {
+            CraftedFrames.udp(wire, from, 40001, hostSide, 9998, "control");
+            CraftedFrames.udp(wire, from, 40002, LOCALHOST, 9999, "to the host's 127.0.0.1");
+
+            assertThat(onHostSide.got("control", ARRIVES)).as("control: the same frame to " + hostSide.getHostAddress())
+                    .isTrue();
+            assertThat(loopbackOnly.got("to the host's 127.0.0.1", GRACE)).as("a service bound to 127.0.0.1").isFalse();
         }
     }
 }
