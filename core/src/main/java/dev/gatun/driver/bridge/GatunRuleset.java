@@ -228,7 +228,7 @@ final class GatunRuleset {
         rules.add(Rule.in(PREROUTING_RAW).matchNot(Field.META_IIFNAME, "lo").match(Field.IP6_DADDR, "::1").drop()
                 .comment("loopback addresses come from lo only").build());
         rules.add(Rule.in(INPUT).match(Field.META_L4PROTO, "udp").ctState("new").updateSet(UDPHEARD.name(), Field.UDP_DPORT)
-                .comment("UDP no published port took; a publish of the port clears its conntrack entries").build());
+                .comment("UDP that reached the host itself: a publish of its port clears such flows").build());
         rules.add(Rule.in(FORWARD).inSet(INTERNAL.name(), Field.META_IIFNAME).notInSet(INTERNAL.name(), Field.META_OIFNAME)
                 .drop().comment("internal networks have no way out").build());
         rules.add(Rule.in(FORWARD).notInSet(INTERNAL.name(), Field.META_IIFNAME).inSet(INTERNAL.name(), Field.META_OIFNAME)
