@@ -125,6 +125,14 @@ public final class DebianBed implements AutoCloseable {
         return cmd;
     }
 
+    /**
+     * The bed's root seen from outside it, through its holder's /proc entry: with the mounts made
+     * in the bed, a network namespace's file under /run/netns among them.
+     */
+    public Path root() {
+        return Path.of("/proc", Long.toString(holder.pid()), "root");
+    }
+
     /** Runs {@code args} in the bed and waits for it (at most {@code limit}). */
     public Result run(Map<String, String> env, Duration limit, List<String> args) {
         List<String> cmd = command(env, args);

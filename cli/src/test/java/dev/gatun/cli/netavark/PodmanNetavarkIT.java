@@ -2,20 +2,33 @@ package dev.gatun.cli.netavark;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.gatun.InvalidInputException;
 import dev.gatun.cli.bed.DebianBed;
 import dev.gatun.cli.cni.PodmanCniIT;
 import dev.gatun.cli.docker.NftMonitor;
 import dev.gatun.cli.docker.GatunCli;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.netns.ReplyServers;
+import dev.gatun.rtnl.Sysctls;
 import dev.gatun.testing.Bounded;
+import dev.gatun.testing.CraftedFrames;
+import dev.gatun.testing.CraftedFrames.Wire;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
+import dev.gatun.testing.SteadyUdpClient;
+import dev.gatun.testing.UdpInbox;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -24,6 +37,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -41,6 +55,12 @@ class PodmanNetavarkIT {
     static final String HOST_IP = PodmanCniIT.HOST_IP;
     static final String WEB = PodmanCniIT.WEB;
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final InetAddress OUTSIDE = InetAddress.ofLiteral("192.0.2.2");
+    private static final InetAddress LOCALHOST = InetAddress.ofLiteral("127.0.0.1");
+    /** How long a refused frame is given to arrive after its control has. */
+    private static final Duration GRACE = Duration.ofMillis(500);
+    private static final Duration ARRIVES = Duration.ofSeconds(3);
+    private static final Duration EVERY = Duration.ofMillis(100);
 
     boolean served() {
         return false;
@@ -209,6 +229,176 @@ class PodmanNetavarkIT {
                     .as("into an internal network by its published port").doesNotContain("hello-from-");
             lab.podmanOk("rm", "-f", "-t", "0", "a1", "a2", "c1", "c2");
             assertThat(PodmanCniIT.elements(host)).doesNotContain("comment");
+        }
+    }
+
+    /**
+     * Published ports let no one in where they do not belong, tried as an attacker tries it: UDP in
+     * Ethernet frames written byte by byte and sent with an AF_PACKET socket (nothing on the
+     * sending side routes or checks them), each refusal with a control made the same way. A
+     * container sends to 127.0.0.1 through its gateway: gatun's bridge routes 127.0.0.0/8
+     * (route_localnet), and the host's loopback-only services stay out of reach. The outside sends
+     * to the host's MAC with destination 127.0.0.1: a port published on 127.0.0.1 only does not
+     * answer it. Then UDP: a client that kept sending from one source port since before {@code
+     * podman run -p} reaches the container within a second of the mapping's commit, and conntrack
+     * lists its entry untranslated before and translated after. Arrival is seen by inboxes the test
+     * binds in the containers' namespaces (the containers only sleep): an answer would be no sound
+     * sign, as one to a frame for 127.0.0.1 would come back from 127.0.0.1, a martian source the
+     * outside drops, and the steady client reads none.
+     */
+    @Test
+    void loopbackIsNoDoorAndAUdpClientThatBeganBeforeThePublishArrives(NetworkNamespace host, NetworkNamespace out)
+            throws Exception {
+        PodmanCniIT.outside(host, out);
+        try (Podman5Lab lab = Podman5Lab.start(host, served())) {
+            lab.podmanOk("network", "create", "-d", "gatun", "--disable-dns", "--subnet", "10.96.0.0/24", "guarded");
+            DebianBed.Result guarded = lab.runDetached("guarded", "guarded", List.of("127.0.0.1:5353:53/udp",
+                    "5354:53/udp"), "sleep", "600");
+            assertThat(guarded.code()).as(guarded.err()).isZero();
+            NetworkNamespace container = namespaceOf(lab, "guarded");
+            InetAddress ip = InetAddress.ofLiteral(ip(lab, "guarded", "guarded"));
+            InetAddress gateway = InetAddress.ofLiteral("10.96.0.1");
+            assertThat(new Sysctls(host).read("ipv4/conf/gatun-guarded/route_localnet"))
+                    .as("the door this guards: the network's bridge routes 127.0.0.0/8").isEqualTo("1");
+
+            try (UdpInbox loopbackOnly = UdpInbox.bind(host, "127.0.0.1", 9999);
+                 UdpInbox onTheGateway = UdpInbox.bind(host, gateway.getHostAddress(), 9998)) {
+                Wire toGateway = Wire.to(container, "eth0", host, "gatun-guarded");
+                // The refused frame first: had it passed, it would have arrived before its control.
+                CraftedFrames.udp(toGateway, ip, 40001, LOCALHOST, 9999, "to the host's 127.0.0.1");
+                CraftedFrames.udp(toGateway, ip, 40002, gateway, 9998, "control");
+
+                assertThat(onTheGateway.got("control", ARRIVES)).as("control: the same frame to the gateway's address")
+                        .isTrue();
+                assertThat(loopbackOnly.got("to the host's 127.0.0.1", GRACE)).as("a host service bound to 127.0.0.1")
+                        .isFalse();
+            }
+            try (UdpInbox inbox = UdpInbox.bind(container, ip.getHostAddress(), 53)) {
+                Wire lan = Wire.to(out, "out1", host, "out0");
+                CraftedFrames.udp(lan, OUTSIDE, 40003, LOCALHOST, 5353, "to 127.0.0.1 from outside");
+                CraftedFrames.udp(lan, OUTSIDE, 40004, InetAddress.ofLiteral(HOST_IP), 5354, "control");
+
+                assertThat(inbox.got("control", ARRIVES)).as("control: the same frame to a port on every address")
+                        .isTrue();
+                assertThat(inbox.got("to 127.0.0.1 from outside", GRACE)).as("a port published on 127.0.0.1 only")
+                        .isFalse();
+            }
+            checkServed(lab, "setup", 1);
+
+            try (SteadyUdpClient early = SteadyUdpClient.start(out, HOST_IP, 5355, "early", EVERY)) {
+                early.awaitSent(5);
+                // conntrack's own listing: the client's entry, made while nothing was published, goes to the host itself.
+                String before = Oracle.in(host, "conntrack", "-L", "-p", "udp");
+                Matcher entry = Pattern.compile("src=192\\.0\\.2\\.2 dst=" + Pattern.quote(HOST_IP)
+                        + " sport=(\\d+) dport=5355 \\[UNREPLIED\\] src=" + Pattern.quote(HOST_IP) + " ").matcher(before);
+                assertThat(entry.find()).as("the early client's untranslated entry before the publish:\n" + before).isTrue();
+                String flow = "sport=" + entry.group(1) + " dport=5355 [UNREPLIED] src=";
+
+                try (InboxInTheNextNamespace late = new InboxInTheNextNamespace(lab, 53, "early-")) {
+                    long mapped;
+                    try (NftMonitor monitor = NftMonitor.start(host)) {
+                        DebianBed.Result run = lab.runDetached("late", "guarded", List.of("5355:53/udp"), "sleep", "600");
+                        assertThat(run.code()).as(run.err()).isZero();
+                        mapped = monitor.stop().stream().filter(e -> e.text().contains("udp . 5355 ")).findFirst()
+                                .orElseThrow(() -> new AssertionError("nft monitor saw no mapping of udp 5355")).nanos();
+                    }
+                    assertThat(Duration.ofNanos(late.arrived() - mapped))
+                            .as("from the mapping's commit (as nft monitor reported it) to the early client's first "
+                                    + "datagram in the container").isLessThanOrEqualTo(Duration.ofSeconds(1));
+                    assertThat(Oracle.in(host, "conntrack", "-L", "-p", "udp")).as("its entry now, in conntrack's listing")
+                            .doesNotContain(flow + HOST_IP + " ").contains(flow + ip(lab, "late", "guarded") + " ");
+                    try (SteadyUdpClient fresh = SteadyUdpClient.start(out, HOST_IP, 5355, "fresh", EVERY)) {
+                        assertThat(late.inbox().gotAnyStartingWith("fresh-", Duration.ofSeconds(1)))
+                                .as("control: a client from a fresh source port").isTrue();
+                    }
+                }
+            }
+            checkServed(lab, "setup", 2);
+            lab.podmanOk("rm", "-f", "-t", "0", "guarded", "late");
+            assertThat(PodmanCniIT.elements(host)).doesNotContain("comment");
+        }
+    }
+
+    /** A running container's network namespace, entered by its PID as any root process can. */
+    private static NetworkNamespace namespaceOf(Podman5Lab lab, String container) {
+        String pid = lab.podmanOk("inspect", "-f", "{{.State.Pid}}", container).out().strip();
+        return NetworkNamespace.at(Path.of("/proc", pid, "ns", "net"));
+    }
+
+    /**
+     * An inbox on 0.0.0.0:PORT in the next network namespace Podman makes, bound by a thread of its
+     * own as soon as the namespace's file under the bed's /run/netns refers to one: before netavark's
+     * setup runs in it, so that no datagram a new mapping lets through is missed. Notes when the
+     * first payload starting with its prefix arrived.
+     */
+    private static final class InboxInTheNextNamespace implements AutoCloseable {
+
+        private final CompletableFuture<UdpInbox> inbox = new CompletableFuture<>();
+        private final CompletableFuture<Long> arrived = new CompletableFuture<>();
+        private final Thread watcher;
+
+        InboxInTheNextNamespace(Podman5Lab lab, int port, String prefix) {
+            Path dir = lab.bed.root().resolve("run/netns");
+            List<Path> before = namespaceFiles(dir);
+            watcher = Thread.ofPlatform().daemon().name("next-namespace-inbox").start(() -> {
+                try {
+                    UdpInbox in = bindInNext(dir, before, port);
+                    inbox.complete(in);
+                    arrived.complete(in.gotAnyStartingWith(prefix, Duration.ofSeconds(30)) ? System.nanoTime() : null);
+                } catch (Throwable e) {
+                    inbox.completeExceptionally(e);
+                    arrived.completeExceptionally(e);
+                }
+            });
+        }
+
+        private static UdpInbox bindInNext(Path dir, List<Path> before, int port) throws InterruptedException {
+            long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+            while (System.nanoTime() < deadline) {
+                for (Path p : namespaceFiles(dir)) {
+                    if (!before.contains(p)) {
+                        try {
+                            return UdpInbox.bind(NetworkNamespace.at(p), "0.0.0.0", port);
+                        } catch (InvalidInputException notYet) {
+                            // the file is made before the namespace is mounted on it
+                        }
+                    }
+                }
+                Thread.sleep(5);
+            }
+            throw new AssertionError("no new network namespace under " + dir + " within 2 minutes");
+        }
+
+        private static List<Path> namespaceFiles(Path dir) {
+            try (Stream<Path> files = Files.list(dir)) {
+                return files.toList();
+            } catch (NoSuchFileException none) {
+                return List.of();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        UdpInbox inbox() {
+            return Bounded.get(inbox, "the inbox in the new namespace");
+        }
+
+        /** When the first payload with the prefix arrived ({@link System#nanoTime()}); fails when none did in 30 s. */
+        long arrived() {
+            Long at = Bounded.get(arrived, "the first payload in the new namespace");
+            if (at == null) {
+                throw new AssertionError("nothing arrived in the new namespace within 30 s of its inbox's bind");
+            }
+            return at;
+        }
+
+        @Override
+        public void close() throws IOException {
+            watcher.interrupt();
+            Bounded.join(watcher, "the thread of the inbox in the new namespace");
+            if (inbox.isDone() && !inbox.isCompletedExceptionally()) {
+                inbox.join().close();
+            }
         }
     }
 
