@@ -3,14 +3,20 @@ package dev.gatun.cli.docker;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gatun.netns.NamedNamespaces;
 import dev.gatun.netns.NetworkNamespace;
+import dev.gatun.rtnl.Sysctls;
+import dev.gatun.testing.CraftedFrames;
+import dev.gatun.testing.CraftedFrames.Wire;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.HostFirewalls;
 import dev.gatun.testing.Lab;
 import dev.gatun.testing.Oracle;
+import dev.gatun.testing.SteadyUdpClient;
+import dev.gatun.testing.UdpInbox;
 import dev.gatun.testing.XtablesLockHolder;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
@@ -40,6 +46,14 @@ class DockerHostIT {
 
     private static final String HOST = Lab.HOST_ADDRESS;
     private static final Duration SETTLE = Duration.ofSeconds(10);
+    private static final InetAddress LOCALHOST = InetAddress.ofLiteral("127.0.0.1");
+    private static final InetAddress OUTSIDE = InetAddress.ofLiteral("192.0.2.2");
+    /** How long a datagram that must arrive is waited for. */
+    private static final Duration ARRIVES = Duration.ofSeconds(3);
+    /** How long a refused frame is given to arrive after its control, sent before it, has. */
+    private static final Duration GRACE = Duration.ofMillis(500);
+    /** How often a steady UDP client sends. */
+    private static final Duration EVERY = Duration.ofMillis(100);
 
     private static String httpd(String text) {
         return "mkdir -p /www && echo " + text + " > /www/index.html && httpd -p 80 -h /www && (udpreply 53 " + text
@@ -681,5 +695,145 @@ class DockerHostIT {
                 return true;
             }
         })).as("port %d refused once its container is gone", port).isTrue();
+    }
+
+    /** A container's network namespace, entered through its process: /proc/PID/ns/net. */
+    private static NetworkNamespace namespaceOf(DockerLab lab, String container) {
+        String pid = lab.dockerOk("inspect", "-f", "{{.State.Pid}}", container).out().strip();
+        return NetworkNamespace.at(Path.of("/proc", pid, "ns", "net"));
+    }
+
+    /**
+     * As an attacker tries it (core's AttackerTrafficSuite does the same on the driver): UDP in
+     * Ethernet frames written byte by byte and sent with an AF_PACKET socket, to 127.0.0.1. From a
+     * container to docker0's MAC, the host's loopback-only services are not reached; from the LAN to
+     * the host's MAC, a port published on 127.0.0.1 only is not. Each refusal has a control made
+     * the same way, which arrives. The receivers are inboxes of the test's: on the host, and in the
+     * container's namespace (a frame that passed would be answered from 127.0.0.1, which the
+     * outside drops as a martian, so an answer could not tell).
+     */
+    @Test
+    void framesTo127001ReachNeitherTheHostsLoopbackFromAContainerNorALocalhostPortFromTheLan() throws Exception {
+        inLab((lab, outside) -> {
+            NetworkNamespace host = NetworkNamespace.named(lab.namespace());
+            try (GatunServe serve = GatunServe.start(lab.namespace(), null, "--docker", "--docker-host",
+                    "unix://" + lab.socket())) {
+                // No server of its own on 53: the test's inbox in its namespace is what receives.
+                lab.dockerOk("run", "-d", "--init", "--name", "target", "-p", "127.0.0.1:5360:53/udp", "-p", "5361:53/udp",
+                        DockerLab.IMAGE, "sleep", "3600");
+                assertThat(Probe.poll(SETTLE, () -> mappingsOf(lab, "target").size() == 2))
+                        .as("both published; the serve: %s", serve.stderr()).isTrue();
+                // The door: dockerd without its userland proxy turns it on for docker0 itself, and gatun does for a
+                // bridge it adopts; with --iptables=false, dockerd's own drop is not there, gatun's is.
+                assertThat(new Sysctls(host).read("ipv4/conf/docker0/route_localnet")).as("route_localnet of docker0")
+                        .isEqualTo("1");
+                NetworkNamespace container = namespaceOf(lab, "target");
+                InetAddress containerIp = InetAddress.ofLiteral(lab.containerIp("target"));
+                InetAddress docker0 = InetAddress.ofLiteral(DockerLab.DOCKER0_ADDRESS.split("/")[0]);
+                try (UdpInbox loopbackOnly = UdpInbox.bind(host, "127.0.0.1", 9999);
+                     UdpInbox onDocker0 = UdpInbox.bind(host, docker0.getHostAddress(), 9998);
+                     UdpInbox inContainer = UdpInbox.bind(container, containerIp.getHostAddress(), 53)) {
+                    Wire fromContainer = Wire.to(container, "eth0", host, "docker0");
+                    Wire lan = Wire.to(outside, "eth0", host, "gout");
+
+                    CraftedFrames.udp(fromContainer, containerIp, 40001, docker0, 9998, "control from the container");
+                    CraftedFrames.udp(fromContainer, containerIp, 40002, LOCALHOST, 9999, "to the host's 127.0.0.1");
+                    CraftedFrames.udp(lan, OUTSIDE, 40003, InetAddress.ofLiteral(HOST), 5361, "control from the LAN");
+                    CraftedFrames.udp(lan, OUTSIDE, 40004, LOCALHOST, 5360, "to 127.0.0.1:5360 from the LAN");
+
+                    assertThat(onDocker0.got("control from the container", ARRIVES)).as("control: to docker0's address")
+                            .isTrue();
+                    assertThat(inContainer.got("control from the LAN", ARRIVES))
+                            .as("control: to the host's address, a port published on every address").isTrue();
+                    assertThat(loopbackOnly.got("to the host's 127.0.0.1", GRACE))
+                            .as("from a container, a service of the host bound to 127.0.0.1").isFalse();
+                    assertThat(inContainer.got("to 127.0.0.1:5360 from the LAN", GRACE))
+                            .as("from the LAN, a port published on 127.0.0.1 only").isFalse();
+                }
+            }
+        });
+    }
+
+    /** Whether {@code inbox} holds a datagram "PREFIX-N" of a {@link SteadyUdpClient} with N above {@code sent}. */
+    private static boolean sentAfter(UdpInbox inbox, String prefix, int sent) {
+        return inbox.received().stream()
+                .anyMatch(p -> p.startsWith(prefix) && Integer.parseInt(p.substring(prefix.length())) > sent);
+    }
+
+    /**
+     * UDP clients that keep sending from one source port while their container restarts, as a
+     * game client or a DNS forwarder does: while the port is unpublished their datagrams go to the
+     * host itself, and conntrack keeps that entry for as long as they keep coming. The publish at
+     * the restart deletes it, so their next datagram is translated to the container. One client
+     * sends every 100 ms; one every 10 ms is sure to send while the port is unpublished (0.07 to
+     * 1.3 s here). The judges: conntrack's events, nft monitor for the moment of the publish, and an
+     * inbox in the restarted container.
+     */
+    @Test
+    void udpClientsThatKeptSendingThroughADockerRestartGoToTheContainerWithinASecondOfItsPublish() throws Exception {
+        inLab((lab, outside) -> {
+            NetworkNamespace host = NetworkNamespace.named(lab.namespace());
+            try (GatunServe serve = GatunServe.start(lab.namespace(), null, "--docker", "--docker-host",
+                    "unix://" + lab.socket())) {
+                // No server of its own on 53: the test's inbox in its namespace is what receives.
+                lab.dockerOk("run", "-d", "--init", "--name", "steady", "-p", "5362:53/udp", DockerLab.IMAGE, "sleep", "3600");
+                assertThat(Probe.poll(SETTLE, () -> mappingsOf(lab, "steady").size() == 1))
+                        .as("published; the serve: %s", serve.stderr()).isTrue();
+                try (ConntrackEvents events = ConntrackEvents.start(host);
+                     SteadyUdpClient steady = SteadyUdpClient.start(outside, HOST, 5362, "steady", EVERY);
+                     SteadyUdpClient rapid = SteadyUdpClient.start(outside, HOST, 5362, "rapid", Duration.ofMillis(10))) {
+                    // Closed before the restart: its socket would keep the old namespace.
+                    try (UdpInbox before = UdpInbox.bind(namespaceOf(lab, "steady"), lab.containerIp("steady"), 53)) {
+                        assertThat(before.gotAnyStartingWith("steady-", ARRIVES)).as("before the restart").isTrue();
+                        assertThat(before.gotAnyStartingWith("rapid-", ARRIVES)).as("before the restart").isTrue();
+                    }
+                    long published;
+                    String ip;
+                    try (NftMonitor monitor = NftMonitor.start(host)) {
+                        lab.dockerOk("restart", "steady");
+                        ip = lab.containerIp("steady");
+                        // The restarted container receives once it runs, after docker restart returned.
+                        try (UdpInbox inbox = UdpInbox.bind(namespaceOf(lab, "steady"), ip, 53)) {
+                            Pattern publish = Pattern.compile("(add|create) element inet gatun ports4 \\{ udp \\. 5362 ");
+                            Long[] seen = new Long[1];
+                            assertThat(Probe.poll(SETTLE, () -> (seen[0] = monitor.first(publish)) != null))
+                                    .as("published again; the serve: %s", serve.stderr()).isTrue();
+                            published = seen[0];
+                            // Only what they send from now on counts: what they sent before the unpublish waited in the
+                            // host's neighbour queue for the container's address, and arrives once the restarted one
+                            // answers ARP. That holds the new datagrams too, up to ARP's next try a second on: hence
+                            // ARRIVES here, and the second is conntrack's, below.
+                            int steadyFrom = steady.sent();
+                            int rapidFrom = rapid.sent();
+                            assertThat(Probe.poll(ARRIVES, () -> sentAfter(inbox, "steady-", steadyFrom)))
+                                    .as("the client that kept sending every 100 ms; received %s; conntrack: %s; the serve: %s",
+                                            inbox.received(), events.events(), serve.stderr()).isTrue();
+                            assertThat(Probe.poll(ARRIVES, () -> sentAfter(inbox, "rapid-", rapidFrom)))
+                                    .as("the client that kept sending every 10 ms; received %s", inbox.received()).isTrue();
+                            try (SteadyUdpClient fresh = SteadyUdpClient.start(outside, HOST, 5362, "fresh", EVERY)) {
+                                assertThat(inbox.gotAnyStartingWith("fresh-", ARRIVES))
+                                        .as("control: a client from a new source port").isTrue();
+                            }
+                        }
+                    }
+                    // Conntrack's side: entries to the host itself, made while the port was unpublished ...
+                    List<ConntrackEvents.Event> stale = events.events().stream().filter(e -> e.nanos() < published
+                            && e.text().contains("[NEW]") && e.text().contains("dport=5362 [UNREPLIED] src=" + HOST + " "))
+                            .toList();
+                    assertThat(stale).as("entries of clients that sent while unpublished: %s", events.events()).isNotEmpty();
+                    // ... and each client's next entry, to the container, within a second of the publish.
+                    for (ConntrackEvents.Event e : stale) {
+                        String port = e.text().replaceAll(".* sport=(\\d+) dport=5362 .*", "$1");
+                        ConntrackEvents.Event next = events.await(e, l -> l.contains("[NEW]")
+                                && l.contains("sport=" + port + " dport=5362 [UNREPLIED] src=" + ip + " dst=192.0.2.2 sport=53 "),
+                                Duration.ZERO);
+                        assertThat(next).as("port %s's entry to the container after its stale one: %s", port, events.events())
+                                .isNotNull();
+                        assertThat(Duration.ofNanos(next.nanos() - published)).as("port %s's, from the publish", port)
+                                .isLessThanOrEqualTo(Duration.ofSeconds(1));
+                    }
+                }
+            }
+        });
     }
 }
