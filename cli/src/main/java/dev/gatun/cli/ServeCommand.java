@@ -27,7 +27,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalTime;
-import java.time.temporal.ChronoUnit;
+import java.time.format.DateTimeFormatter;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -64,6 +64,9 @@ import java.util.function.ObjIntConsumer;
                 "it sends READY=1 at the same moment.",
                 "", "Examples:", "  gatun serve", "  gatun serve --docker-plugin", "  gatun serve --docker", "  gatun --netns lab serve --docker-plugin gatun-test"})
 final class ServeCommand extends Base {
+
+    /** Each log line's time, always with its milliseconds (LocalTime's own text drops them when they are 0). */
+    private static final DateTimeFormatter LOG_TIME = DateTimeFormatter.ofPattern("HH:mm:ss.SSS");
 
     /**
      * How long a stop lets requests in flight finish: SIGTERM to exit stays under two seconds
@@ -105,7 +108,7 @@ final class ServeCommand extends Base {
         PrintWriter err = stderr();
         Consumer<String> log = line -> {
             synchronized (err) {
-                err.println(LocalTime.now().truncatedTo(ChronoUnit.MILLIS) + " gatun serve: " + line);
+                err.println(LocalTime.now().format(LOG_TIME) + " gatun serve: " + line);
                 err.flush();
             }
         };
