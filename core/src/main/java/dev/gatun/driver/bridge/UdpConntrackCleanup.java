@@ -58,10 +58,11 @@ final class UdpConntrackCleanup {
             return;
         }
         try {
-            conntrack.deleteNatted(gone);
+            if (!gone.isEmpty()) {
+                conntrack.deleteNatted(gone);
+            }
             if (!published.isEmpty()) {
-                Set<Integer> waiting = heard.apply(published.stream().map(Conntrack.NattedPort::port).toList());
-                untranslated(published.stream().filter(p -> waiting.contains(p.port())).toList());
+                untranslated(waiting(published));
             }
         } catch (RuntimeException e) {
             // The maps changed: the callers get their results, not an error that would make
@@ -80,6 +81,25 @@ final class UdpConntrackCleanup {
             LOG.log(System.Logger.Level.WARNING, "ports were put back in " + hostName + ", but the conntrack entries "
                     + "of UDP clients that sent while they were gone could not be deleted (" + e.getMessage() + ")");
         }
+    }
+
+    /** Of {@code published}, those on a port that {@code heard} says untranslated UDP went to (loops: the publish path). */
+    private List<Conntrack.NattedPort> waiting(List<Conntrack.NattedPort> published) {
+        List<Integer> ports = new ArrayList<>(published.size());
+        for (Conntrack.NattedPort p : published) {
+            ports.add(p.port());
+        }
+        Set<Integer> heardOf = heard.apply(ports);
+        if (heardOf.isEmpty()) {
+            return List.of();
+        }
+        List<Conntrack.NattedPort> out = new ArrayList<>();
+        for (Conntrack.NattedPort p : published) {
+            if (heardOf.contains(p.port())) {
+                out.add(p);
+            }
+        }
+        return out;
     }
 
     private void untranslated(List<Conntrack.NattedPort> ports) {

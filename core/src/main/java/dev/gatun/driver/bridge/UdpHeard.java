@@ -29,7 +29,7 @@ final class UdpHeard {
      * found, as for ports nobody sent to, until the table is brought up to date.
      */
     static Set<Integer> of(Nftables nft, Collection<Integer> ports) {
-        List<Integer> asked = List.copyOf(new LinkedHashSet<>(ports));
+        List<Integer> asked = ports.size() == 1 ? List.copyOf(ports) : List.copyOf(new LinkedHashSet<>(ports));
         if (asked.isEmpty()) {
             return Set.of();
         }
