@@ -17,8 +17,10 @@ import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.BiFunction;
 import java.util.function.Predicate;
@@ -112,8 +114,9 @@ public final class Conntrack implements AutoCloseable {
             MemorySegment nlh = filter == null
                     ? untranslatedDump(arena, family, ports.getFirst().protocol(), null, 0, kernel_h.IPS_DST_NAT)
                     : untranslatedDump(arena, family, filter.protocol(), filter.address(), filter.port(), kernel_h.IPS_DST_NAT);
+            PortIndex index = PortIndex.of(ports);
             return socket.dump(nlh, nlmsghdr.nlmsg_len(nlh), "list untranslated conntrack entries",
-                    m -> untranslatedTupleIfMatches(m, ports, isLocal));
+                    m -> untranslatedTupleIfMatches(m, index, isLocal));
         }
     }
 
@@ -162,17 +165,34 @@ public final class Conntrack implements AutoCloseable {
         return wanted ? statusAndPort[2] : null;
     }
 
+    /**
+     * Ports by protocol and port number: a repair that puts back 100,000 UDP mappings matches each
+     * entry of one dump against them in one look, not 100,000.
+     */
+    record PortIndex(Map<Integer, List<NattedPort>> byKey) {
+        static PortIndex of(List<NattedPort> ports) {
+            Map<Integer, List<NattedPort>> byKey = new HashMap<>();
+            for (NattedPort p : ports) {
+                byKey.computeIfAbsent(p.protocol() << 16 | p.port(), k -> new ArrayList<>(1)).add(p);
+            }
+            return new PortIndex(byKey);
+        }
+
+        List<NattedPort> at(int protocol, int port) {
+            return byKey.getOrDefault(protocol << 16 | port, List.of());
+        }
+    }
+
     /** The raw CTA_TUPLE_ORIG of an entry that no dnat translated and that goes to one of the ports, else null. */
-    static byte[] untranslatedTupleIfMatches(MemorySegment m, List<NattedPort> ports, Predicate<byte[]> isLocal) {
+    static byte[] untranslatedTupleIfMatches(MemorySegment m, PortIndex ports, Predicate<byte[]> isLocal) {
         Untranslated u = untranslated(m);
         if (u == null) {
             return null;
         }
         Tuple t = u.original();
-        for (NattedPort p : ports) {
-            if (p.protocol() == t.protocol() && p.port() == t.port() && (p.address() == null
-                    ? isLocal.test(t.destination()) || isLoopback(t.destination())
-                    : Arrays.equals(p.address().getAddress(), t.destination()))) {
+        for (NattedPort p : ports.at(t.protocol(), t.port())) {
+            if (p.address() == null ? isLocal.test(t.destination()) || isLoopback(t.destination())
+                    : Arrays.equals(p.address().getAddress(), t.destination())) {
                 return u.raw().toArray(JAVA_BYTE);
             }
         }

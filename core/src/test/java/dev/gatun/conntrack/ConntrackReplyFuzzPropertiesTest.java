@@ -25,6 +25,8 @@ class ConntrackReplyFuzzPropertiesTest {
     private static final List<Conntrack.NattedPort> PORTS = List.of(new Conntrack.NattedPort(false, 6, null, 80),
             new Conntrack.NattedPort(false, 6, InetAddress.ofLiteral("10.9.0.1"), 80));
 
+    private static final Conntrack.PortIndex INDEX = Conntrack.PortIndex.of(PORTS);
+
     private static List<byte[]> entries() {
         return ReplyFuzz.messages("/reply-captures/conntrack-list.capture",
                 t -> t == ((kernel_h.NFNL_SUBSYS_CTNETLINK << 8) | kernel_h.IPCTNL_MSG_CT_NEW));
@@ -41,7 +43,7 @@ class ConntrackReplyFuzzPropertiesTest {
         try (Arena arena = Arena.ofConfined()) {
             assertThat(Conntrack.tupleIfMatches(arena.allocateFrom(JAVA_BYTE, entries().getFirst()), PORTS)).isNull();
             assertThat(Conntrack.establishedNatted(arena.allocateFrom(JAVA_BYTE, entries().getFirst()))).isNull();
-            assertThat(Conntrack.untranslatedTupleIfMatches(arena.allocateFrom(JAVA_BYTE, entries().getFirst()), PORTS,
+            assertThat(Conntrack.untranslatedTupleIfMatches(arena.allocateFrom(JAVA_BYTE, entries().getFirst()), INDEX,
                     address -> true)).as("untranslated, to 10.9.0.1:80").isNotNull();
             assertThat(Conntrack.unansweredPort(arena.allocateFrom(JAVA_BYTE, entries().getFirst()), 6,
                     kernel_h.IPS_DST_NAT)).isEqualTo(80);
@@ -52,7 +54,7 @@ class ConntrackReplyFuzzPropertiesTest {
     void entries(@ForAll("mutatedEntries") byte[] message) {
         ReplyFuzz.decodes(message, m -> Conntrack.tupleIfMatches(m, PORTS));
         ReplyFuzz.decodes(message, Conntrack::establishedNatted);
-        ReplyFuzz.decodes(message, m -> Conntrack.untranslatedTupleIfMatches(m, PORTS, address -> true));
+        ReplyFuzz.decodes(message, m -> Conntrack.untranslatedTupleIfMatches(m, INDEX, address -> true));
         ReplyFuzz.decodes(message, m -> Conntrack.unansweredPort(m, 6, kernel_h.IPS_DST_NAT | kernel_h.IPS_SEEN_REPLY));
     }
 }
