@@ -17,7 +17,7 @@ import java.util.function.Consumer;
  * warm-up's, when it ran), and the first-tier code that the second tier replaced, with the garbage promoted
  * meanwhile, is freed only at a full collection, which an idle serve may not run for days. So
  * when they and the rest have been quiet for {@link #SETTLE_QUIET_PERIODS} periods in a row it
- * runs one (1.4 MiB of resident memory of an idle serve's 97, bench/README.md, "A serve's memory and the netavark
+ * runs one (1.4 MiB of resident memory of an idle serve's 97, bench/runs/2026-12-06-a-serve-s-memory-and-the.md, "A serve's memory and the netavark
  * plugin's JSON"); a serve that stays busy through {@link #SETTLE_PERIODS} periods skips it.
  */
 final class HeapKeeper implements AutoCloseable {

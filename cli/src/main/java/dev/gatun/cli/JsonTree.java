@@ -18,7 +18,7 @@ import java.util.Map;
 /**
  * Jackson's tree of a JSON document, read and written with its streaming parser and generator
  * alone. An engine's calls (the netavark plugin's) are read as a tree; setting up the data
- * binding to do so held some 2.7 MiB more in a serve for good (bench/README.md, "A serve's memory
+ * binding to do so held some 2.7 MiB more in a serve for good (bench/runs/2026-12-06-a-serve-s-memory-and-the.md, "A serve's memory
  * and the netavark plugin's JSON"). Reads the trees the binding's {@code readTree} reads
  * (numbers as int, long, big integer or double nodes; a key given twice keeps its last value) and
  * writes them as its {@code writeValueAsString} does: the binding is the oracle of the tests.

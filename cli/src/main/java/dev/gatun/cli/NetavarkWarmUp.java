@@ -16,7 +16,7 @@ import java.util.function.BooleanSupplier;
  * container's setup and teardown (a network made at its first container with gatun's table, the
  * endpoint, the publish with the network's entries, and their removal) ran interpreted through a
  * serve's first dozens of containers: the first setup took 270 ms, the next ten 25 to 90, and
- * they came down to some 20 only after 25 of them (bench/README.md, "A serve's first Podman
+ * they came down to some 20 only after 25 of them (bench/runs/2026-12-06-a-serve-s-first-podman-containers.md, "A serve's first Podman
  * containers"). Each round is a network's first container, four more that come and go beside it,
  * and its last container's teardown (the network and, on a namespace with no other network of
  * gatun, gatun's table go with it); every other container has 32 ports.

@@ -19,7 +19,7 @@ import java.util.Stack;
  * option, by parsing it as a Long and then as a Double; for a value such as "8080:80" that is two
  * exceptions, each filling in its stack trace. In a serve the parse runs some 60 frames deep
  * under Jetty: parsing a publish command line took 83 us with one port and 453 with 32, and 59
- * with either once its option values came here (bench/README.md, the run at a648882). The answer matters only to a parser that refuses unknown
+ * with either once its option values came here (bench/runs/2026-12-04-a648882.md). The answer matters only to a parser that refuses unknown
  * options as option values, which gatun's is not; what does matter (a value missing, or another
  * option, a subcommand or "--" in its place; a single option given twice) is checked here, as
  * picocli's interpreter checks it. {@code OptionValueTest} holds every use against picocli's own

@@ -48,7 +48,7 @@ final class ServeWarmUp {
      * Servings the publishes go to in turn, after the containers' (see {@link #warmUp}): with one,
      * three places still trapped at every fresh serve's first requests (NftChannel.batch,
      * SharedValues.acquire, ScopedValue.findBinding); with two, none in three 32-port serves and
-     * a class check of the JDK's in two of three one-port ones (bench/README.md, 2026-12-06).
+     * a class check of the JDK's in two of three one-port ones (bench/runs/2026-12-06-017e044.md).
      */
     static final int SERVINGS = 2;
 
