@@ -61,7 +61,7 @@ final class UdpPublish {
                 sample(driver, "warm-up", 50, new LinkedHashMap<>());
             }
             Worker.awaitIdleJit();
-            int blocks = Math.min(BLOCKS, rounds);
+            int blocks = Math.max(1, Math.min(BLOCKS, rounds / 10)); // at least 10 samples a block: its first runs cold
             for (int block = 0; block < blocks; block++) {
                 int perBlock = rounds / blocks + (block < rounds % blocks ? 1 : 0);
                 sample(driver, "quiet", perBlock, samples);
