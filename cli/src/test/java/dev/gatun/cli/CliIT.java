@@ -2,7 +2,7 @@ package dev.gatun.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gatun.cli.cni.PodmanCniIT;
-import dev.gatun.cli.docker.GatunCli;
+import dev.gatun.cli.testing.GatunCli;
 import dev.gatun.netns.NamedNamespaces;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.netns.ReplyServers;

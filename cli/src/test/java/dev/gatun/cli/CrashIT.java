@@ -1,11 +1,12 @@
 package dev.gatun.cli;
 
+import dev.gatun.cli.testing.RepairWitness;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gatun.cli.api.ServeClient;
 import dev.gatun.cli.api.ServeSockets;
-import dev.gatun.cli.docker.GatunCli;
-import dev.gatun.cli.docker.GatunServe;
+import dev.gatun.cli.testing.GatunCli;
+import dev.gatun.cli.testing.GatunServe;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.Bounded;
 import dev.gatun.testing.FreshNamespaces;

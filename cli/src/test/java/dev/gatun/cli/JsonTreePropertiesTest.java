@@ -1,5 +1,6 @@
 package dev.gatun.cli;
 
+import dev.gatun.cli.testing.JsonFuzz;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;

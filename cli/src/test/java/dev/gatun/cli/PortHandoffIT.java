@@ -1,8 +1,8 @@
 package dev.gatun.cli;
 
 import dev.gatun.cli.cni.PodmanCniIT;
-import dev.gatun.cli.docker.GatunCli;
-import dev.gatun.cli.docker.GatunServe;
+import dev.gatun.cli.testing.GatunCli;
+import dev.gatun.cli.testing.GatunServe;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.netns.ReplyServers;
 import dev.gatun.testing.Bounded;

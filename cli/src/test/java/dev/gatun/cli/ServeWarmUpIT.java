@@ -1,8 +1,9 @@
 package dev.gatun.cli;
 
+import dev.gatun.cli.measure.PodmanRun5MeasureIT;
 import dev.gatun.cli.api.ServeSockets;
-import dev.gatun.cli.docker.GatunCli;
-import dev.gatun.cli.docker.GatunServe;
+import dev.gatun.cli.testing.GatunCli;
+import dev.gatun.cli.testing.GatunServe;
 import dev.gatun.netns.NamedNamespaces;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.Bounded;

@@ -2,7 +2,7 @@ package dev.gatun.cli;
 
 import dev.gatun.netns.NamedNamespaces;
 import dev.gatun.testing.FreshNamespaces;
-import dev.gatun.cli.docker.GatunCli;
+import dev.gatun.cli.testing.GatunCli;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;

@@ -2,12 +2,11 @@ package dev.gatun.cli.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.gatun.cli.RepairWitness;
+import dev.gatun.cli.testing.RepairWitness;
 import dev.gatun.cli.Served;
 import dev.gatun.cli.cni.PodmanCniIT;
-import dev.gatun.cli.docker.GatunCli;
-import dev.gatun.cli.docker.GatunServe;
-import dev.gatun.cli.api.ApiSockets;
+import dev.gatun.cli.testing.GatunCli;
+import dev.gatun.cli.testing.GatunServe;
 import dev.gatun.driver.GatunDriver;
 import dev.gatun.netlink.ReplyTimeoutException;
 import dev.gatun.netns.NetworkNamespace;

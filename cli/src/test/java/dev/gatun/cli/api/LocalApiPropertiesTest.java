@@ -3,7 +3,7 @@ package dev.gatun.cli.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gatun.GatunException;
 import dev.gatun.InvalidInputException;
-import dev.gatun.cli.JsonFuzz;
+import dev.gatun.cli.testing.JsonFuzz;
 import dev.gatun.cli.http.ErrorStatus;
 import dev.gatun.cli.service.Drivers;
 import dev.gatun.cli.service.GatunService;

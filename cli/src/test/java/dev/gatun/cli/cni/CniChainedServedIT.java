@@ -1,6 +1,7 @@
 package dev.gatun.cli.cni;
 
-import dev.gatun.cli.docker.GatunServe;
+import dev.gatun.cli.testing.CniExec;
+import dev.gatun.cli.testing.GatunServe;
 import dev.gatun.netns.NetworkNamespace;
 import org.junit.jupiter.api.AfterEach;
 

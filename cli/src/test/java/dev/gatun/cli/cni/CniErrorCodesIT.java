@@ -1,7 +1,8 @@
 package dev.gatun.cli.cni;
 
+import dev.gatun.cli.testing.CniExec;
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.gatun.cli.docker.GatunServe;
+import dev.gatun.cli.testing.GatunServe;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;

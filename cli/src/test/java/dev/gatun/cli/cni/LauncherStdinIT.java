@@ -1,6 +1,6 @@
 package dev.gatun.cli.cni;
 
-import dev.gatun.cli.docker.GatunCli;
+import dev.gatun.cli.testing.GatunCli;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

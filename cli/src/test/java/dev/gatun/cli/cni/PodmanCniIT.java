@@ -1,5 +1,6 @@
 package dev.gatun.cli.cni;
 
+import dev.gatun.cli.testing.PodmanLab;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.Bounded;
 import dev.gatun.testing.FreshNamespaces;

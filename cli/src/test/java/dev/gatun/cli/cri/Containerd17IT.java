@@ -1,6 +1,7 @@
 package dev.gatun.cli.cri;
 
-import dev.gatun.cli.cri.ContainerdLab.Network;
+import dev.gatun.cli.testing.ContainerdLab;
+import dev.gatun.cli.testing.ContainerdLab.Network;
 import dev.gatun.netns.NetworkNamespace;
 import org.junit.jupiter.api.Test;
 

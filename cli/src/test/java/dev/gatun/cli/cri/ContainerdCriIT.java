@@ -1,8 +1,9 @@
 package dev.gatun.cli.cri;
 
+import dev.gatun.cli.testing.ContainerdLab;
 import dev.gatun.cli.cni.PodmanCniIT;
-import dev.gatun.cli.cri.ContainerdLab.Network;
-import dev.gatun.cli.cri.ContainerdLab.Pod;
+import dev.gatun.cli.testing.ContainerdLab.Network;
+import dev.gatun.cli.testing.ContainerdLab.Pod;
 import dev.gatun.cli.cri.v1.PortMapping;
 import dev.gatun.cli.cri.v1.Protocol;
 import dev.gatun.netns.NetworkNamespace;
@@ -20,9 +21,9 @@ import static dev.gatun.cli.cni.PodmanCniIT.HOST_IP;
 import static dev.gatun.cli.cni.PodmanCniIT.elements;
 import static dev.gatun.cli.cni.PodmanCniIT.http;
 import static dev.gatun.cli.cni.PodmanCniIT.udp;
-import static dev.gatun.cli.cri.ContainerdLab.port;
-import static dev.gatun.cli.cri.ContainerdLab.tcp;
-import static dev.gatun.cli.cri.ContainerdLab.udp;
+import static dev.gatun.cli.testing.ContainerdLab.port;
+import static dev.gatun.cli.testing.ContainerdLab.tcp;
+import static dev.gatun.cli.testing.ContainerdLab.udp;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 

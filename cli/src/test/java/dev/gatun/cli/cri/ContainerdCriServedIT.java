@@ -1,9 +1,10 @@
 package dev.gatun.cli.cri;
 
-import dev.gatun.cli.cri.ContainerdLab.Network;
-import dev.gatun.cli.cri.ContainerdLab.Pod;
+import dev.gatun.cli.testing.ContainerdLab;
+import dev.gatun.cli.testing.ContainerdLab.Network;
+import dev.gatun.cli.testing.ContainerdLab.Pod;
 import dev.gatun.cli.cri.v1.PortMapping;
-import dev.gatun.cli.docker.GatunServe;
+import dev.gatun.cli.testing.GatunServe;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.Bounded;
 import io.grpc.StatusRuntimeException;
@@ -23,7 +24,7 @@ import static dev.gatun.cli.cni.PodmanCniIT.HOST_IP;
 import static dev.gatun.cli.cni.PodmanCniIT.elements;
 import static dev.gatun.cli.cni.PodmanCniIT.http;
 import static dev.gatun.cli.cni.PodmanCniIT.udp;
-import static dev.gatun.cli.cri.ContainerdLab.tcp;
+import static dev.gatun.cli.testing.ContainerdLab.tcp;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

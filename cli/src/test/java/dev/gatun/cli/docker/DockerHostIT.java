@@ -1,12 +1,17 @@
 package dev.gatun.cli.docker;
 
+import dev.gatun.cli.testing.ConntrackEvents;
+import dev.gatun.cli.testing.DockerLab;
+import dev.gatun.cli.testing.Outside;
+import dev.gatun.cli.testing.GatunCli;
+import dev.gatun.cli.testing.GatunServe;
+import dev.gatun.cli.testing.NftMonitor;
+import dev.gatun.cli.testing.Probe;
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.gatun.netns.NamedNamespaces;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.rtnl.Sysctls;
 import dev.gatun.testing.CraftedFrames;
 import dev.gatun.testing.CraftedFrames.Wire;
-import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.HostFirewalls;
 import dev.gatun.testing.Lab;
 import dev.gatun.testing.Oracle;
@@ -26,10 +31,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
@@ -96,20 +99,9 @@ class DockerHostIT {
     }
 
     private void inLab(DockerLab.Networking networking, LabTest test) throws Exception {
-        String outsideName = FreshNamespaces.PREFIX + "out-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
-        DockerLab lab = DockerLab.start(networking, inBed());
-        try {
-            NetworkNamespace outside = NamedNamespaces.create(outsideName);
-            Lab.connectOutside(NetworkNamespace.named(lab.namespace()), outside);
-            test.run(lab, outside);
-        } finally {
-            try {
-                lab.close();
-            } finally {
-                if (NamedNamespaces.exists(outsideName)) {
-                    NamedNamespaces.delete(outsideName);
-                }
-            }
+        try (DockerLab lab = DockerLab.start(networking, inBed());
+             Outside outside = Outside.joinedTo(NetworkNamespace.named(lab.namespace()))) {
+            test.run(lab, outside.ns());
         }
     }
 

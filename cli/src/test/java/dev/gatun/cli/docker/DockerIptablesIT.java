@@ -1,6 +1,9 @@
 package dev.gatun.cli.docker;
 
-import dev.gatun.netns.NamedNamespaces;
+import dev.gatun.cli.testing.DockerLab;
+import dev.gatun.cli.testing.Outside;
+import dev.gatun.cli.testing.NftMonitor;
+import dev.gatun.cli.testing.Probe;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Lab;
@@ -10,12 +13,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -100,12 +101,10 @@ class DockerIptablesIT {
 
     @Test
     void aPortPublishedOnDockersBridgeIsForwardedFromOutsideAndAnswersAgainRightAfterDockerdRestarts() throws Exception {
-        String outsideName = FreshNamespaces.PREFIX + "out-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
         DockerLab lab = DockerLab.start(DockerLab.Networking.DOCKER_BRIDGE);
-        try {
+        try (lab; Outside out = Outside.joinedTo(NetworkNamespace.named(lab.namespace()))) {
             NetworkNamespace ns = NetworkNamespace.named(lab.namespace());
-            NetworkNamespace outside = NamedNamespaces.create(outsideName);
-            Lab.connectOutside(ns, outside);
+            NetworkNamespace outside = out.ns();
             boolean nft = iptablesNft(ns);
 
             // Someone else's chain in DOCKER-USER, as gatun's will be.
@@ -165,14 +164,6 @@ class DockerIptablesIT {
                 checkRestartChanges(monitor.stop(), forwardHandles, round2, "round 2");
             }
             assertThat(forwardedPackets(ns, ip)).isPositive();
-        } finally {
-            try {
-                lab.close();
-            } finally {
-                if (NamedNamespaces.exists(outsideName)) {
-                    NamedNamespaces.delete(outsideName);
-                }
-            }
         }
         DockerLabIT.assertGone(lab);
     }

@@ -1,6 +1,8 @@
 package dev.gatun.cli.docker;
 
-import dev.gatun.netns.NamedNamespaces;
+import dev.gatun.cli.testing.DockerLab;
+import dev.gatun.cli.testing.Outside;
+import dev.gatun.cli.testing.Probe;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.Bounded;
 import dev.gatun.testing.FreshNamespaces;
@@ -93,13 +95,11 @@ class DockerLabIT {
     @Test
     void dockersOwnBridgeIptablesAndProxyStayInsideTheLab() throws Exception {
         String hostBefore = hostStateWithIptables();
-        String outsideName = FreshNamespaces.PREFIX + "out-" + ProcessHandle.current().pid();
         DockerLab lab = DockerLab.start(DockerLab.Networking.DOCKER_BRIDGE);
         List<ProcessHandle> proxies = new ArrayList<>();
-        try {
+        try (lab; Outside out = Outside.joinedTo(NetworkNamespace.named(lab.namespace()))) {
             NetworkNamespace ns = NetworkNamespace.named(lab.namespace());
-            NetworkNamespace outside = NamedNamespaces.create(outsideName);
-            Lab.connectOutside(ns, outside);
+            NetworkNamespace outside = out.ns();
             lab.dockerOk("run", "-d", "--name", "web", "-p", "18080:80", DockerLab.IMAGE,
                     "sh", "-c", "mkdir /www && echo docker-bridge > /www/index.html && httpd -p 80 -h /www && exec sleep 600");
 
@@ -117,14 +117,6 @@ class DockerLabIT {
 
             // And none of it on the host.
             assertThat(hostStateWithIptables()).isEqualTo(hostBefore);
-        } finally {
-            try {
-                lab.close();
-            } finally {
-                if (NamedNamespaces.exists(outsideName)) {
-                    NamedNamespaces.delete(outsideName);
-                }
-            }
         }
         assertGone(lab);
         assertThat(proxies).as("docker-proxy processes left").noneMatch(ProcessHandle::isAlive);

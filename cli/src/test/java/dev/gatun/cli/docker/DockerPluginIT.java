@@ -1,5 +1,11 @@
 package dev.gatun.cli.docker;
 
+import dev.gatun.cli.testing.DockerLab;
+import dev.gatun.cli.testing.GatunCli;
+import dev.gatun.cli.testing.GatunServe;
+import dev.gatun.cli.testing.PluginHttp;
+import dev.gatun.cli.testing.PluginLab;
+import dev.gatun.cli.testing.Probe;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;

@@ -3,7 +3,7 @@ package dev.gatun.cli.docker;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gatun.GatunException;
-import dev.gatun.cli.JsonFuzz;
+import dev.gatun.cli.testing.JsonFuzz;
 import dev.gatun.driver.Endpoint;
 import dev.gatun.driver.Network;
 import dev.gatun.driver.GatunDriver;

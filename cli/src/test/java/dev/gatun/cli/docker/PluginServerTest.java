@@ -1,5 +1,6 @@
 package dev.gatun.cli.docker;
 
+import dev.gatun.cli.testing.PluginHttp;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

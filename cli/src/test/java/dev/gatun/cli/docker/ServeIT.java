@@ -1,5 +1,8 @@
 package dev.gatun.cli.docker;
 
+import dev.gatun.cli.testing.GatunCli;
+import dev.gatun.cli.testing.GatunServe;
+import dev.gatun.cli.testing.Probe;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.netns.ReplyServers;

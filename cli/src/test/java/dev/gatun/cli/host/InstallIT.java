@@ -1,8 +1,8 @@
 package dev.gatun.cli.host;
 
 import dev.gatun.cli.api.ServeSockets;
-import dev.gatun.cli.docker.GatunCli;
-import dev.gatun.cli.docker.GatunServe;
+import dev.gatun.cli.testing.GatunCli;
+import dev.gatun.cli.testing.GatunServe;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.FreshNamespaces;
 import org.junit.jupiter.api.Test;

@@ -1,12 +1,13 @@
 package dev.gatun.cli.netavark;
 
+import dev.gatun.cli.testing.Podman5Lab;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gatun.InvalidInputException;
-import dev.gatun.cli.bed.DebianBed;
+import dev.gatun.cli.testing.DebianBed;
 import dev.gatun.cli.cni.PodmanCniIT;
-import dev.gatun.cli.docker.NftMonitor;
-import dev.gatun.cli.docker.GatunCli;
+import dev.gatun.cli.testing.NftMonitor;
+import dev.gatun.cli.testing.GatunCli;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.netns.ReplyServers;
 import dev.gatun.rtnl.Sysctls;

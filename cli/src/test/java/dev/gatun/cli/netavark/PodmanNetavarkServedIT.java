@@ -1,5 +1,6 @@
 package dev.gatun.cli.netavark;
 
+import dev.gatun.cli.testing.Podman5Lab;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

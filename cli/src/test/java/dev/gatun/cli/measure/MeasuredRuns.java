@@ -1,4 +1,4 @@
-package dev.gatun.cli;
+package dev.gatun.cli.measure;
 
 import java.util.LinkedHashMap;
 import java.util.List;

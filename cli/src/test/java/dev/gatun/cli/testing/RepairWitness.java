@@ -1,7 +1,5 @@
-package dev.gatun.cli;
+package dev.gatun.cli.testing;
 
-import dev.gatun.cli.docker.GatunCli;
-import dev.gatun.cli.docker.GatunServe;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.Bounded;
 import dev.gatun.testing.Oracle;

@@ -1,4 +1,4 @@
-package dev.gatun.cli.docker;
+package dev.gatun.cli.testing;
 
 import dev.gatun.netns.NamedNamespaces;
 import dev.gatun.netns.NetworkNamespace;
@@ -21,12 +21,12 @@ import java.util.function.Consumer;
  * for each), stops serve, removes the socket file, the outside namespace and the lab, in that
  * order, and runs every step even when one fails.
  */
-final class PluginLab implements AutoCloseable {
+public final class PluginLab implements AutoCloseable {
 
-    final DockerLab docker;
-    final NetworkNamespace host;
-    final NetworkNamespace outside;
-    final String plugin;
+    public final DockerLab docker;
+    public final NetworkNamespace host;
+    public final NetworkNamespace outside;
+    public final String plugin;
     private final String outsideName;
     private GatunServe serve;
 
@@ -44,26 +44,26 @@ final class PluginLab implements AutoCloseable {
      * real host runs dockerd: iptables on, with its FORWARD policy DROP.
      *
      */
-    static DockerLab.Networking defaultNetworking() {
+    public static DockerLab.Networking defaultNetworking() {
         return DockerLab.Networking.valueOf(System.getProperty("gatun.pluginLab.networking", DockerLab.Networking.DOCKER_BRIDGE.name()));
     }
 
-    static PluginLab start() {
+    public static PluginLab start() {
         return start(ns -> {});
     }
 
     /** Starts the lab; {@code beforeServe} runs with the lab's namespace before serve starts. */
-    static PluginLab start(Consumer<NetworkNamespace> beforeServe) {
+    public static PluginLab start(Consumer<NetworkNamespace> beforeServe) {
         return start(defaultNetworking(), beforeServe);
     }
 
     /** Starts a lab whose dockerd does {@code networking} besides the plugin. */
-    static PluginLab start(DockerLab.Networking networking) {
+    public static PluginLab start(DockerLab.Networking networking) {
         return start(networking, ns -> {});
     }
 
     /** Starts the lab; {@code beforeServe} runs with the lab's namespace before serve starts. */
-    static PluginLab start(DockerLab.Networking networking, Consumer<NetworkNamespace> beforeServe) {
+    public static PluginLab start(DockerLab.Networking networking, Consumer<NetworkNamespace> beforeServe) {
         DockerLab docker = DockerLab.start(networking);
         PluginLab lab = null;
         try {
@@ -89,12 +89,12 @@ final class PluginLab implements AutoCloseable {
         }
     }
 
-    GatunServe serve() {
+    public GatunServe serve() {
         return serve;
     }
 
     /** Starts serve again with the same plugin name, after the test stopped it. */
-    GatunServe restartServe() {
+    public GatunServe restartServe() {
         if (serve != null && serve.isAlive()) {
             throw new IllegalStateException("serve is still running");
         }
@@ -103,17 +103,17 @@ final class PluginLab implements AutoCloseable {
         return serve;
     }
 
-    Path socket() {
+    public Path socket() {
         return GatunServe.socketOf(plugin);
     }
 
     /** The lab namespace's name, for {@code gatun --netns}. */
-    String ns() {
+    public String ns() {
         return docker.namespace();
     }
 
     /** {@code docker network create -d PLUGIN ARGS...}: the network id. */
-    String createNetwork(String... args) {
+    public String createNetwork(String... args) {
         List<String> cmd = new ArrayList<>(List.of("network", "create", "-d", plugin));
         cmd.addAll(List.of(args));
         return docker.dockerOk(cmd.toArray(String[]::new)).out().strip();

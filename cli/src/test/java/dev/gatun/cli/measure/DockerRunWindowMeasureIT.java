@@ -1,5 +1,9 @@
-package dev.gatun.cli.docker;
+package dev.gatun.cli.measure;
 
+import dev.gatun.cli.testing.Probe;
+import dev.gatun.cli.testing.DockerLab;
+import dev.gatun.cli.testing.GatunServe;
+import dev.gatun.cli.testing.NftMonitor;
 import dev.gatun.netns.NetworkNamespace;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;

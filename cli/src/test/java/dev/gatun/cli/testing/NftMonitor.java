@@ -1,4 +1,4 @@
-package dev.gatun.cli.docker;
+package dev.gatun.cli.testing;
 
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.Oracle;
@@ -120,7 +120,7 @@ public final class NftMonitor implements AutoCloseable {
     }
 
     /** When the monitor first read a line that {@code p} finds something in (null: none yet). */
-    Long first(Pattern p) {
+    public Long first(Pattern p) {
         synchronized (lines) {
             for (Event e : lines) {
                 if (p.matcher(e.text()).find()) {
@@ -174,7 +174,7 @@ public final class NftMonitor implements AutoCloseable {
      * How many of each kind of change: the line up to the chain's name, for example "delete rule
      * ip filter FORWARD" or "create chain ip nat DOCKER"; table lines up to the table's name.
      */
-    static Map<String, Integer> kinds(List<Event> changes) {
+    public static Map<String, Integer> kinds(List<Event> changes) {
         Map<String, Integer> out = new TreeMap<>();
         for (Event e : changes) {
             out.merge(kind(e.text()), 1, Integer::sum);
@@ -183,14 +183,14 @@ public final class NftMonitor implements AutoCloseable {
     }
 
     /** "delete rule ip filter FORWARD handle 9" -> "delete rule ip filter FORWARD". */
-    static String kind(String change) {
+    public static String kind(String change) {
         String[] w = change.split("\\s+");
         int words = w.length > 1 && w[1].equals("table") ? 4 : 5; // verb object family table [chain]
         return String.join(" ", List.of(w).subList(0, Math.min(words, w.length)));
     }
 
     /** The changes whose text matches. */
-    static List<Event> matching(List<Event> changes, Predicate<String> p) {
+    public static List<Event> matching(List<Event> changes, Predicate<String> p) {
         return changes.stream().filter(e -> p.test(e.text())).toList();
     }
 }

@@ -1,11 +1,8 @@
-package dev.gatun.cli.cni;
+package dev.gatun.cli.testing;
 
-import dev.gatun.cli.bed.Requirements;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.gatun.cli.bed.UdpReply;
-import dev.gatun.cli.docker.GatunCli;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.Bounded;
 import dev.gatun.testing.FreshNamespaces;
@@ -35,22 +32,22 @@ import java.util.stream.Stream;
  * networks (its result cache, which Podman 4.3 cannot move) is removed, with the directories it
  * made there when they did not exist before.
  */
-final class PodmanLab implements AutoCloseable {
+public final class PodmanLab implements AutoCloseable {
 
     /** How long a command's output may stay open after it exited (a child it left may hold it). */
     private static final Duration OUTPUT_OPEN = Duration.ofSeconds(10);
 
-    static final String IMAGE = "localhost/gatun-test/busybox:latest";
-    static final Path PLUGINS = Path.of("/usr/lib/cni");
+    public static final String IMAGE = "localhost/gatun-test/busybox:latest";
+    public static final Path PLUGINS = Path.of("/usr/lib/cni");
     private static final Path VAR_LIB_CNI = Path.of("/var/lib/cni");
 
-    record Result(int code, String out, String err) {}
+    public record Result(int code, String out, String err) {}
 
-    final NetworkNamespace host;
+    public final NetworkNamespace host;
     /** Short: conmon's socket paths under it must fit in 108 bytes. */
-    final Path dir;
-    final Path bin;
-    final Path cniDir;
+    public final Path dir;
+    public final Path bin;
+    public final Path cniDir;
     private final List<Path> madeInVarLibCni = new ArrayList<>();
     private final List<String> networks = new ArrayList<>();
 
@@ -61,7 +58,7 @@ final class PodmanLab implements AutoCloseable {
         this.cniDir = dir.resolve("cni");
     }
 
-    static PodmanLab start(NetworkNamespace host) {
+    public static PodmanLab start(NetworkNamespace host) {
         FreshNamespaces.requirePrivileges();
         Requirements.require("the Podman tests need podman, runc, containernetworking-plugins, busybox-static, gcc, "
                         + "tar, chroot and curl", List.of("podman", "runc", "nsenter", "gcc", "tar", "chroot", "curl"),
@@ -108,25 +105,11 @@ final class PodmanLab implements AutoCloseable {
     }
 
     private void importImage() {
-        Path rootfs = dir.resolve("rootfs");
-        try {
-            for (String d : List.of("bin", "etc", "tmp", "root")) {
-                Files.createDirectories(rootfs.resolve(d));
-            }
-            Files.copy(Path.of("/bin/busybox"), rootfs.resolve("bin/busybox"));
-            Files.writeString(dir.resolve("udpreply.c"), UdpReply.SOURCE);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        ok(run(List.of("chroot", rootfs.toString(), "/bin/busybox", "--install", "-s", "/bin")), "busybox --install");
-        ok(run(List.of("gcc", "-static", "-O2", "-o", rootfs.resolve("bin/udpreply").toString(),
-                dir.resolve("udpreply.c").toString())), "gcc -static udpreply.c");
-        ok(run(List.of("tar", "-C", rootfs.toString(), "-cf", dir.resolve("rootfs.tar").toString(), ".")), "tar");
-        podmanOk("import", "--change", "CMD [\"/bin/sh\"]", dir.resolve("rootfs.tar").toString(), IMAGE);
+        podmanOk("import", "--change", "CMD [\"/bin/sh\"]", BusyboxRootfs.tar(dir).toString(), IMAGE);
     }
 
     /** A conflist in the lab's CNI directory; its name is the network's. */
-    void network(String name, String conflist) {
+    public void network(String name, String conflist) {
         try {
             Files.writeString(cniDir.resolve(name + ".conflist"), conflist);
         } catch (IOException e) {
@@ -136,7 +119,7 @@ final class PodmanLab implements AutoCloseable {
     }
 
     /** gatun as the main (and only) plugin of network {@code name}, host-local's data in the lab. */
-    void gatunNetwork(String name, String subnet) {
+    public void gatunNetwork(String name, String subnet) {
         network(name, """
                 {"cniVersion": "0.4.0", "name": "%s", "plugins": [
                   {"type": "gatun", "bridge": "gt-%s", "isGateway": true, "ipMasq": true, "hairpinMode": true,
@@ -150,7 +133,7 @@ final class PodmanLab implements AutoCloseable {
      * firewall, tuning), with host-local's data moved into the lab and, when {@code chainGatun},
      * {@code portmap} replaced by gatun.
      */
-    void podmanNetwork(String name, String subnet, boolean chainGatun) {
+    public void podmanNetwork(String name, String subnet, boolean chainGatun) {
         podmanOk("network", "create", "--subnet", subnet, name);
         networks.add(name);
         Path file = cniDir.resolve(name + ".conflist");
@@ -171,7 +154,7 @@ final class PodmanLab implements AutoCloseable {
         }
     }
 
-    JsonNode conflist(String name) {
+    public JsonNode conflist(String name) {
         try {
             return CniExec.JSON.readTree(Files.readString(cniDir.resolve(name + ".conflist")));
         } catch (IOException e) {
@@ -180,7 +163,7 @@ final class PodmanLab implements AutoCloseable {
     }
 
     /** {@code podman run -d} with the lab's ulimits. */
-    Result runDetached(String name, String network, List<String> publish, String... command) {
+    public Result runDetached(String name, String network, List<String> publish, String... command) {
         List<String> args = new ArrayList<>(List.of("run", "-d", "--name", name, "--network", network,
                 "--ulimit", "nofile=1024:1024", "--ulimit", "nproc=1024:1024"));
         for (String p : publish) {
@@ -192,7 +175,7 @@ final class PodmanLab implements AutoCloseable {
         return podman(args.toArray(String[]::new));
     }
 
-    Result podman(String... args) {
+    public Result podman(String... args) {
         List<String> cmd = new ArrayList<>(List.of("nsenter", "--net=" + host.path(), "podman",
                 "--root", dir.resolve("root").toString(), "--runroot", dir.resolve("run").toString(),
                 "--tmpdir", dir.resolve("tmp").toString(), "--storage-driver", "vfs", "--runtime", "runc",
@@ -202,7 +185,7 @@ final class PodmanLab implements AutoCloseable {
         return run(cmd);
     }
 
-    Result podmanOk(String... args) {
+    public Result podmanOk(String... args) {
         return ok(podman(args), "podman " + String.join(" ", args));
     }
 
@@ -237,7 +220,7 @@ final class PodmanLab implements AutoCloseable {
     }
 
     /** The addresses host-local holds for {@code network}. */
-    List<String> reservations(String network) {
+    public List<String> reservations(String network) {
         Path d = dir.resolve("ipam").resolve(network);
         if (!Files.isDirectory(d)) {
             return List.of();

@@ -1,4 +1,4 @@
-package dev.gatun.cli.bed;
+package dev.gatun.cli.testing;
 
 import org.junit.jupiter.api.Assumptions;
 

@@ -1,4 +1,4 @@
-package dev.gatun.cli.docker;
+package dev.gatun.cli.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -25,19 +25,19 @@ import java.util.concurrent.TimeoutException;
  * Content-Length and no Content-Type of its own; we add the plugin Content-Type, as other clients
  * do) and reads one response.
  */
-final class PluginHttp {
+public final class PluginHttp {
 
-    static final String MEDIA_TYPE = "application/vnd.docker.plugins.v1+json";
+    public static final String MEDIA_TYPE = "application/vnd.docker.plugins.v1+json";
     private static final long TIMEOUT_SECONDS = 10;
 
     private PluginHttp() {}
 
-    record Response(int status, Map<String, String> headers, String body) {
-        boolean ok() {
+    public record Response(int status, Map<String, String> headers, String body) {
+        public boolean ok() {
             return status >= 200 && status < 300;
         }
 
-        JsonNode json() {
+        public JsonNode json() {
             try {
                 return GatunCli.JSON.readTree(body);
             } catch (IOException e) {
@@ -46,7 +46,7 @@ final class PluginHttp {
         }
 
         /** The error text of a failed call: {"Err": "..."}. */
-        String err() {
+        public String err() {
             JsonNode err = json().get("Err");
             if (err == null || !err.isTextual()) {
                 throw new AssertionError("the plugin answered " + status + " without an \"Err\" text: " + body);
@@ -60,16 +60,16 @@ final class PluginHttp {
         }
     }
 
-    static Response post(Path socket, String method, String body) {
+    public static Response post(Path socket, String method, String body) {
         return post(socket, method, body.getBytes(StandardCharsets.UTF_8));
     }
 
-    static Response post(Path socket, String method, JsonNode body) {
+    public static Response post(Path socket, String method, JsonNode body) {
         return post(socket, method, body.toString());
     }
 
     /** POST /{method} with {@code body}; fails the test when nothing (or no HTTP) comes back in time. */
-    static Response post(Path socket, String method, byte[] body) {
+    public static Response post(Path socket, String method, byte[] body) {
         CompletableFuture<Response> f = new CompletableFuture<>();
         SocketChannel[] channel = new SocketChannel[1];
         Thread.ofVirtual().start(() -> {
@@ -153,7 +153,7 @@ final class PluginHttp {
         private final SocketChannel c;
         private final ByteBuffer buf = ByteBuffer.allocate(65536).flip();
 
-        Reader(SocketChannel c) {
+        public Reader(SocketChannel c) {
             this.c = c;
         }
 
@@ -164,7 +164,7 @@ final class PluginHttp {
             return n > 0;
         }
 
-        String line() throws IOException {
+        public String line() throws IOException {
             StringBuilder sb = new StringBuilder();
             while (true) {
                 while (buf.hasRemaining()) {
@@ -181,7 +181,7 @@ final class PluginHttp {
             }
         }
 
-        byte[] bytes(int n) throws IOException {
+        public byte[] bytes(int n) throws IOException {
             byte[] out = new byte[n];
             int got = 0;
             while (got < n) {
@@ -195,7 +195,7 @@ final class PluginHttp {
             return out;
         }
 
-        byte[] rest() throws IOException {
+        public byte[] rest() throws IOException {
             ByteArrayOutputStream all = new ByteArrayOutputStream();
             do {
                 byte[] chunk = new byte[buf.remaining()];

@@ -1,9 +1,8 @@
-package dev.gatun.cli.cri;
+package dev.gatun.cli.testing;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.gatun.cli.bed.UdpReply;
 import dev.gatun.testing.Oracle;
 
 import java.io.IOException;
@@ -21,10 +20,10 @@ import java.util.List;
  * sandbox image; {@link #BUSYBOX}, busybox-static with {@code /bin/udpreply PORT TEXT}, for the
  * pods' servers. Both share one uncompressed layer.
  */
-final class TestImages {
+public final class TestImages {
 
-    static final String PAUSE = "localhost/gatun-test/pause:1";
-    static final String BUSYBOX = "localhost/gatun-test/busybox:1";
+    public static final String PAUSE = "localhost/gatun-test/pause:1";
+    public static final String BUSYBOX = "localhost/gatun-test/busybox:1";
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String PAUSE_SOURCE = """
@@ -37,23 +36,15 @@ final class TestImages {
     private TestImages() {}
 
     /** Builds the archive in {@code work} (gcc, tar and chroot run) and returns its path. */
-    static Path archive(Path work) {
-        Path rootfs = work.resolve("rootfs");
+    public static Path archive(Path work) {
+        Path rootfs = BusyboxRootfs.make(work, "proc", "sys", "dev");
         Path layout = work.resolve("oci");
         try {
-            for (String d : List.of("bin", "etc", "tmp", "root", "proc", "sys", "dev")) {
-                Files.createDirectories(rootfs.resolve(d));
-            }
-            Files.copy(Path.of("/bin/busybox"), rootfs.resolve("bin/busybox"));
-            Files.writeString(work.resolve("udpreply.c"), UdpReply.SOURCE);
             Files.writeString(work.resolve("pause.c"), PAUSE_SOURCE);
             Files.createDirectories(layout.resolve("blobs/sha256"));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        Oracle.host("chroot", rootfs.toString(), "/bin/busybox", "--install", "-s", "/bin");
-        Oracle.host("gcc", "-static", "-O2", "-o", rootfs.resolve("bin/udpreply").toString(),
-                work.resolve("udpreply.c").toString());
         Oracle.host("gcc", "-static", "-O2", "-o", rootfs.resolve("pause").toString(),
                 work.resolve("pause.c").toString());
         Path layer = work.resolve("layer.tar");

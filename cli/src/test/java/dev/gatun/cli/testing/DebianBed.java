@@ -1,6 +1,5 @@
-package dev.gatun.cli.bed;
+package dev.gatun.cli.testing;
 
-import dev.gatun.cli.docker.GatunCli;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.Bounded;
 import dev.gatun.testing.FreshNamespaces;

@@ -1,6 +1,7 @@
-package dev.gatun.cli.netavark;
+package dev.gatun.cli.measure;
 
-import dev.gatun.cli.bed.DebianBed;
+import dev.gatun.cli.testing.Podman5Lab;
+import dev.gatun.cli.testing.DebianBed;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.FreshNamespaces;
 import org.junit.jupiter.api.Test;
@@ -36,7 +37,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @ExtendWith(FreshNamespaces.class)
 @EnabledIfSystemProperty(named = "gatun.measure", matches = "true")
-class PodmanRun5MeasureIT {
+public class PodmanRun5MeasureIT {
 
     private static final String FLOOR = "podman alone (--network none)";
 

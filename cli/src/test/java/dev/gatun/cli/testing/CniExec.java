@@ -1,9 +1,8 @@
-package dev.gatun.cli.cni;
+package dev.gatun.cli.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.gatun.cli.docker.GatunCli;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.Bounded;
 import dev.gatun.testing.Streams;
@@ -29,21 +28,21 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the host namespace ({@code nsenter --net}) with the CNI_* variables, the config on stdin, and
  * its stdout and exit code read back. CNI_PATH is that directory, then the reference plugins'.
  */
-final class CniExec {
+public final class CniExec {
 
     /** How long a command's output may stay open after it exited (a child it left may hold it). */
     private static final Duration OUTPUT_OPEN = Duration.ofSeconds(10);
 
-    static final ObjectMapper JSON = new ObjectMapper();
-    static final String PLUGINS = "/usr/lib/cni";
+    public static final ObjectMapper JSON = new ObjectMapper();
+    public static final String PLUGINS = "/usr/lib/cni";
 
-    final NetworkNamespace host;
-    final Path dir;
-    final Path bin;
+    public final NetworkNamespace host;
+    public final Path dir;
+    public final Path bin;
     /** How many times gatun itself was run (a served test compares it with the serve's log). */
-    final AtomicInteger gatunRuns = new AtomicInteger();
+    public final AtomicInteger gatunRuns = new AtomicInteger();
 
-    CniExec(NetworkNamespace host, Path dir) {
+    public CniExec(NetworkNamespace host, Path dir) {
         this.host = host;
         this.dir = dir;
         this.bin = dir.resolve("bin");
@@ -54,12 +53,12 @@ final class CniExec {
         }
     }
 
-    String cniPath() {
+    public String cniPath() {
         return bin + ":" + PLUGINS;
     }
 
-    record Result(int code, String stdout, String stderr) {
-        JsonNode json() {
+    public record Result(int code, String stdout, String stderr) {
+        public JsonNode json() {
             try {
                 return JSON.readTree(stdout);
             } catch (IOException e) {
@@ -68,14 +67,14 @@ final class CniExec {
         }
 
         /** The error document's code; fails unless the plugin failed with one. */
-        int errorCode() {
+        public int errorCode() {
             if (code == 0) {
                 throw new AssertionError("the plugin succeeded, but an error was expected: " + stdout);
             }
             return json().path("code").asInt(-1);
         }
 
-        Result ok() {
+        public Result ok() {
             if (code != 0) {
                 throw new AssertionError("the plugin exited " + code + "\nstdout: " + stdout + "\nstderr: " + stderr);
             }
@@ -84,12 +83,12 @@ final class CniExec {
     }
 
     /** Runs the plugin {@code plugin} (gatun, or a reference plugin by name) with these variables (null: unset). */
-    Result exec(String plugin, Map<String, String> vars, String stdin) {
+    public Result exec(String plugin, Map<String, String> vars, String stdin) {
         return exec(List.of(), plugin, vars, stdin);
     }
 
     /** {@link #exec(String, Map, String)} under {@code wrapper} (a command that runs the plugin: setpriv, say). */
-    Result exec(List<String> wrapper, String plugin, Map<String, String> vars, String stdin) {
+    public Result exec(List<String> wrapper, String plugin, Map<String, String> vars, String stdin) {
         Path exe = plugin.equals("gatun") ? bin.resolve("gatun") : Path.of(PLUGINS, plugin);
         if (plugin.equals("gatun")) {
             gatunRuns.incrementAndGet();
@@ -128,11 +127,11 @@ final class CniExec {
     }
 
     /** gatun with CNI_COMMAND {@code verb} for the attachment {@code id}/{@code ifname} in {@code netns} (null: none). */
-    Result call(String verb, String id, NetworkNamespace netns, String ifname, String config) {
+    public Result call(String verb, String id, NetworkNamespace netns, String ifname, String config) {
         return exec("gatun", vars(verb, id, netns, ifname), config);
     }
 
-    Map<String, String> vars(String verb, String id, NetworkNamespace netns, String ifname) {
+    public Map<String, String> vars(String verb, String id, NetworkNamespace netns, String ifname) {
         Map<String, String> v = new HashMap<>();
         v.put("CNI_COMMAND", verb);
         v.put("CNI_CONTAINERID", id);
@@ -143,7 +142,7 @@ final class CniExec {
     }
 
     /** A main-plugin config of {@code version} for network {@code name}, host-local in the test's directory, and these ports. */
-    String config(String version, String name, String subnet, String portMappings) {
+    public String config(String version, String name, String subnet, String portMappings) {
         return """
                 {"cniVersion": "%s", "name": "%s", "type": "gatun", "bridge": "%s", "isGateway": true, "ipMasq": true,
                  "hairpinMode": true,
@@ -154,7 +153,7 @@ final class CniExec {
     }
 
     /** {@code config} with {@code prevResult} set, as libcni sends it to CHECK and DEL. */
-    static String withPrevResult(String config, JsonNode prevResult) {
+    public static String withPrevResult(String config, JsonNode prevResult) {
         try {
             ObjectNode c = (ObjectNode) JSON.readTree(config);
             c.set("prevResult", prevResult);
@@ -165,7 +164,7 @@ final class CniExec {
     }
 
     /** {@code config} with top-level keys replaced. */
-    static String with(String config, Map<String, Object> keys) {
+    public static String with(String config, Map<String, Object> keys) {
         try {
             ObjectNode c = (ObjectNode) JSON.readTree(config);
             keys.forEach((k, v) -> c.set(k, JSON.valueToTree(v)));
@@ -179,7 +178,7 @@ final class CniExec {
      * A plugin of the test's own, {@code name} in the bin directory (first in CNI_PATH): a shell
      * script with {@code body} after its #! line.
      */
-    Path fakePlugin(String name, String body) {
+    public Path fakePlugin(String name, String body) {
         Path p = bin.resolve(name);
         try {
             Files.writeString(p, "#!/bin/sh\n" + body);
@@ -191,7 +190,7 @@ final class CniExec {
     }
 
     /** The addresses host-local holds for network {@code name}: its reservation files. */
-    List<String> reservations(String name) {
+    public List<String> reservations(String name) {
         Path d = dir.resolve("ipam").resolve(name);
         List<String> out = new ArrayList<>();
         if (Files.isDirectory(d)) {

@@ -1,4 +1,4 @@
-package dev.gatun.cli.docker;
+package dev.gatun.cli.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -23,15 +23,15 @@ import java.util.function.BooleanSupplier;
  * The independent judges: real HTTP and UDP from a namespace, the real nft's listing, the real
  * ip's link list.
  */
-final class Probe {
+public final class Probe {
 
     /** How long a container may take to start its servers: waiting, not a timing assertion. */
-    static final Duration SERVICE_START = Duration.ofSeconds(20);
+    public static final Duration SERVICE_START = Duration.ofSeconds(20);
 
     private Probe() {}
 
     /** GET {@code path} from {@code host:port}, opened in {@code ns}; the body of a 200 answer, else an exception. */
-    static String httpGet(NetworkNamespace ns, String host, int port, String path) throws IOException {
+    public static String httpGet(NetworkNamespace ns, String host, int port, String path) throws IOException {
         try (SocketChannel c = ns.call(SocketChannel::open)) {
             c.socket().connect(new InetSocketAddress(host, port), 2000);
             c.socket().setSoTimeout(3000);
@@ -54,7 +54,7 @@ final class Probe {
      * Waits (up to {@link #SERVICE_START}) until GET answers with {@code expected} (stripped), for
      * a container that may still be starting; fails with the last error.
      */
-    static void awaitHttp(NetworkNamespace ns, String host, int port, String path, String expected) {
+    public static void awaitHttp(NetworkNamespace ns, String host, int port, String path, String expected) {
         long deadline = System.nanoTime() + SERVICE_START.toNanos();
         String last = "nothing tried";
         while (true) {
@@ -76,7 +76,7 @@ final class Probe {
     }
 
     /** One try, for checks that must hold right now. */
-    static String httpNow(NetworkNamespace ns, String host, int port, String path) {
+    public static String httpNow(NetworkNamespace ns, String host, int port, String path) {
         try {
             return httpGet(ns, host, port, path).strip();
         } catch (IOException | RuntimeException e) {
@@ -85,7 +85,7 @@ final class Probe {
     }
 
     /** Asks {@code host:port} over UDP from {@code ns} until the answer is {@code expected}, or fails. */
-    static void awaitUdp(NetworkNamespace ns, String host, int port, String expected) {
+    public static void awaitUdp(NetworkNamespace ns, String host, int port, String expected) {
         long deadline = System.nanoTime() + SERVICE_START.toNanos();
         String last = "nothing tried";
         try (DatagramChannel c = ReplyServers.udpClient(ns)) {
@@ -111,7 +111,7 @@ final class Probe {
     }
 
     /** nft's JSON listing of the namespace's ruleset, normalised ({@link NftJson}), without counter values. */
-    static JsonNode ruleset(NetworkNamespace ns) {
+    public static JsonNode ruleset(NetworkNamespace ns) {
         JsonNode r = NftJson.ruleset(ns);
         stripCounters(r);
         return r;
@@ -131,7 +131,7 @@ final class Probe {
      * {@link #ruleset} of gatun's own tables only (those named gatun, in any family): what gatun
      * owns and repairs, without Docker's iptables-nft tables (ip filter, ip nat) beside them.
      */
-    static JsonNode gatunRuleset(NetworkNamespace ns) {
+    public static JsonNode gatunRuleset(NetworkNamespace ns) {
         ArrayNode out = JsonNodeFactory.instance.arrayNode();
         for (JsonNode item : ruleset(ns)) {
             JsonNode inner = item.elements().hasNext() ? item.elements().next() : null;
@@ -147,7 +147,7 @@ final class Probe {
     }
 
     /** Every element of every set and map, one JSON text each, prefixed by "family table set: ". */
-    static List<String> elements(NetworkNamespace ns) {
+    public static List<String> elements(NetworkNamespace ns) {
         List<String> out = new ArrayList<>();
         for (JsonNode item : ruleset(ns)) {
             JsonNode set = item.has("set") ? item.get("set") : item.get("map");
@@ -163,7 +163,7 @@ final class Probe {
     }
 
     /** The tables in the namespace, as "family name". */
-    static List<String> tables(NetworkNamespace ns) {
+    public static List<String> tables(NetworkNamespace ns) {
         List<String> out = new ArrayList<>();
         for (JsonNode item : ruleset(ns)) {
             if (item.has("table")) {
@@ -174,7 +174,7 @@ final class Probe {
     }
 
     /** Names of the links of a type (veth, bridge, ...) in the namespace, from ip -o link. */
-    static List<String> links(NetworkNamespace ns, String type) {
+    public static List<String> links(NetworkNamespace ns, String type) {
         List<String> names = new ArrayList<>();
         for (String l : Oracle.in(ns, "ip", "-o", "link", "show", "type", type).lines().toList()) {
             if (l.matches("^\\d+: .*")) {
@@ -185,7 +185,7 @@ final class Probe {
     }
 
     /** All link names in the namespace. */
-    static List<String> links(NetworkNamespace ns) {
+    public static List<String> links(NetworkNamespace ns) {
         List<String> names = new ArrayList<>();
         for (String l : Oracle.in(ns, "ip", "-o", "link", "show").lines().toList()) {
             if (l.matches("^\\d+: .*")) {
@@ -196,7 +196,7 @@ final class Probe {
     }
 
     /** Polls every 50 ms until {@code condition} holds or {@code within} is over; whether it held. */
-    static boolean poll(Duration within, BooleanSupplier condition) {
+    public static boolean poll(Duration within, BooleanSupplier condition) {
         long deadline = System.nanoTime() + within.toNanos();
         while (true) {
             if (condition.getAsBoolean()) {
@@ -209,7 +209,7 @@ final class Probe {
         }
     }
 
-    static void sleep(long ms) {
+    public static void sleep(long ms) {
         try {
             Thread.sleep(ms);
         } catch (InterruptedException e) {

@@ -1,4 +1,4 @@
-package dev.gatun.cli.docker;
+package dev.gatun.cli.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -26,7 +26,7 @@ public final class GatunCli {
     /** How long a command's output may stay open after it exited (a child it left may hold it). */
     private static final Duration OUTPUT_OPEN = Duration.ofSeconds(10);
 
-    static final ObjectMapper JSON = new ObjectMapper();
+    public static final ObjectMapper JSON = new ObjectMapper();
     /** The checkout: the directory of the launcher, where every command runs. */
     public static final Path ROOT = findRoot();
 
@@ -126,17 +126,17 @@ public final class GatunCli {
     }
 
     /** {@code gatun --netns NS --json ls}: every mapping, as a JSON array. */
-    static JsonNode mappings(String ns) {
+    public static JsonNode mappings(String ns) {
         return ok("--netns", ns, "--json", "ls").json();
     }
 
     /** {@code gatun --netns NS --json net ls}: every network, as a JSON array. */
-    static JsonNode networks(String ns) {
+    public static JsonNode networks(String ns) {
         return ok("--netns", ns, "--json", "net", "ls").json();
     }
 
     /** The mappings whose owner is {@code owner}. */
-    static List<JsonNode> mappingsOf(String ns, String owner) {
+    public static List<JsonNode> mappingsOf(String ns, String owner) {
         List<JsonNode> mine = new ArrayList<>();
         for (JsonNode m : mappings(ns)) {
             if (owner.equals(m.path("owner").asText(null))) {

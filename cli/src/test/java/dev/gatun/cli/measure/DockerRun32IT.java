@@ -1,5 +1,8 @@
-package dev.gatun.cli.docker;
+package dev.gatun.cli.measure;
 
+import dev.gatun.cli.testing.DockerLab;
+import dev.gatun.cli.testing.GatunCli;
+import dev.gatun.cli.testing.PluginLab;
 import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;

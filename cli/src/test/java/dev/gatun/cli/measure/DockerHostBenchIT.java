@@ -1,6 +1,9 @@
-package dev.gatun.cli.docker;
+package dev.gatun.cli.measure;
 
-import dev.gatun.cli.MeasuredRuns;
+import dev.gatun.cli.testing.DockerLab;
+import dev.gatun.cli.testing.GatunCli;
+import dev.gatun.cli.testing.GatunServe;
+import dev.gatun.cli.testing.Probe;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;

@@ -1,4 +1,4 @@
-package dev.gatun.cli.docker;
+package dev.gatun.cli.testing;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -25,9 +25,9 @@ import java.util.concurrent.TimeUnit;
 public final class GatunServe implements AutoCloseable {
 
     /** Generous: the launcher builds the jar first when the sources are newer than it. */
-    static final Duration READY_TIMEOUT = Duration.ofSeconds(180);
-    static final Duration STOP_TIMEOUT = Duration.ofSeconds(20);
-    static final Path PLUGIN_DIR = Path.of("/run/docker/plugins");
+    public static final Duration READY_TIMEOUT = Duration.ofSeconds(180);
+    public static final Duration STOP_TIMEOUT = Duration.ofSeconds(20);
+    public static final Path PLUGIN_DIR = Path.of("/run/docker/plugins");
 
     private final List<String> args;
     private final Process process;
@@ -54,11 +54,11 @@ public final class GatunServe implements AutoCloseable {
      * A plugin name no other test, run or dockerd on this host uses: /run/docker/plugins is
      * shared by every dockerd.
      */
-    static String uniquePluginName() {
+    public static String uniquePluginName() {
         return "gatun-t" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
     }
 
-    static Path socketOf(String plugin) {
+    public static Path socketOf(String plugin) {
         return PLUGIN_DIR.resolve(plugin + ".sock");
     }
 
@@ -220,7 +220,7 @@ public final class GatunServe implements AutoCloseable {
                 + "\nstderr: " + stderr());
     }
 
-    String describe() {
+    public String describe() {
         return "gatun " + String.join(" ", args);
     }
 
@@ -248,13 +248,13 @@ public final class GatunServe implements AutoCloseable {
         }
     }
 
-    String stdout() {
+    public String stdout() {
         synchronized (stdoutLines) {
             return String.join("\n", stdoutLines);
         }
     }
 
-    List<String> stdoutLines() {
+    public List<String> stdoutLines() {
         synchronized (stdoutLines) {
             return List.copyOf(stdoutLines);
         }
@@ -286,7 +286,7 @@ public final class GatunServe implements AutoCloseable {
         return process.pid();
     }
 
-    String plugin() {
+    public String plugin() {
         return plugin;
     }
 

@@ -1,4 +1,4 @@
-package dev.gatun.cli.cri;
+package dev.gatun.cli.testing;
 
 import dev.gatun.cli.cri.v1.ContainerConfig;
 import dev.gatun.cli.cri.v1.ContainerStatus;

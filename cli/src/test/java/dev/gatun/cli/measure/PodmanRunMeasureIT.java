@@ -1,7 +1,7 @@
-package dev.gatun.cli.cni;
+package dev.gatun.cli.measure;
 
-import dev.gatun.cli.MeasuredRuns;
-import dev.gatun.cli.docker.GatunServe;
+import dev.gatun.cli.testing.PodmanLab;
+import dev.gatun.cli.testing.GatunServe;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.FreshNamespaces;
 import org.junit.jupiter.api.Test;

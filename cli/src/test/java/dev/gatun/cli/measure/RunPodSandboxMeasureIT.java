@@ -1,14 +1,14 @@
-package dev.gatun.cli.cri;
+package dev.gatun.cli.measure;
 
-import dev.gatun.cli.MeasuredRuns;
-import dev.gatun.cli.cri.ContainerdLab.Network;
+import dev.gatun.cli.testing.ContainerdLab;
+import dev.gatun.cli.testing.ContainerdLab.Network;
 import dev.gatun.cli.cri.v1.LinuxPodSandboxConfig;
 import dev.gatun.cli.cri.v1.LinuxSandboxSecurityContext;
 import dev.gatun.cli.cri.v1.NamespaceMode;
 import dev.gatun.cli.cri.v1.NamespaceOption;
 import dev.gatun.cli.cri.v1.PodSandboxConfig;
 import dev.gatun.cli.cri.v1.PortMapping;
-import dev.gatun.cli.docker.GatunServe;
+import dev.gatun.cli.testing.GatunServe;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.Bounded;
 import dev.gatun.testing.FreshNamespaces;
@@ -25,7 +25,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.UnaryOperator;
 
-import static dev.gatun.cli.cri.ContainerdLab.tcp;
+import static dev.gatun.cli.testing.ContainerdLab.tcp;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

@@ -1,4 +1,4 @@
-package dev.gatun.cli;
+package dev.gatun.cli.testing;
 
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;

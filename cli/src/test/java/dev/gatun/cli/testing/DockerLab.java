@@ -1,6 +1,5 @@
-package dev.gatun.cli.docker;
+package dev.gatun.cli.testing;
 
-import dev.gatun.cli.bed.DebianBed;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.Daemons;
 import dev.gatun.testing.FreshNamespaces;
@@ -456,72 +455,9 @@ public final class DockerLab implements AutoCloseable {
         }
     }
 
-    /** Busybox with every applet as a symlink, imported from a tar: no registry, no network. */
+    /** The labs' image (see {@link BusyboxRootfs}), imported from a tar: no registry, no network. */
     private void importImage() {
-        Path rootfs = dir.resolve("rootfs");
-        try {
-            Files.createDirectories(rootfs.resolve("bin"));
-            for (String d : List.of("etc", "tmp", "root")) {
-                Files.createDirectories(rootfs.resolve(d));
-            }
-            Files.copy(Path.of(BUSYBOX), rootfs.resolve("bin/busybox"));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        Result install = run(List.of(Daemons.toolPath("chroot"), rootfs.toString(), "/bin/busybox", "--install", "-s", "/bin"), null);
-        if (install.code() != 0) {
-            throw new AssertionError("busybox --install in the image failed (is " + BUSYBOX
-                    + " the static one from busybox-static?): " + install.err());
-        }
-        buildUdpReply(rootfs.resolve("bin/udpreply"));
-        Path tar = dir.resolve("rootfs.tar");
-        check(run(List.of(Daemons.toolPath("tar"), "-C", rootfs.toString(), "-cf", tar.toString(), "."), null), "tar");
-        dockerOk("import", "--change", "CMD [\"/bin/sh\"]", tar.toString(), IMAGE);
-    }
-
-    /** A UDP server that answers every datagram with a fixed text: {@code udpreply PORT TEXT}. */
-    private static final String UDP_REPLY_C = """
-            #include <netinet/in.h>
-            #include <stdio.h>
-            #include <stdlib.h>
-            #include <string.h>
-            #include <sys/socket.h>
-
-            int main(int argc, char **argv) {
-                if (argc != 3) {
-                    fprintf(stderr, "usage: udpreply PORT TEXT\\n");
-                    return 2;
-                }
-                int s = socket(AF_INET, SOCK_DGRAM, 0);
-                struct sockaddr_in a;
-                memset(&a, 0, sizeof a);
-                a.sin_family = AF_INET;
-                a.sin_port = htons((unsigned short) atoi(argv[1]));
-                a.sin_addr.s_addr = htonl(INADDR_ANY);
-                if (s < 0 || bind(s, (struct sockaddr *) &a, sizeof a) != 0) {
-                    perror("udpreply");
-                    return 1;
-                }
-                char buf[2048];
-                for (;;) {
-                    struct sockaddr_in peer;
-                    socklen_t len = sizeof peer;
-                    if (recvfrom(s, buf, sizeof buf, 0, (struct sockaddr *) &peer, &len) >= 0) {
-                        sendto(s, argv[2], strlen(argv[2]), 0, (struct sockaddr *) &peer, len);
-                    }
-                }
-            }
-            """;
-
-    private void buildUdpReply(Path target) {
-        Path source = dir.resolve("udpreply.c");
-        try {
-            Files.writeString(source, UDP_REPLY_C);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        check(run(List.of(Daemons.toolPath("gcc"), "-static", "-O2", "-o", target.toString(), source.toString()), null),
-                "gcc -static udpreply.c (needs libc6-dev)");
+        dockerOk("import", "--change", "CMD [\"/bin/sh\"]", BusyboxRootfs.tar(dir).toString(), IMAGE);
     }
 
     // ---- use ----------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-package dev.gatun.cli.docker;
+package dev.gatun.cli.testing;
 
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.Oracle;
@@ -22,7 +22,7 @@ import java.util.function.Predicate;
  * seen a marker entry of its own, made and deleted with {@code conntrack -I} and {@code -D}, in
  * 198.51.100.0/24, which nothing else uses.
  */
-final class ConntrackEvents implements AutoCloseable {
+public final class ConntrackEvents implements AutoCloseable {
 
     private static final Duration SYNC_TIMEOUT = Duration.ofSeconds(10);
     private static final String[] MARKER = {"-p", "udp", "-s", "198.51.100.1", "-d", "198.51.100.2", "--sport", "1", "--dport", "2"};
@@ -32,7 +32,7 @@ final class ConntrackEvents implements AutoCloseable {
     private final Thread reader;
 
     /** One line of conntrack -E and {@link System#nanoTime()} when it was read. */
-    record Event(long nanos, String text) {
+    public record Event(long nanos, String text) {
         @Override
         public String toString() {
             return text;
@@ -44,7 +44,7 @@ final class ConntrackEvents implements AutoCloseable {
         this.reader = Thread.ofPlatform().daemon().name("conntrack-events").start(this::read);
     }
 
-    static ConntrackEvents start(NetworkNamespace ns) {
+    public static ConntrackEvents start(NetworkNamespace ns) {
         ProcessBuilder pb = new ProcessBuilder("ip", "netns", "exec", ns.name(), "conntrack", "-E", "-p", "udp")
                 .redirectErrorStream(true);
         ConntrackEvents events;
@@ -101,7 +101,7 @@ final class ConntrackEvents implements AutoCloseable {
     }
 
     /** The first event that {@code p} accepts, waiting at most {@code within} for it; null if none came. */
-    Event await(Predicate<String> p, Duration within) {
+    public Event await(Predicate<String> p, Duration within) {
         return await(null, p, within);
     }
 
@@ -109,7 +109,7 @@ final class ConntrackEvents implements AutoCloseable {
      * The first event after {@code after} (null: from the first) that {@code p} accepts, waiting at
      * most {@code within} for it; null if none came. The order is conntrack's own.
      */
-    Event await(Event after, Predicate<String> p, Duration within) {
+    public Event await(Event after, Predicate<String> p, Duration within) {
         long deadline = System.nanoTime() + within.toNanos();
         synchronized (lines) {
             int from = after == null ? 0 : lines.indexOf(after) + 1;
@@ -134,7 +134,7 @@ final class ConntrackEvents implements AutoCloseable {
     }
 
     /** Every event read so far, the markers' too. */
-    List<Event> events() {
+    public List<Event> events() {
         synchronized (lines) {
             return List.copyOf(lines);
         }

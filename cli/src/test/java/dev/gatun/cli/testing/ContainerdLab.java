@@ -1,6 +1,5 @@
-package dev.gatun.cli.cri;
+package dev.gatun.cli.testing;
 
-import dev.gatun.cli.bed.Requirements;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -15,8 +14,6 @@ import dev.gatun.cli.cri.v1.PodSandboxStatus;
 import dev.gatun.cli.cri.v1.PodSandboxStatusRequest;
 import dev.gatun.cli.cri.v1.PortMapping;
 import dev.gatun.cli.cri.v1.Protocol;
-import dev.gatun.cli.bed.DebianBed;
-import dev.gatun.cli.docker.GatunCli;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Oracle;
@@ -52,10 +49,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * in /var/lib/cni for the lab's network, the shims and every mount under the lab's directory are
  * gone after {@link #close()}.
  */
-final class ContainerdLab implements AutoCloseable {
+public final class ContainerdLab implements AutoCloseable {
 
     /** The conflist of the lab's one CNI network. */
-    enum Network {
+    public enum Network {
         /** gatun as the main (and only) plugin, in place of bridge + portmap. */
         GATUN_MAIN,
         /** The reference {@code bridge}, then gatun in place of {@code portmap}. */
@@ -66,24 +63,24 @@ final class ContainerdLab implements AutoCloseable {
         BRIDGE_ALONE
     }
 
-    static final String NETWORK = "gatun-cri";
-    static final String BRIDGE = "gcri0";
-    static final Path PLUGINS = Path.of("/usr/lib/cni");
+    public static final String NETWORK = "gatun-cri";
+    public static final String BRIDGE = "gcri0";
+    public static final Path PLUGINS = Path.of("/usr/lib/cni");
     private static final Path NETNS_DIR = Path.of("/var/run/netns");
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration READY = Duration.ofSeconds(60);
 
     /** A pod the lab started: its sandbox, its one server container, its addresses (IPv4 first). */
-    record Pod(String name, String id, String container, List<String> ips) {
-        String ip() {
+    public record Pod(String name, String id, String container, List<String> ips) {
+        public String ip() {
             return ips.getFirst();
         }
     }
 
-    final NetworkNamespace host;
-    final Path dir;
-    final Path bin;
-    final Path socket;
+    public final NetworkNamespace host;
+    public final Path dir;
+    public final Path bin;
+    public final Path socket;
     private final Path config;
     private final Path log;
     private final Set<String> netnsBefore;
@@ -112,7 +109,7 @@ final class ContainerdLab implements AutoCloseable {
     }
 
     /** The machine's containerd in {@code host} with {@code network} over the given IPAM subnets (IPv4 first, then IPv6). */
-    static ContainerdLab start(NetworkNamespace host, Network network, String... subnets) {
+    public static ContainerdLab start(NetworkNamespace host, Network network, String... subnets) {
         return start(host, network, false, subnets);
     }
 
@@ -121,7 +118,7 @@ final class ContainerdLab implements AutoCloseable {
      * its sandbox namespaces' names stay in the bed's /run ({@link #namespaceOf} goes through the
      * pause process; killing a sandbox and listing them run in the bed).
      */
-    static ContainerdLab startInBed(NetworkNamespace host, Network network, String... subnets) {
+    public static ContainerdLab startInBed(NetworkNamespace host, Network network, String... subnets) {
         return start(host, network, true, subnets);
     }
 
@@ -178,7 +175,7 @@ final class ContainerdLab implements AutoCloseable {
         }
     }
 
-    String conflist(Network network, List<String> subnets) {
+    public String conflist(Network network, List<String> subnets) {
         ObjectNode ipam = JSON.createObjectNode().put("type", "host-local").put("dataDir", dir.resolve("ipam").toString());
         ArrayNode ranges = ipam.putArray("ranges");
         ArrayNode routes = ipam.putArray("routes");
@@ -271,15 +268,15 @@ final class ContainerdLab implements AutoCloseable {
     }
 
     /** containerd's own version, as its CRI says (1.6.20 here, 1.7.24 in the bed). */
-    String runtimeVersion() {
+    public String runtimeVersion() {
         return cri.version().getRuntimeVersion();
     }
 
-    CriClient cri() {
+    public CriClient cri() {
         return cri;
     }
 
-    String log() {
+    public String log() {
         try {
             return Files.exists(log) ? Files.readString(log) : "";
         } catch (IOException e) {
@@ -288,7 +285,7 @@ final class ContainerdLab implements AutoCloseable {
     }
 
     /** containerd killed with SIGKILL, as a crash, then started again on the same root and state. */
-    void restartContainerd() throws InterruptedException {
+    public void restartContainerd() throws InterruptedException {
         cri.close();
         containerd.destroyForcibly();
         if (!containerd.waitFor(30, TimeUnit.SECONDS)) {
@@ -297,21 +294,21 @@ final class ContainerdLab implements AutoCloseable {
         launch();
     }
 
-    static PortMapping tcp(int hostPort, int containerPort) {
+    public static PortMapping tcp(int hostPort, int containerPort) {
         return port(Protocol.TCP, hostPort, containerPort, "");
     }
 
-    static PortMapping udp(int hostPort, int containerPort) {
+    public static PortMapping udp(int hostPort, int containerPort) {
         return port(Protocol.UDP, hostPort, containerPort, "");
     }
 
-    static PortMapping port(Protocol protocol, int hostPort, int containerPort, String hostIp) {
+    public static PortMapping port(Protocol protocol, int hostPort, int containerPort, String hostIp) {
         return PortMapping.newBuilder().setProtocol(protocol).setHostPort(hostPort).setContainerPort(containerPort)
                 .setHostIp(hostIp).build();
     }
 
     /** The sandbox's config as the kubelet writes it for a pod named {@code name} with these hostPorts. */
-    PodSandboxConfig sandboxConfig(String name, List<PortMapping> ports) {
+    public PodSandboxConfig sandboxConfig(String name, List<PortMapping> ports) {
         String uid = UUID.randomUUID().toString();
         return PodSandboxConfig.newBuilder()
                 .setMetadata(PodSandboxMetadata.newBuilder().setName(name).setUid(uid).setNamespace("default"))
@@ -325,14 +322,14 @@ final class ContainerdLab implements AutoCloseable {
     }
 
     /** RunPodSandbox alone: the sandbox's id. */
-    String runSandbox(PodSandboxConfig sandbox) {
+    public String runSandbox(PodSandboxConfig sandbox) {
         String id = cri.runPodSandbox(sandbox);
         sandboxesRun.add(id);
         return id;
     }
 
     /** Every sandbox a RunPodSandbox of this lab made, in order. */
-    List<String> sandboxesRun() {
+    public List<String> sandboxesRun() {
         return List.copyOf(sandboxesRun);
     }
 
@@ -341,7 +338,7 @@ final class ContainerdLab implements AutoCloseable {
      * CreateContainer, StartContainer. The container answers HTTP with {@code hello-from-NAME} on
      * each TCP container port and UDP with {@code udp-from-NAME} on each UDP one.
      */
-    Pod runPod(String name, List<PortMapping> ports) {
+    public Pod runPod(String name, List<PortMapping> ports) {
         PodSandboxConfig sandbox = sandboxConfig(name, ports);
         String id = runSandbox(sandbox);
         PodSandboxStatus status = cri.podSandboxStatus(id);
@@ -375,7 +372,7 @@ final class ContainerdLab implements AutoCloseable {
     }
 
     /** The kubelet's sequence when a pod goes: StopContainer, StopPodSandbox, RemoveContainer, RemovePodSandbox. */
-    void removePod(Pod pod) {
+    public void removePod(Pod pod) {
         cri.stopContainer(pod.container(), 0);
         cri.stopPodSandbox(pod.id());
         cri.removeContainer(pod.container());
@@ -383,7 +380,7 @@ final class ContainerdLab implements AutoCloseable {
     }
 
     /** The sandbox namespace the CRI made for {@code pod}, checked to hold its address. */
-    NetworkNamespace namespaceOf(Pod pod) throws IOException {
+    public NetworkNamespace namespaceOf(Pod pod) throws IOException {
         // Through its pause process: in the bed the namespace's name is under the bed's /run, out of reach.
         NetworkNamespace ns = NetworkNamespace.at(Path.of("/proc/" + sandboxPid(pod) + "/ns/net"));
         if (!Oracle.tryIn(ns, "ip", "-o", "addr", "show").stdout().contains(" " + pod.ip() + "/")) {
@@ -396,7 +393,7 @@ final class ContainerdLab implements AutoCloseable {
      * The pod's sandbox process killed and its namespace's name removed, as when a node loses
      * them under the runtime: containerd then tears the network down with no namespace path.
      */
-    void killSandbox(Pod pod) throws Exception {
+    public void killSandbox(Pod pod) throws Exception {
         List<String> names = namespacesOf(pod.id());
         assertThat(names).as("the sandbox's namespace names").isNotEmpty();
         long pid = sandboxPid(pod);
@@ -411,7 +408,7 @@ final class ContainerdLab implements AutoCloseable {
     }
 
     /** The addresses host-local holds for the lab's network. */
-    List<String> reservations() {
+    public List<String> reservations() {
         Path d = dir.resolve("ipam").resolve(NETWORK);
         if (!Files.isDirectory(d)) {
             return List.of();
@@ -425,7 +422,7 @@ final class ContainerdLab implements AutoCloseable {
     }
 
     /** Sandbox namespaces the CRI made since the lab started and has not removed. */
-    List<String> sandboxNamespacesLeft() {
+    public List<String> sandboxNamespacesLeft() {
         return sandboxNamespaces().stream().filter(n -> !netnsBefore.contains(n)).toList();
     }
 
@@ -450,7 +447,7 @@ final class ContainerdLab implements AutoCloseable {
     }
 
     /** The process id of the pod's sandbox (its pause process), as containerd's verbose status gives it. */
-    long sandboxPid(Pod pod) throws IOException {
+    public long sandboxPid(Pod pod) throws IOException {
         String info = cri.podSandboxStatus(PodSandboxStatusRequest.newBuilder().setPodSandboxId(pod.id())
                 .setVerbose(true).build()).getInfoOrThrow("info");
         return JSON.readTree(info).path("pid").asLong();

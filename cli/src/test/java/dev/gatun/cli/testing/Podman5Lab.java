@@ -1,9 +1,5 @@
-package dev.gatun.cli.netavark;
+package dev.gatun.cli.testing;
 
-import dev.gatun.cli.bed.DebianBed;
-import dev.gatun.cli.bed.UdpReply;
-import dev.gatun.cli.docker.GatunCli;
-import dev.gatun.cli.docker.GatunServe;
 import dev.gatun.netns.NetworkNamespace;
 
 import java.io.IOException;
@@ -26,15 +22,15 @@ import java.util.stream.Stream;
  * serve} inside the bed, which the plugin's calls then go through. {@link #close()} removes every
  * container and network and leaves the bed.
  */
-final class Podman5Lab implements AutoCloseable {
+public final class Podman5Lab implements AutoCloseable {
 
-    static final String IMAGE = "localhost/gatun-test/busybox:latest";
+    public static final String IMAGE = "localhost/gatun-test/busybox:latest";
 
-    final NetworkNamespace host;
+    public final NetworkNamespace host;
     /** Short: conmon's socket paths under it must fit in 108 bytes. */
-    final Path dir;
-    final Path plugins;
-    final DebianBed bed;
+    public final Path dir;
+    public final Path plugins;
+    public final DebianBed bed;
     private GatunServe serve;
 
     private Podman5Lab(NetworkNamespace host, Path dir, DebianBed bed) {
@@ -45,13 +41,13 @@ final class Podman5Lab implements AutoCloseable {
     }
 
     /** How the lab's gatun runs: in a JVM per call, or forwarded to a serve without or with its warm-up. */
-    enum Gatun { IN_PROCESS, SERVED, SERVED_WARMED_UP }
+    public enum Gatun { IN_PROCESS, SERVED, SERVED_WARMED_UP }
 
-    static Podman5Lab start(NetworkNamespace host, boolean served) {
+    public static Podman5Lab start(NetworkNamespace host, boolean served) {
         return start(host, served ? Gatun.SERVED : Gatun.IN_PROCESS);
     }
 
-    static Podman5Lab start(NetworkNamespace host, Gatun gatun) {
+    public static Podman5Lab start(NetworkNamespace host, Gatun gatun) {
         Path dir;
         try {
             dir = Files.createTempDirectory(Path.of("/tmp"), "gp5");
@@ -108,7 +104,7 @@ final class Podman5Lab implements AutoCloseable {
     }
 
     /** A containers.conf of the lab with netavark's own firewall driver set to {@code driver} (nftables, iptables). */
-    Path confWithFirewall(String driver) {
+    public Path confWithFirewall(String driver) {
         Path file = dir.resolve("containers-" + driver + ".conf");
         try {
             Files.writeString(file, conf("firewall_driver = \"" + driver + "\""));
@@ -119,35 +115,20 @@ final class Podman5Lab implements AutoCloseable {
     }
 
     private void importImage() {
-        Path rootfs = dir.resolve("rootfs");
-        try {
-            for (String d : List.of("bin", "etc", "tmp", "root")) {
-                Files.createDirectories(rootfs.resolve(d));
-            }
-            // The host's busybox-static (Debian 12's): Debian 13's has no nc.
-            Files.copy(Path.of("/bin/busybox"), rootfs.resolve("bin/busybox"));
-            Files.writeString(dir.resolve("udpreply.c"), UdpReply.SOURCE);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        UdpReply.host(List.of("chroot", rootfs.toString(), "/bin/busybox", "--install", "-s", "/bin"));
-        UdpReply.host(List.of("gcc", "-static", "-O2", "-o", rootfs.resolve("bin/udpreply").toString(),
-                dir.resolve("udpreply.c").toString()));
-        UdpReply.host(List.of("tar", "-C", rootfs.toString(), "-cf", dir.resolve("rootfs.tar").toString(), "."));
-        podmanOk("import", "--change", "CMD [\"/bin/sh\"]", dir.resolve("rootfs.tar").toString(), IMAGE);
+        podmanOk("import", "--change", "CMD [\"/bin/sh\"]", BusyboxRootfs.tar(dir).toString(), IMAGE);
     }
 
     /** The serve the plugin's calls go through, or null. */
-    GatunServe serve() {
+    public GatunServe serve() {
         return serve;
     }
 
-    DebianBed.Result podman(String... args) {
+    public DebianBed.Result podman(String... args) {
         return podmanWith(dir.resolve("containers.conf"), args);
     }
 
     /** Podman with another containers.conf of the lab's (same storage and networks). */
-    DebianBed.Result podmanWith(Path conf, String... args) {
+    public DebianBed.Result podmanWith(Path conf, String... args) {
         List<String> cmd = new ArrayList<>(List.of("/usr/bin/podman", "--root", dir.resolve("root").toString(),
                 "--runroot", dir.resolve("run").toString(), "--tmpdir", dir.resolve("tmp").toString(),
                 "--storage-driver", "vfs"));
@@ -156,7 +137,7 @@ final class Podman5Lab implements AutoCloseable {
                 "PODMAN_IGNORE_CGROUPSV1_WARNING", "1"), Duration.ofSeconds(300), cmd);
     }
 
-    DebianBed.Result podmanOk(String... args) {
+    public DebianBed.Result podmanOk(String... args) {
         DebianBed.Result r = podman(args);
         if (r.code() != 0) {
             throw new AssertionError("podman " + String.join(" ", args) + " exited " + r.code() + "\nstdout: " + r.out()
@@ -166,7 +147,7 @@ final class Podman5Lab implements AutoCloseable {
     }
 
     /** {@code podman run -d} of the lab's image with {@code publish} as -p options. */
-    DebianBed.Result runDetached(String name, String network, List<String> publish, String... command) {
+    public DebianBed.Result runDetached(String name, String network, List<String> publish, String... command) {
         List<String> args = new ArrayList<>(List.of("run", "-d", "--name", name, "--network", network));
         for (String p : publish) {
             args.add("-p");
@@ -178,12 +159,12 @@ final class Podman5Lab implements AutoCloseable {
     }
 
     /** A command in the bed (its mounts, the host's network namespace). */
-    DebianBed.Result inBed(String... command) {
+    public DebianBed.Result inBed(String... command) {
         return bed.run(Map.of(), Duration.ofSeconds(60), List.of(command));
     }
 
     /** The plugin file, run in the bed as netavark runs it, with {@code stdin}. */
-    DebianBed.Result plugin(String stdin, String... args) {
+    public DebianBed.Result plugin(String stdin, String... args) {
         Path in = dir.resolve("stdin.json");
         try {
             Files.writeString(in, stdin);
