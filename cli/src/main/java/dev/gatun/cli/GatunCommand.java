@@ -1,5 +1,6 @@
 package dev.gatun.cli;
 
+import dev.gatun.cli.api.CommandNames;
 import dev.gatun.Gatun;
 import dev.gatun.driver.GatunDriver;
 import dev.gatun.netns.NetworkNamespace;
@@ -53,35 +54,19 @@ public final class GatunCommand {
         return m;
     }
 
-    /** The global options that take a value, which the search for the subcommand's name skips. */
-    private static final Set<String> OPTIONS_WITH_VALUE = Set.of("--netns", "--driver");
-
     /**
      * The command line for {@code args}: with only the subcommand they name when they name one,
      * else (help, no subcommand, a misspelt one) with all of them, so help and suggestions are whole.
      */
     public static CommandLine commandLine(String[] args) {
         CommandLine cli = new CommandLine(new GatunCommand());
-        String named = subcommandName(args);
+        String named = CommandNames.subcommandOf(args);
         if (named != null) {
             cli.addSubcommand(named, SUBCOMMANDS.get(named).get());
         } else {
             SUBCOMMANDS.forEach((name, make) -> cli.addSubcommand(name, make.get()));
         }
         return cli;
-    }
-
-    /** The first argument that is neither a global option nor its value, if it names a subcommand. */
-    public static String subcommandName(String[] args) {
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            if (OPTIONS_WITH_VALUE.contains(a)) {
-                i++;
-            } else if (!a.startsWith("-")) {
-                return SUBCOMMANDS.containsKey(a) ? a : null;
-            }
-        }
-        return null;
     }
 
     public enum DriverChoice { auto, nftables, iptables, iptables_legacy, iptables_nft }

@@ -1,5 +1,6 @@
 package dev.gatun.cli;
 
+import dev.gatun.cli.api.CommandNames;
 import dev.gatun.cli.api.ServeClient;
 import dev.gatun.cli.cni.CniMain;
 import dev.gatun.cli.netavark.NetavarkMain;
@@ -122,12 +123,12 @@ public final class Main {
     }
 
     private static CommandLine borrowed(String[] args) {
-        CommandLine cli = kept(GatunCommand.subcommandName(args)).poll();
+        CommandLine cli = kept(CommandNames.subcommandOf(args)).poll();
         return cli != null ? cli : GatunCommand.commandLine(args);
     }
 
     private static void giveBack(String[] args, CommandLine cli) {
-        kept(GatunCommand.subcommandName(args)).offer(cli);
+        kept(CommandNames.subcommandOf(args)).offer(cli);
     }
 
     /**
@@ -135,7 +136,7 @@ public final class Main {
      * publish of a serve just started should not wait for picocli to read its annotations.
      */
     public static void prepareServedCommands() {
-        for (String name : Served.COMMANDS) {
+        for (String name : CommandNames.SERVED) {
             String[] args = {name};
             giveBack(args, GatunCommand.commandLine(args));
         }

@@ -16,10 +16,6 @@ import java.util.Set;
  */
 public record Served(NetworkNamespace host, String driverName, GatunDriver driver) {
 
-    /** Subcommands a serve runs for a client; the others (demo, netns, serve, bench) run where they were typed. */
-    public static final Set<String> COMMANDS = Set.of("net", "attach", "detach", "publish", "unpublish",
-            "ls", "ruleset", "doctor");
-
     /**
      * The command was sent to the wrong serve (another namespace or driver) or cannot run in
      * one: the client runs it itself. Never shown to a user.

@@ -1,5 +1,6 @@
 package dev.gatun.cli;
 
+import dev.gatun.cli.api.CommandNames;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -27,7 +28,7 @@ class ServedCommandsTest {
         assertThat(m.find()).as("the SERVED array in gatun-client.c").isTrue();
         String[] names = Arrays.stream(m.group(1).split(",")).map(String::strip).filter(n -> !n.equals("NULL"))
                 .map(n -> n.replace("\"", "")).toArray(String[]::new);
-        assertThat(names).containsExactlyInAnyOrderElementsOf(Served.COMMANDS);
-        assertThat(Served.COMMANDS).as("every served command is a subcommand").allMatch(GatunCommand.SUBCOMMANDS::containsKey);
+        assertThat(names).containsExactlyInAnyOrderElementsOf(CommandNames.SERVED);
+        assertThat(CommandNames.SERVED).as("every served command is a subcommand").allMatch(GatunCommand.SUBCOMMANDS::containsKey);
     }
 }

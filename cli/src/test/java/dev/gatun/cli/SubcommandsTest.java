@@ -1,5 +1,6 @@
 package dev.gatun.cli;
 
+import dev.gatun.cli.api.CommandNames;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -19,6 +20,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** The subcommands are made only when used; help still lists them all. */
 class SubcommandsTest {
 
+    /** The names the client and a serve find in a command line are exactly the command line's, in help's order. */
+    @Test
+    void theNamesEveryoneFindsAreTheCommandLinesOwn() {
+        assertThat(GatunCommand.SUBCOMMANDS.keySet()).containsExactlyElementsOf(CommandNames.ALL);
+    }
+
     @Test
     void everyNameIsTheOneItsClassDeclares() {
         GatunCommand.SUBCOMMANDS.forEach((name, make) ->
@@ -36,7 +43,7 @@ class SubcommandsTest {
             "''                               | -"})
     void theSubcommandIsFoundAfterTheGlobalOptions(String line, String expected) {
         String[] args = line.isEmpty() ? new String[0] : line.split(" ");
-        assertThat(GatunCommand.subcommandName(args)).isEqualTo(expected.equals("-") ? null : expected);
+        assertThat(CommandNames.subcommandOf(args)).isEqualTo(expected.equals("-") ? null : expected);
     }
 
     @Test

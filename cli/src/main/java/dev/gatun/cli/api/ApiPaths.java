@@ -59,12 +59,12 @@ public final class ApiPaths {
     static String check(String method, String path) {
         String t = template(path);
         if (t == null) {
-            throw new ApiRoutes.Refused(404, "no such path: " + path + (path.startsWith("/v1/") ? ""
+            throw new Refused(404, "no such path: " + path + (path.startsWith("/v1/") ? ""
                     : " (paths start with /v1/)"));
         }
         List<String> allowed = METHODS.get(t);
         if (!allowed.contains(method)) {
-            throw new ApiRoutes.Refused(405, method + " is not allowed on " + path + " (allowed: "
+            throw new Refused(405, method + " is not allowed on " + path + " (allowed: "
                     + String.join(", ", allowed) + ")");
         }
         return t;

@@ -46,15 +46,6 @@ import java.util.Map;
 final class ApiRoutes {
 
     /** What the request asks for cannot be served: the HTTP status and one sentence. */
-    static final class Refused extends RuntimeException {
-        final int status;
-
-        Refused(int status, String message) {
-            super(message, null, false, false);
-            this.status = status;
-        }
-    }
-
     /** A request's answer: its HTTP status and the JSON document of its body. */
     record Answer(int status, Object document) {
         static Answer ok(Object document) {

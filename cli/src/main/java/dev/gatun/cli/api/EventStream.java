@@ -42,7 +42,7 @@ public final class EventStream {
     static void start(EventLog events, Map<String, String> query, Request request, Response response, Callback callback) {
         for (String name : query.keySet()) {
             if (!name.equals("since") && !name.equals("until")) {
-                throw new ApiRoutes.Refused(400, "GET " + PATH + ": unknown query parameter " + name
+                throw new Refused(400, "GET " + PATH + ": unknown query parameter " + name
                         + " (known: since, until)");
             }
         }
@@ -53,7 +53,7 @@ public final class EventStream {
             since = query.containsKey("since") ? EventTimes.parse("since", query.get("since"), now) : null;
             until = query.containsKey("until") ? EventTimes.parse("until", query.get("until"), now) : null;
         } catch (InvalidInputException e) {
-            throw new ApiRoutes.Refused(400, "GET " + PATH + ": " + e.getMessage());
+            throw new Refused(400, "GET " + PATH + ": " + e.getMessage());
         }
         // A stream is quiet for as long as nothing changes: the connection's idle timeout does not apply.
         request.getConnectionMetaData().getConnection().getEndPoint().setIdleTimeout(0);

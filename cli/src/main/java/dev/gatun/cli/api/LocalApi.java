@@ -103,14 +103,14 @@ public final class LocalApi extends Handler.Abstract {
         answering(request, path, response, callback, () -> {
             SocketChannel channel = UnixHttpServer.channel(request);
             if (channel == null || !rootPeers.allow(channel)) {
-                throw new ApiRoutes.Refused(403, "the gatun API serves root only");
+                throw new Refused(403, "the gatun API serves root only");
             }
             String template = ApiPaths.check(request.getMethod(), path);
             byte[] body = body(request);
             switch (template) {
                 case ServeWire.CLI_PATH -> {
                     List<String> args = ServeWire.commandLine(body);
-                    if (OneShotCalls.waitsOnConnections(args)) {
+                    if (CommandNames.waitsOnConnections(args)) {
                         aside(request, path, response, callback, () -> ranHere(calls.commandLine(args, "local API"),
                                 response, callback));
                         return true;
@@ -144,8 +144,8 @@ public final class LocalApi extends Handler.Abstract {
             if (work.getAsBoolean()) {
                 return;
             }
-        } catch (ApiRoutes.Refused e) {
-            refused(request, path, response, callback, e.status, e.getMessage());
+        } catch (Refused e) {
+            refused(request, path, response, callback, e.status(), e.getMessage());
         } catch (Served.Misdirected e) {
             refused(request, path, response, callback, 421, e.getMessage());
         }
@@ -194,7 +194,7 @@ public final class LocalApi extends Handler.Abstract {
         ApiRoutes.Route route;
         try {
             route = ApiRoutes.route(request.getMethod(), path, query(request), json);
-        } catch (ApiRoutes.Refused | Served.Misdirected e) {
+        } catch (Refused | Served.Misdirected e) {
             throw e;
         } catch (RuntimeException e) {
             answer(request, path, response, callback, failed(e, response));
@@ -213,7 +213,7 @@ public final class LocalApi extends Handler.Abstract {
         ApiRoutes.Answer answer;
         try {
             answer = EventCause.as(what + " (local API)", () -> route.run(service));
-        } catch (ApiRoutes.Refused | Served.Misdirected e) {
+        } catch (Refused | Served.Misdirected e) {
             throw e;
         } catch (RuntimeException e) {
             answer = failed(e, response);
@@ -251,9 +251,9 @@ public final class LocalApi extends Handler.Abstract {
         try {
             return Mapper.JSON.readTree(body);
         } catch (JsonProcessingException e) {
-            throw new ApiRoutes.Refused(400, what + ": the body is not valid JSON (" + e.getOriginalMessage() + ")");
+            throw new Refused(400, what + ": the body is not valid JSON (" + e.getOriginalMessage() + ")");
         } catch (IOException e) {
-            throw new ApiRoutes.Refused(400, what + ": the body cannot be read: " + e.getMessage());
+            throw new Refused(400, what + ": the body cannot be read: " + e.getMessage());
         }
     }
 
@@ -261,18 +261,18 @@ public final class LocalApi extends Handler.Abstract {
     private static byte[] body(Request request) {
         long declared = request.getLength();
         if (declared > MAX_BODY) {
-            throw new ApiRoutes.Refused(413, "the request body has " + declared + " bytes; at most " + MAX_BODY + " are taken");
+            throw new Refused(413, "the request body has " + declared + " bytes; at most " + MAX_BODY + " are taken");
         }
         try (InputStream in = Content.Source.asInputStream(request)) {
             // The declared length when there is one: reading up to the limit allocated 16 KiB
             // and more per request for a body of some hundred bytes.
             byte[] b = declared >= 0 ? in.readNBytes((int) declared) : in.readNBytes(MAX_BODY + 1);
             if (b.length > MAX_BODY) {
-                throw new ApiRoutes.Refused(413, "the request body is over " + MAX_BODY + " bytes");
+                throw new Refused(413, "the request body is over " + MAX_BODY + " bytes");
             }
             return b;
         } catch (IOException e) {
-            throw new ApiRoutes.Refused(400, "the request body could not be read: " + e.getMessage());
+            throw new Refused(400, "the request body could not be read: " + e.getMessage());
         }
     }
 

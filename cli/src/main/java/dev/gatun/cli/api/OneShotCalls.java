@@ -20,7 +20,7 @@ import java.util.function.Consumer;
  * printed and its exit code as the answer. Both of a serve's sockets run them here: the C
  * client's ({@link OneShotServer}) and the local API's paths for them ({@link LocalApi}). A call
  * that is not for a serve throws {@link Served.Misdirected}; one that cannot be read,
- * {@link ApiRoutes.Refused}: in both cases nothing ran.
+ * {@link Refused}: in both cases nothing ran.
  */
 final class OneShotCalls {
 
@@ -56,38 +56,12 @@ final class OneShotCalls {
 
     /** Runs a forwarded command line; the client prints stdout, then stderr, and exits with the code. */
     ServeWire.Printed commandLine(List<String> args, String via) {
-        String name = GatunCommand.subcommandName(args.toArray(String[]::new));
-        if (name == null || !Served.COMMANDS.contains(name)) {
+        String name = CommandNames.subcommandOf(args.toArray(String[]::new));
+        if (name == null || !CommandNames.SERVED.contains(name)) {
             throw new Served.Misdirected("'" + name + "' runs where it is typed, not in a serve");
         }
         return tally.running(() -> EventCause.as("gatun " + String.join(" ", args) + " (" + via + ")", () -> runLine(args)),
                 ServeWire.Printed::code);
-    }
-
-    /**
-     * Whether a command line may wait for a long time: an unpublish that drains waits until the
-     * established connections through its ports end (up to its timeout). Such a call runs on a
-     * thread of its own, so that drains cannot hold up publishes. A line this takes for one
-     * wrongly ("--drain" as a value) only runs on a thread of its own, as it would.
-     */
-    static boolean waitsOnConnections(List<String> args) {
-        return waitsOnConnections(GatunCommand.subcommandName(args.toArray(String[]::new)), args);
-    }
-
-    private static boolean waitsOnConnections(String name, List<String> args) {
-        return "unpublish".equals(name) && args.contains("--drain");
-    }
-
-    /**
-     * Whether a command line is one the calls socket's own thread may run before it takes the
-     * next call: a publish, or an unpublish that does not drain, whose work is one commit. Every
-     * other call may take long, and not only by its size: a listing grows with the host, a drain
-     * waits on connections, a CNI or netavark call or an attach creates links (and a CNI call
-     * waits on its IPAM plugin).
-     */
-    static boolean runsAtOnce(List<String> args) {
-        String name = GatunCommand.subcommandName(args.toArray(String[]::new));
-        return "publish".equals(name) || "unpublish".equals(name) && !waitsOnConnections(name, args);
     }
 
     private ServeWire.Printed runLine(List<String> args) {

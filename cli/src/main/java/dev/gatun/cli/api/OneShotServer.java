@@ -154,7 +154,7 @@ final class OneShotServer implements AutoCloseable {
             // The socket file is gone: what is half read or still queued gets 503 and runs nothing.
             for (SelectionKey key : selector.keys()) {
                 if (key.isValid() && key.attachment() instanceof Incoming in) {
-                    refuse((SocketChannel) key.channel(), in, new ApiRoutes.Refused(503, STOPPING));
+                    refuse((SocketChannel) key.channel(), in, new Refused(503, STOPPING));
                 }
             }
             SocketChannel c;
@@ -205,7 +205,7 @@ final class OneShotServer implements AutoCloseable {
             if (key.isValid() && key.attachment() instanceof Incoming in) {
                 long left = READ_MILLIS - (now - in.connected) / 1_000_000;
                 if (left <= 0) {
-                    refuse((SocketChannel) key.channel(), in, new ApiRoutes.Refused(400,
+                    refuse((SocketChannel) key.channel(), in, new Refused(400,
                             "the call did not arrive whole within " + READ_MILLIS / 1000 + " s"));
                 } else if (first == 0 || left < first) {
                     first = left;
@@ -265,7 +265,7 @@ final class OneShotServer implements AutoCloseable {
             } else {
                 c.register(selector, SelectionKey.OP_READ, in);
             }
-        } catch (ApiRoutes.Refused e) {
+        } catch (Refused e) {
             refuse(c, in, e);
         } catch (IOException | RuntimeException e) {
             failed(c, in, e);
@@ -280,7 +280,7 @@ final class OneShotServer implements AutoCloseable {
                 key.cancel();
                 run(c, in);
             }
-        } catch (ApiRoutes.Refused e) {
+        } catch (Refused e) {
             refuse(c, in, e);
         } catch (IOException | RuntimeException e) {
             failed(c, in, e);
@@ -319,7 +319,7 @@ final class OneShotServer implements AutoCloseable {
                     problems.accept((in.kind() == null ? "one-shot call" : in.kind().path) + ": the client took none of the"
                             + " rest of its answer for " + WRITE_MILLIS / 1000 + " s; the connection is closed (the call ran)");
                 }
-            } catch (ApiRoutes.Refused e) {
+            } catch (Refused e) {
                 refuse(c, in, e);
             } catch (IOException | RuntimeException e) {
                 failed(c, in, e);
@@ -331,7 +331,7 @@ final class OneShotServer implements AutoCloseable {
     }
 
     private static boolean runsAtOnce(Incoming in) {
-        return in.kind() == ServeWire.Kind.CLI && OneShotCalls.runsAtOnce(in.args());
+        return in.kind() == ServeWire.Kind.CLI && CommandNames.runsAtOnce(in.args());
     }
 
     /**
@@ -343,7 +343,7 @@ final class OneShotServer implements AutoCloseable {
         try {
             printed = in.kind() == ServeWire.Kind.CLI ? calls.commandLine(in.args(), VIA) : calls.run(in.kind(), in.body(), VIA);
         } catch (Served.Misdirected e) {
-            refuse(c, in, new ApiRoutes.Refused(421, e.getMessage()));
+            refuse(c, in, new Refused(421, e.getMessage()));
             return null;
         }
         count(in, 200);
@@ -397,9 +397,9 @@ final class OneShotServer implements AutoCloseable {
         }
     }
 
-    private void refuse(SocketChannel c, Incoming in, ApiRoutes.Refused e) {
+    private void refuse(SocketChannel c, Incoming in, Refused e) {
         try (c) {
-            write(c, in, e.status, e.getMessage());
+            write(c, in, e.status(), e.getMessage());
         } catch (IOException ignored) {
             // the client went away
         }
@@ -492,7 +492,7 @@ final class OneShotServer implements AutoCloseable {
                 }
                 int n = c.read(buffer);
                 if (n < 0) {
-                    throw new ApiRoutes.Refused(400, "the call ended before its " + (head == null ? "first line" : "body")
+                    throw new Refused(400, "the call ended before its " + (head == null ? "first line" : "body")
                             + " did");
                 }
                 if (head == null) {
@@ -515,7 +515,7 @@ final class OneShotServer implements AutoCloseable {
                 }
             }
             if (buffer.position() > ServeWire.MAX_HEAD) {
-                throw new ApiRoutes.Refused(400, "a call's first line is at most " + ServeWire.MAX_HEAD + " bytes");
+                throw new Refused(400, "a call's first line is at most " + ServeWire.MAX_HEAD + " bytes");
             }
         }
 

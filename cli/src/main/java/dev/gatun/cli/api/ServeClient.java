@@ -47,8 +47,8 @@ public final class ServeClient {
      * command that runs where it is typed), and nothing was printed.
      */
     public static OptionalInt forward(String[] args, OutputStream out, OutputStream err) {
-        String name = GatunCommand.subcommandName(args);
-        if (name == null || !Served.COMMANDS.contains(name)) {
+        String name = CommandNames.subcommandOf(args);
+        if (name == null || !CommandNames.SERVED.contains(name)) {
             return OptionalInt.empty();
         }
         String[] sent = args.clone();
@@ -59,7 +59,7 @@ public final class ServeClient {
             return OptionalInt.empty(); // the command, run here, says what is wrong with the namespace
         }
         // A drain waits on connections for as long as they last: no notice for it, as in the C client.
-        boolean sayWait = !OneShotCalls.waitsOnConnections(List.of(sent));
+        boolean sayWait = !CommandNames.waitsOnConnections(List.of(sent));
         return underStartLock(() -> post(ServeSockets.oneShotOf(inode), cliRequest(List.of(sent)), out, err,
                 sayWait, ServeClient::commandStopped, ServeClient::commandOlder));
     }

@@ -99,12 +99,12 @@ final class ServeWire {
                 args.add(utf8(body, start, i));
                 start = i + 1;
                 if (args.size() > MAX_ARGS) {
-                    throw new ApiRoutes.Refused(400, "a command line of more than " + MAX_ARGS + " arguments");
+                    throw new Refused(400, "a command line of more than " + MAX_ARGS + " arguments");
                 }
             }
         }
         if (start != body.length) {
-            throw new ApiRoutes.Refused(400, "the command line must end with a NUL byte after its last argument");
+            throw new Refused(400, "the command line must end with a NUL byte after its last argument");
         }
         return args;
     }
@@ -138,19 +138,19 @@ final class ServeWire {
                 String entry = utf8(body, start, i);
                 int eq = entry.indexOf('=');
                 if (eq <= 0) {
-                    throw new ApiRoutes.Refused(400, "a CNI call's variable '" + entry + "' has no NAME=VALUE form");
+                    throw new Refused(400, "a CNI call's variable '" + entry + "' has no NAME=VALUE form");
                 }
                 if (entry.startsWith("CNI_")) {
                     env.put(entry.substring(0, eq), entry.substring(eq + 1));
                 }
                 start = i + 1;
                 if (env.size() > MAX_ARGS) {
-                    throw new ApiRoutes.Refused(400, "a CNI call of more than " + MAX_ARGS + " variables");
+                    throw new Refused(400, "a CNI call of more than " + MAX_ARGS + " variables");
                 }
             }
         }
         if (i >= body.length) {
-            throw new ApiRoutes.Refused(400, "a CNI call is its variables, each ending with a NUL byte, an empty one, "
+            throw new Refused(400, "a CNI call is its variables, each ending with a NUL byte, an empty one, "
                     + "then the config");
         }
         return new CniCall(env, Arrays.copyOfRange(body, i + 1, body.length));
@@ -177,12 +177,12 @@ final class ServeWire {
                 args.add(utf8(body, start, i));
                 start = i + 1;
                 if (args.size() > MAX_ARGS) {
-                    throw new ApiRoutes.Refused(400, "a netavark call of more than " + MAX_ARGS + " arguments");
+                    throw new Refused(400, "a netavark call of more than " + MAX_ARGS + " arguments");
                 }
             }
         }
         if (i >= body.length || args.isEmpty()) {
-            throw new ApiRoutes.Refused(400, "a netavark call is its arguments, each ending with a NUL byte, an empty "
+            throw new Refused(400, "a netavark call is its arguments, each ending with a NUL byte, an empty "
                     + "one, then stdin");
         }
         return new NetavarkCall(args, Arrays.copyOfRange(body, i + 1, body.length));
@@ -207,16 +207,16 @@ final class ServeWire {
         int space = line.indexOf(' ');
         Kind kind = space < 0 ? null : Kind.of(line.substring(0, space));
         if (kind == null) {
-            throw new ApiRoutes.Refused(400, "a call starts with 'cli', 'cni' or 'netavark', a space, its length "
+            throw new Refused(400, "a call starts with 'cli', 'cni' or 'netavark', a space, its length "
                     + "and a newline, not '" + line + "'");
         }
         String digits = line.substring(space + 1);
         if (digits.isEmpty() || digits.length() > 9 || !digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
-            throw new ApiRoutes.Refused(400, "a call's length is a decimal number of bytes, not '" + digits + "'");
+            throw new Refused(400, "a call's length is a decimal number of bytes, not '" + digits + "'");
         }
         int length = Integer.parseInt(digits);
         if (length > maxBody) {
-            throw new ApiRoutes.Refused(413, "the call has " + length + " bytes; at most " + maxBody + " are taken");
+            throw new Refused(413, "the call has " + length + " bytes; at most " + maxBody + " are taken");
         }
         return new Head(kind, length);
     }
@@ -299,7 +299,7 @@ final class ServeWire {
             return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
                     .decode(ByteBuffer.wrap(b, from, to - from)).toString();
         } catch (CharacterCodingException e) {
-            throw new ApiRoutes.Refused(400, "an argument of the command line is not UTF-8");
+            throw new Refused(400, "an argument of the command line is not UTF-8");
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.gatun.cli.cni;
 
+import dev.gatun.cli.service.Drivers;
 import dev.gatun.cli.api.ServeClient;
 
 import java.io.IOException;
@@ -26,7 +27,7 @@ public final class CniMain {
         if (served.isPresent()) {
             return served.getAsInt();
         }
-        CniPlugin.Outcome o = CniPlugin.run(System.getenv(), stdin, CniPlugin.IN_PROCESS);
+        CniPlugin.Outcome o = CniPlugin.run(System.getenv(), stdin, Drivers.IN_PROCESS);
         try {
             System.out.write(o.stdout());
             System.out.flush();

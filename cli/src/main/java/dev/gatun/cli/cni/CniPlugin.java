@@ -3,11 +3,9 @@ package dev.gatun.cli.cni;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.gatun.Gatun;
 import dev.gatun.GatunException;
 import dev.gatun.cli.service.Drivers;
 import dev.gatun.driver.GatunDriver;
-import dev.gatun.netns.NetworkNamespace;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -18,7 +16,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Function;
 
 /**
  * gatun as a CNI plugin: one call (the CNI_* environment and the config on stdin) in, the
@@ -31,19 +28,9 @@ import java.util.function.Function;
  */
 public final class CniPlugin {
 
-    /** What the plugin printed and its exit code. */
     /** What a call printed and its exit code; {@code errorCode} is the CNI error's code, 0 on success. */
     public record Outcome(int exitCode, byte[] stdout, byte[] stderr, int errorCode) {}
 
-    /** A process of its own: a driver for the namespace it runs in, opened for the call. */
-    public static final Drivers IN_PROCESS = new Drivers() {
-        @Override
-        public <T> T with(Function<GatunDriver, T> work) {
-            try (GatunDriver d = Gatun.open(NetworkNamespace.current())) {
-                return work.apply(d);
-            }
-        }
-    };
 
     private final CniCall call;
     private final MainAttachment main;

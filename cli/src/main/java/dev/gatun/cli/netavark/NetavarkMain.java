@@ -1,7 +1,7 @@
 package dev.gatun.cli.netavark;
 
+import dev.gatun.cli.service.Drivers;
 import dev.gatun.cli.api.ServeClient;
-import dev.gatun.cli.cni.CniPlugin;
 
 import java.io.IOException;
 import java.util.List;
@@ -38,7 +38,7 @@ public final class NetavarkMain {
         if (served.isPresent()) {
             return served.getAsInt();
         }
-        NetavarkPlugin.Outcome o = NetavarkPlugin.run(args, stdin, CniPlugin.IN_PROCESS);
+        NetavarkPlugin.Outcome o = NetavarkPlugin.run(args, stdin, Drivers.IN_PROCESS);
         try {
             System.out.write(o.stdout());
             System.out.flush();

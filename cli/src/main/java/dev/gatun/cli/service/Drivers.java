@@ -1,6 +1,8 @@
 package dev.gatun.cli.service;
 
+import dev.gatun.Gatun;
 import dev.gatun.driver.GatunDriver;
+import dev.gatun.netns.NetworkNamespace;
 
 import java.util.function.Function;
 
@@ -9,6 +11,16 @@ import java.util.function.Function;
 public interface Drivers {
 
     <T> T with(Function<GatunDriver, T> work);
+
+    /** A process of its own: a driver for the namespace it runs in, opened for each work and closed after. */
+    Drivers IN_PROCESS = new Drivers() {
+        @Override
+        public <T> T with(Function<GatunDriver, T> work) {
+            try (GatunDriver d = Gatun.open(NetworkNamespace.current())) {
+                return work.apply(d);
+            }
+        }
+    };
 
     /** Lends {@code driver} itself, which the caller owns and closes. */
     static Drivers of(GatunDriver driver) {

@@ -120,26 +120,26 @@ class ApiRoutesTest {
                 json("{\"containerIp\": \"10.88.0.2\"}")).waits()).isFalse();
         assertThat(ApiRoutes.route("POST", "/v1/networks/n1/ports", Map.of(),
                 json("{\"containerIp\": \"10.88.0.2\", \"ports\": [\"80\"]}")).waits()).isFalse();
-        assertThat(OneShotCalls.waitsOnConnections(List.of("--netns", "x", "unpublish", "n1", "10.88.0.2", "--drain"))).isTrue();
-        assertThat(OneShotCalls.waitsOnConnections(List.of("unpublish", "n1", "10.88.0.2"))).isFalse();
-        assertThat(OneShotCalls.waitsOnConnections(List.of("publish", "n1", "10.88.0.2", "-p", "80", "--drain"))).isFalse();
+        assertThat(CommandNames.waitsOnConnections(List.of("--netns", "x", "unpublish", "n1", "10.88.0.2", "--drain"))).isTrue();
+        assertThat(CommandNames.waitsOnConnections(List.of("unpublish", "n1", "10.88.0.2"))).isFalse();
+        assertThat(CommandNames.waitsOnConnections(List.of("publish", "n1", "10.88.0.2", "-p", "80", "--drain"))).isFalse();
     }
 
     /** On the calls socket, only a publish and an unpublish that does not drain run on the accepting thread. */
     @Test
     void onlyPublishesAndUnpublishesThatDoNotDrainRunAtOnce() {
-        assertThat(OneShotCalls.runsAtOnce(List.of("publish", "n1", "10.88.0.2", "-p", "80"))).isTrue();
-        assertThat(OneShotCalls.runsAtOnce(List.of("--json", "--netns", "x", "publish", "n1", "10.88.0.2", "-p", "80")))
+        assertThat(CommandNames.runsAtOnce(List.of("publish", "n1", "10.88.0.2", "-p", "80"))).isTrue();
+        assertThat(CommandNames.runsAtOnce(List.of("--json", "--netns", "x", "publish", "n1", "10.88.0.2", "-p", "80")))
                 .isTrue();
-        assertThat(OneShotCalls.runsAtOnce(List.of("unpublish", "n1", "10.88.0.2"))).isTrue();
-        assertThat(OneShotCalls.runsAtOnce(List.of("unpublish", "n1", "10.88.0.2", "--drain"))).isFalse();
-        assertThat(OneShotCalls.runsAtOnce(List.of("--json", "ls"))).isFalse();
-        assertThat(OneShotCalls.runsAtOnce(List.of("--netns", "x", "ruleset"))).isFalse();
-        assertThat(OneShotCalls.runsAtOnce(List.of("doctor"))).isFalse();
-        assertThat(OneShotCalls.runsAtOnce(List.of("attach", "n1", "c1"))).isFalse();
-        assertThat(OneShotCalls.runsAtOnce(List.of("detach", "n1", "c1"))).isFalse();
-        assertThat(OneShotCalls.runsAtOnce(List.of("net", "create", "n2", "--subnet", "10.89.0.0/16"))).isFalse();
-        assertThat(OneShotCalls.runsAtOnce(List.of("net", "publish"))).as("net, with a subcommand named like one").isFalse();
+        assertThat(CommandNames.runsAtOnce(List.of("unpublish", "n1", "10.88.0.2"))).isTrue();
+        assertThat(CommandNames.runsAtOnce(List.of("unpublish", "n1", "10.88.0.2", "--drain"))).isFalse();
+        assertThat(CommandNames.runsAtOnce(List.of("--json", "ls"))).isFalse();
+        assertThat(CommandNames.runsAtOnce(List.of("--netns", "x", "ruleset"))).isFalse();
+        assertThat(CommandNames.runsAtOnce(List.of("doctor"))).isFalse();
+        assertThat(CommandNames.runsAtOnce(List.of("attach", "n1", "c1"))).isFalse();
+        assertThat(CommandNames.runsAtOnce(List.of("detach", "n1", "c1"))).isFalse();
+        assertThat(CommandNames.runsAtOnce(List.of("net", "create", "n2", "--subnet", "10.89.0.0/16"))).isFalse();
+        assertThat(CommandNames.runsAtOnce(List.of("net", "publish"))).as("net, with a subcommand named like one").isFalse();
     }
 
     @Test
@@ -252,18 +252,18 @@ class ApiRoutesTest {
             "POST   | /v1/networks/n1/ports | {\"ports\": [\"80\"]}                    | 400 | \"containerIp\" is required",
             "GET    | /v1/ruleset           | {}                                       | 400 | takes no body"})
     void refusalsNameTheProblem(String method, String path, String body, int status, String message) {
-        ApiRoutes.Refused e = catchThrowableOfType(ApiRoutes.Refused.class,
+        Refused e = catchThrowableOfType(Refused.class,
                 () -> ApiRoutes.route(method, path, Map.of(), body == null ? null : json(body)));
         assertThat(e).as("refused").isNotNull();
-        assertThat(e.status).isEqualTo(status);
+        assertThat(e.status()).isEqualTo(status);
         assertThat(e.getMessage()).contains(message);
     }
 
     @Test
     void aQueryFlagIsTrueOrFalseOnly() {
-        ApiRoutes.Refused e = catchThrowableOfType(ApiRoutes.Refused.class,
+        Refused e = catchThrowableOfType(Refused.class,
                 () -> ApiRoutes.route("DELETE", "/v1/networks/n1", Map.of("force", "yes"), null));
-        assertThat(e.status).isEqualTo(400);
+        assertThat(e.status()).isEqualTo(400);
         assertThat(e.getMessage()).contains("force must be true or false, not 'yes'");
     }
 
@@ -271,9 +271,9 @@ class ApiRoutesTest {
     void theClientsCommandLineIsNulTerminatedUtf8() {
         assertThat(ServeWire.commandLine("--netns\0lab\0ls\0".getBytes())).containsExactly("--netns", "lab", "ls");
         assertThat(ServeWire.commandLine(new byte[0])).isEmpty();
-        assertThat(catchThrowableOfType(ApiRoutes.Refused.class, () -> ServeWire.commandLine("ls".getBytes())).getMessage())
+        assertThat(catchThrowableOfType(Refused.class, () -> ServeWire.commandLine("ls".getBytes())).getMessage())
                 .contains("must end with a NUL byte");
-        assertThat(catchThrowableOfType(ApiRoutes.Refused.class,
+        assertThat(catchThrowableOfType(Refused.class,
                 () -> ServeWire.commandLine(new byte[] {'l', (byte) 0xff, 0})).getMessage()).contains("not UTF-8");
         // Beside ASCII arguments (read without a decoder), one that is not ASCII is still decoded and checked.
         assertThat(ServeWire.commandLine("--owner\0caf\u00e9-1\0".getBytes(StandardCharsets.UTF_8)))
