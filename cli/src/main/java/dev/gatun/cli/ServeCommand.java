@@ -2,7 +2,6 @@ package dev.gatun.cli;
 
 import dev.gatun.Gatun;
 import dev.gatun.InvalidInputException;
-import dev.gatun.cli.api.LocalApi;
 import dev.gatun.cli.api.StartLock;
 import dev.gatun.cli.docker.DockerPlugin;
 import dev.gatun.cli.api.ApiSockets;
@@ -150,7 +149,7 @@ final class ServeCommand extends Base {
         if (!driverName.equals("nftables")) {
             log.accept("driver " + driverName + ": running without self-healing, which needs the nftables driver");
         }
-        Main.prepareServedCommands();
+        CommandLines.prepareServedCommands();
         // The driver is closed unless a request may still run in it (see below).
         boolean[] stillRunning = {false};
         Release closeDriver = () -> {
@@ -160,8 +159,8 @@ final class ServeCommand extends Base {
         };
         ObjIntConsumer<String> answered = meter == null ? null : meter::request;
         try (closeDriver; starting; ServeMetrics closeMetrics = meter;
-             ApiSockets api = LocalApi.start(new Served(host, driverName, driver), logRequests ? log : null,
-                events, answered, log);
+             ApiSockets api = ApiSockets.start(new Served(host, driverName, driver), CommandLines::run,
+                logRequests ? log : null, events, answered, log);
              PluginServer server = socket == null ? null : PluginServer.start(new DockerPlugin(driver, log), socket, answered);
              HeapKeeper heap = HeapKeeper.start(log);
              DockerFollower dockerd = dockerSocket == null ? null : DockerFollower.start(dockerSocket, driver, log)) {
@@ -221,7 +220,7 @@ final class ServeCommand extends Base {
             // Built as the serve's own driver is (listeners and request log included), so that
             // the code compiled for it is the code the serve's requests run.
             ServeWarmUp.Outcome done = ServeWarmUp.run((ns, events) -> servedDriver(ns, "nftables", line -> { }, events, null),
-                    logRequests ? line -> { } : null, stopping);
+                    CommandLines::run, logRequests ? line -> { } : null, stopping);
             // What the warm-up allocated is garbage now: one full collection before the ready
             // line gives the heap it grew back (the serial collector shrinks only then).
             System.gc();

@@ -1,6 +1,6 @@
 package dev.gatun.cli;
 
-import dev.gatun.cli.api.LocalApi;
+import dev.gatun.cli.api.CommandLineRunner;
 import dev.gatun.cli.api.ServeClient;
 import dev.gatun.cli.events.EventLog;
 import dev.gatun.cli.api.ApiSockets;
@@ -85,8 +85,8 @@ final class ServeWarmUp {
      * to {@code requestLog} (or null) as the serve's are; it ends early once {@code stopping} (a
      * SIGTERM while it runs). Its namespaces are gone when this returns.
      */
-    static Outcome run(BiFunction<NetworkNamespace, EventLog, GatunDriver> open, Consumer<String> requestLog,
-                       BooleanSupplier stopping) {
+    static Outcome run(BiFunction<NetworkNamespace, EventLog, GatunDriver> open, CommandLineRunner commandLines,
+                       Consumer<String> requestLog, BooleanSupplier stopping) {
         // A serve or a training killed during its own left its namespace, named after its process.
         ThrowawayNamespaces.removeOrphans();
         long start = System.nanoTime();
@@ -102,7 +102,7 @@ final class ServeWarmUp {
             }
             // The containers' namespaces, as Podman makes them for its containers.
             List<NetworkNamespace> pods = List.of(create("warm-up-pod1", made), create("warm-up-pod2", made));
-            done = warmUp(ns, pods, open, requestLog, stopping, start);
+            done = warmUp(ns, pods, open, commandLines, requestLog, stopping, start);
         } catch (RuntimeException | Error e) {
             RuntimeException left = removeAll(made);
             if (left != null) {
@@ -148,11 +148,12 @@ final class ServeWarmUp {
      * requests to be compiled again). Served again, those branches are in the profile.
      */
     private static Outcome warmUp(NetworkNamespace ns, List<NetworkNamespace> pods,
-                                  BiFunction<NetworkNamespace, EventLog, GatunDriver> open, Consumer<String> requestLog,
+                                  BiFunction<NetworkNamespace, EventLog, GatunDriver> open,
+                                  CommandLineRunner commandLines, Consumer<String> requestLog,
                                   BooleanSupplier stopping, long start) {
         EventLog events = new EventLog();
         int containers;
-        try (Serving serving = new Serving(ns, open, events, requestLog)) {
+        try (Serving serving = new Serving(ns, open, events, commandLines, requestLog)) {
             // First, while the namespace has no other network of gatun's: each round's last
             // teardown then removes gatun's table and its next first container makes it again.
             long containersEnd = start + TimeUnit.MILLISECONDS.toNanos(CONTAINERS_MILLIS);
@@ -165,7 +166,7 @@ final class ServeWarmUp {
         for (int n = 0; n < SERVINGS && !stopping.getAsBoolean(); n++) {
             long servingEnd = publishesStart + TimeUnit.MILLISECONDS.toNanos(REQUESTS_MILLIS) * (n + 1) / SERVINGS;
             int servingPairs = MIN_PAIRS * (n + 1) / SERVINGS;
-            try (Serving serving = new Serving(ns, open, events, requestLog)) {
+            try (Serving serving = new Serving(ns, open, events, commandLines, requestLog)) {
                 if (n == 0) {
                     send(serving.socket(), ns, List.of("net", "create", "w1", "--subnet", SUBNET));
                 }
@@ -185,10 +186,11 @@ final class ServeWarmUp {
         private final ApiSockets api;
 
         Serving(NetworkNamespace ns, BiFunction<NetworkNamespace, EventLog, GatunDriver> open, EventLog events,
-                Consumer<String> requestLog) {
+                CommandLineRunner commandLines, Consumer<String> requestLog) {
             driver = open.apply(ns, events);
             try {
-                api = LocalApi.start(new Served(ns, "nftables", driver), requestLog, events, null, line -> { });
+                api = ApiSockets.start(new Served(ns, "nftables", driver), commandLines, requestLog, events, null,
+                        line -> { });
             } catch (RuntimeException | Error e) {
                 driver.close();
                 throw e;

@@ -42,7 +42,7 @@ public final class Training {
         ServeClient.forward(new String[] {"ls"}, OutputStream.nullOutputStream(), OutputStream.nullOutputStream());
         boolean json = args.length > 0 && args[0].equals("--json");
         List<String> rest = List.of(args).subList(json ? 1 : 0, args.length);
-        int code = rest.equals(List.of("commands")) ? commands(json, discard) : Main.run(args, discard, discard);
+        int code = rest.equals(List.of("commands")) ? commands(json, discard) : CommandLines.run(args, discard, discard);
         System.exit(code);
     }
 
@@ -78,7 +78,7 @@ public final class Training {
             }, true);
             int[] code = {0};
             Thread serve = Thread.ofPlatform().name("gatun-training-serve").start(() -> {
-                code[0] = Main.run(new String[] {"--netns", host, "serve"}, watched, out);
+                code[0] = CommandLines.run(new String[] {"--netns", host, "serve"}, watched, out);
                 ready.countDown();
             });
             if (!ready.await(60, TimeUnit.SECONDS) || !serve.isAlive()) {
@@ -118,7 +118,7 @@ public final class Training {
             for (String[] command : commands) {
                 List<String> line = new ArrayList<>(json ? List.of("--json", "--netns", host) : List.of("--netns", host));
                 line.addAll(List.of(command));
-                int code = Main.run(line.toArray(String[]::new), out, out);
+                int code = CommandLines.run(line.toArray(String[]::new), out, out);
                 if (code != 0) {
                     return code;
                 }

@@ -20,7 +20,7 @@ final class UsageError {
 
     /** The sentence for {@code e}, led by the command it was refused in. */
     static String sentence(ParameterException e) {
-        return Main.naming(e.getCommandLine(), said(e));
+        return CommandLines.naming(e.getCommandLine(), said(e));
     }
 
     /** The sentence, the synopsis of the command it was refused in, and how to see that command's help. */

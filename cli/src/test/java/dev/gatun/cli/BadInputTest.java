@@ -30,7 +30,7 @@ class BadInputTest {
         args.addAll(Arrays.asList(words));
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int code = Main.run(args.toArray(String[]::new), new PrintWriter(out, true), new PrintWriter(err, true));
+        int code = CommandLines.run(args.toArray(String[]::new), new PrintWriter(out, true), new PrintWriter(err, true));
         return new Run(code, out.toString(), err.toString());
     }
 

@@ -199,7 +199,7 @@ class QuickLineTest {
         StringWriter err = new StringWriter();
         PrintWriter o = new PrintWriter(out, true);
         PrintWriter e = new PrintWriter(err, true);
-        int code = quick ? Main.run(args, o, e, served) : Main.runParsed(args, o, e, served);
+        int code = quick ? CommandLines.run(args, o, e, served) : CommandLines.runParsed(args, o, e, served);
         // --timing prints how long the publish took: the number differs from run to run.
         return new Ran(code, out.toString(), err.toString().replaceAll("in \\d+ us", "in N us"), List.copyOf(asked));
     }

@@ -44,7 +44,7 @@ class ServedReuseTest {
     private static Ran run(Served served, String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int code = Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true), served);
+        int code = CommandLines.run(args, new PrintWriter(out, true), new PrintWriter(err, true), served);
         return new Ran(code, out.toString(), err.toString());
     }
 
@@ -73,7 +73,7 @@ class ServedReuseTest {
     @Test
     void aRequestLeavesNothingToTheNextOnAnotherThread() throws Exception {
         Served served = new Served(NetworkNamespace.current(), "nftables", recording());
-        Main.prepareServedCommands();
+        CommandLines.prepareServedCommands();
         Ran[] ran = new Ran[2];
         Thread first = Thread.ofPlatform().start(() ->
                 ran[0] = run(served, "--json", "publish", "n1", "10.88.0.2", "-p", "8080:80", "--owner", "web-1"));
@@ -93,7 +93,7 @@ class ServedReuseTest {
         Served served = new Served(NetworkNamespace.current(), "nftables", recording());
         StringWriter out = new StringWriter();
         WeakReference<StringWriter> written = new WeakReference<>(out);
-        int code = Main.run(new String[]{"publish", "n1", "10.88.0.2", "-p", "8080:80"}, new PrintWriter(out, true),
+        int code = CommandLines.run(new String[]{"publish", "n1", "10.88.0.2", "-p", "8080:80"}, new PrintWriter(out, true),
                 new PrintWriter(new StringWriter(), true), served);
         assertThat(code).isZero();
         assertThat(out.toString()).startsWith("published ");
@@ -114,7 +114,7 @@ class ServedReuseTest {
     void theKeptModelLetsGoOfTheServeItRanFor() throws InterruptedException {
         Served served = new Served(NetworkNamespace.current(), "nftables", recording());
         WeakReference<Served> ranFor = new WeakReference<>(served);
-        int code = Main.run(new String[]{"publish", "n1", "10.88.0.2", "-p", "8080:80"},
+        int code = CommandLines.run(new String[]{"publish", "n1", "10.88.0.2", "-p", "8080:80"},
                 new PrintWriter(new StringWriter(), true), new PrintWriter(new StringWriter(), true), served);
         assertThat(code).isZero();
         served = null;

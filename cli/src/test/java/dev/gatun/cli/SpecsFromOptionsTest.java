@@ -50,7 +50,7 @@ class SpecsFromOptionsTest {
     private <T> T specOf(Class<T> type, String... args) {
         StringWriter err = new StringWriter();
         Served served = new Served(NetworkNamespace.current(), "nftables", recording());
-        int code = Main.run(args, new PrintWriter(new StringWriter(), true), new PrintWriter(err, true), served);
+        int code = CommandLines.run(args, new PrintWriter(new StringWriter(), true), new PrintWriter(err, true), served);
         assertThat(code).as(err.toString()).isZero();
         assertThat(asked).hasSize(1);
         return type.cast(asked.getFirst());

@@ -57,12 +57,12 @@ class SubcommandsTest {
     @Test
     void aUsageErrorAtTheTopPointsToAHelpListingEverySubcommand() {
         StringWriter err = new StringWriter();
-        int code = Main.run(new String[] {"--driver", "bogus", "ls"}, new PrintWriter(new StringWriter(), true),
+        int code = CommandLines.run(new String[] {"--driver", "bogus", "ls"}, new PrintWriter(new StringWriter(), true),
                 new PrintWriter(err, true));
         assertThat(code).isEqualTo(ExitCode.USAGE);
         assertThat(err.toString()).contains("unknown driver 'bogus'").endsWith("Try 'gatun --help' for more.\n");
         StringWriter help = new StringWriter();
-        assertThat(Main.run(new String[] {"--help"}, new PrintWriter(help, true), new PrintWriter(new StringWriter(), true)))
+        assertThat(CommandLines.run(new String[] {"--help"}, new PrintWriter(help, true), new PrintWriter(new StringWriter(), true)))
                 .isZero();
         for (String name : GatunCommand.SUBCOMMANDS.keySet()) {
             assertThat(help.toString()).containsPattern("(?m)^  " + name + " ");
@@ -72,7 +72,7 @@ class SubcommandsTest {
     @Test
     void aMisspeltSubcommandIsAUsageError() {
         StringWriter err = new StringWriter();
-        int code = Main.run(new String[] {"pubish"}, new PrintWriter(new StringWriter(), true), new PrintWriter(err, true));
+        int code = CommandLines.run(new String[] {"pubish"}, new PrintWriter(new StringWriter(), true), new PrintWriter(err, true));
         assertThat(code).isEqualTo(ExitCode.USAGE);
         assertThat(err.toString()).contains("pubish").contains("publish");
     }

@@ -1,5 +1,11 @@
 package dev.gatun.cli.api;
 
+import dev.gatun.cli.Served;
+import dev.gatun.cli.events.EventLog;
+import dev.gatun.cli.http.RootPeers;
+import java.util.function.Consumer;
+import java.util.function.ObjIntConsumer;
+
 import dev.gatun.cli.http.UnixHttpServer;
 
 import java.nio.file.Path;
@@ -19,6 +25,33 @@ public final class ApiSockets implements AutoCloseable {
         this.api = api;
         this.calls = calls;
         this.commands = commands;
+    }
+
+    /**
+     * Serves {@code served} on its namespace's two sockets, the API's first (starting it refuses
+     * when another serve answers for the namespace); {@code commandLines} runs the command lines
+     * forwarded to either, {@code requestLog} (or null) gets a line per request or call, {@code
+     * answered} (or null) each one's path and status, {@code log} what went wrong with a socket
+     * itself; {@code GET /v1/events} serves {@code events}.
+     */
+    public static ApiSockets start(Served served, CommandLineRunner commandLines, Consumer<String> requestLog,
+                                   EventLog events, ObjIntConsumer<String> answered, Consumer<String> log) {
+        OneShotCalls calls = new OneShotCalls(served, commandLines, requestLog);
+        RootPeers rootPeers = RootPeers.lookUp();
+        LocalApi api = new LocalApi(served, calls, requestLog, events, answered, rootPeers);
+        UnixHttpServer http = UnixHttpServer.start(ServeSockets.of(served.host()), "gatun-api", api, "rwx------");
+        try {
+            return new ApiSockets(http, OneShotServer.start(ServeSockets.oneShotOf(served.host()), calls, rootPeers,
+                    answered, requestLog, log), calls.tally());
+        } catch (RuntimeException e) {
+            http.close();
+            throw e;
+        }
+    }
+
+    /** {@link #start}, with a log of its own for requests and events, and nothing told of each answer. */
+    public static ApiSockets start(Served served, CommandLineRunner commandLines, Consumer<String> requestLog) {
+        return start(served, commandLines, requestLog, new EventLog(), null, System.err::println);
     }
 
     /** The commands run through either socket so far. */

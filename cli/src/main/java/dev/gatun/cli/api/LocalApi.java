@@ -45,7 +45,7 @@ import java.util.function.ObjIntConsumer;
 public final class LocalApi extends Handler.Abstract {
 
     /** The largest request body taken; a command line or a JSON request is far smaller. */
-    static final int MAX_BODY = 64 * 1024;
+    static final int MAX_BODY = ServeWire.MAX_BODY;
 
     /**
      * Made at the first JSON body or error document, not when the serve starts: the C client's
@@ -56,45 +56,26 @@ public final class LocalApi extends Handler.Abstract {
     }
 
     private final GatunService service;
-    private final OneShotCalls calls;
+    private final ForwardedCalls calls;
     private final Consumer<String> requestLog;
     private final EventLog events;
     private final ObjIntConsumer<String> answered;
-    private final RootPeers rootPeers = RootPeers.lookUp();
+    private final RootPeers rootPeers;
 
-    private LocalApi(Served served, Consumer<String> requestLog, EventLog events, ObjIntConsumer<String> answered) {
+    /**
+     * The API of {@code served}: its REST paths through a service of its driver, its paths for
+     * forwarded calls through {@code calls}; {@code requestLog} (or null) gets a line per request,
+     * {@code answered} (or null) each request's path and status; {@code GET /v1/events} serves
+     * {@code events}; only the users {@code rootPeers} allows are served.
+     */
+    public LocalApi(Served served, ForwardedCalls calls, Consumer<String> requestLog, EventLog events,
+                    ObjIntConsumer<String> answered, RootPeers rootPeers) {
         this.service = new GatunService(served::host, Drivers.of(served.driver()), true);
-        this.calls = new OneShotCalls(served, requestLog);
+        this.calls = calls;
         this.requestLog = requestLog;
         this.events = events;
         this.answered = answered;
-    }
-
-    /**
-     * Serves the API for {@code served} on its namespace's sockets (the local API's and the
-     * one-shot calls'); {@code requestLog} (or null) gets a line per request.
-     */
-    public static ApiSockets start(Served served, Consumer<String> requestLog) {
-        return start(served, requestLog, new EventLog(), null, System.err::println);
-    }
-
-    /**
-     * {@link #start(Served, Consumer)}, serving {@code events} on {@code GET /v1/events},
-     * telling {@code answered} (or null) each request's path and status and {@code log} what
-     * went wrong with a socket itself.
-     */
-    public static ApiSockets start(Served served, Consumer<String> requestLog, EventLog events,
-                                   ObjIntConsumer<String> answered, Consumer<String> log) {
-        LocalApi api = new LocalApi(served, requestLog, events, answered);
-        // The API's socket first: starting it refuses when another serve answers for the namespace.
-        UnixHttpServer http = UnixHttpServer.start(ServeSockets.of(served.host()), "gatun-api", api, "rwx------");
-        try {
-            return new ApiSockets(http, OneShotServer.start(ServeSockets.oneShotOf(served.host()), api.calls,
-                    api.rootPeers, answered, requestLog, log), api.calls.tally());
-        } catch (RuntimeException e) {
-            http.close();
-            throw e;
-        }
+        this.rootPeers = rootPeers;
     }
 
     @Override

@@ -1,7 +1,6 @@
 package dev.gatun.cli.api;
 
 import dev.gatun.cli.GatunCommand;
-import dev.gatun.cli.Main;
 import dev.gatun.cli.Served;
 import dev.gatun.cli.cni.CniPlugin;
 import dev.gatun.cli.events.EventCause;
@@ -22,15 +21,17 @@ import java.util.function.Consumer;
  * that is not for a serve throws {@link Served.Misdirected}; one that cannot be read,
  * {@link Refused}: in both cases nothing ran.
  */
-final class OneShotCalls {
+final class OneShotCalls implements ForwardedCalls {
 
     private final Served served;
+    private final CommandLineRunner commandLines;
     private final Consumer<String> requestLog;
     private final CommandTally tally = new CommandTally();
 
-    /** {@code requestLog} (or null) gets a line per call run. */
-    OneShotCalls(Served served, Consumer<String> requestLog) {
+    /** {@code commandLines} runs the command lines; {@code requestLog} (or null) gets a line per call run. */
+    OneShotCalls(Served served, CommandLineRunner commandLines, Consumer<String> requestLog) {
         this.served = served;
+        this.commandLines = commandLines;
         this.requestLog = requestLog;
     }
 
@@ -39,8 +40,8 @@ final class OneShotCalls {
         return tally;
     }
 
-    /** Runs a call of {@code kind} whose body is {@code body}; {@code via} names the socket, for the events' cause. */
-    ServeWire.Printed run(ServeWire.Kind kind, byte[] body, String via) {
+    @Override
+    public ServeWire.Printed run(ServeWire.Kind kind, byte[] body, String via) {
         return switch (kind) {
             case CLI -> commandLine(ServeWire.commandLine(body), via);
             case CNI -> {
@@ -55,7 +56,8 @@ final class OneShotCalls {
     }
 
     /** Runs a forwarded command line; the client prints stdout, then stderr, and exits with the code. */
-    ServeWire.Printed commandLine(List<String> args, String via) {
+    @Override
+    public ServeWire.Printed commandLine(List<String> args, String via) {
         String name = CommandNames.subcommandOf(args.toArray(String[]::new));
         if (name == null || !CommandNames.SERVED.contains(name)) {
             throw new Served.Misdirected("'" + name + "' runs where it is typed, not in a serve");
@@ -69,7 +71,7 @@ final class OneShotCalls {
         // and 24 KiB of buffers, which two per request made a third of what a serve allocated.
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int code = Main.run(args.toArray(String[]::new), new PrintWriter(out), new PrintWriter(err), served);
+        int code = commandLines.run(args.toArray(String[]::new), new PrintWriter(out), new PrintWriter(err), served);
         if (requestLog != null) {
             requestLog.accept("ran gatun " + String.join(" ", args) + ": exit " + code);
         }

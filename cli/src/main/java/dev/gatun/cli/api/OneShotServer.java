@@ -509,7 +509,7 @@ final class OneShotServer implements AutoCloseable {
             byte[] b = buffer.array();
             for (int i = 0; i < buffer.position(); i++) {
                 if (b[i] == '\n') {
-                    head = ServeWire.head(new String(b, 0, i, StandardCharsets.US_ASCII), LocalApi.MAX_BODY);
+                    head = ServeWire.head(new String(b, 0, i, StandardCharsets.US_ASCII), ServeWire.MAX_BODY);
                     bodyFrom = i + 1;
                     return;
                 }

@@ -28,6 +28,9 @@ import java.util.Map;
  */
 final class ServeWire {
 
+    /** The most bytes a call's body (or a request's to the local API) may have. */
+    public static final int MAX_BODY = 64 * 1024;
+
     /** What a call is: its word on the one-shot socket and its path on the local API. */
     enum Kind {
         CLI("cli", CLI_PATH), CNI("cni", CNI_PATH), NETAVARK("netavark", NETAVARK_PATH);

@@ -3,6 +3,7 @@ package dev.gatun.cli.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gatun.cli.testing.RepairWitness;
+import dev.gatun.cli.CommandLines;
 import dev.gatun.cli.Served;
 import dev.gatun.cli.cni.PodmanCniIT;
 import dev.gatun.cli.testing.GatunCli;
@@ -337,7 +338,7 @@ class LocalApiIT {
         GatunDriver failing = StandInDriver.answering(Map.of("publish", args -> {
             throw new ReplyTimeoutException("publish 8080/tcp", Duration.ofSeconds(5));
         }));
-        try (ApiSockets api = LocalApi.start(new Served(host, "nftables", failing), null)) {
+        try (ApiSockets api = ApiSockets.start(new Served(host, "nftables", failing), CommandLines::run, null)) {
             Oracle.Result r = Oracle.run(List.of("curl", "-sS", "-i", "--unix-socket", socketOf(host).toString(),
                     "-H", "Content-Type: application/json", "--data-binary",
                     "{\"containerIp\": \"10.88.0.2\", \"ports\": [\"8080:80\"], \"owner\": \"web-1\"}",

@@ -72,7 +72,7 @@ class OpenApiIT {
         TreeSet<String> answered = new TreeSet<>();
         Map<String, String> said = new java.util.TreeMap<>();
         String c = container.name();
-        byte[] big = new byte[LocalApi.MAX_BODY + 1];
+        byte[] big = new byte[ServeWire.MAX_BODY + 1];
         try (GatunServe serve = GatunServe.start(host.name())) {
             Tour t = new Tour(socket, answered, said);
             // The document is served as it is in the sources.
