@@ -18,7 +18,9 @@ module dev.gatun.cli {
     requires jdk.unsupported; // sun.misc.Signal, for SIGTERM and SIGHUP
 
     // picocli sets the commands' options and Jackson reads documents, by reflection.
-    opens dev.gatun.cli to info.picocli, com.fasterxml.jackson.databind;
+    opens dev.gatun.cli.command to info.picocli;
+    opens dev.gatun.cli.json to com.fasterxml.jackson.databind;
+    opens dev.gatun.cli.api to com.fasterxml.jackson.databind;
     opens dev.gatun.cli.cni to com.fasterxml.jackson.databind;
     opens dev.gatun.cli.docker to com.fasterxml.jackson.databind;
 }

@@ -1,6 +1,7 @@
 package dev.gatun.cli;
 
-import dev.gatun.cli.api.ServeClient;
+import dev.gatun.cli.command.CommandLines;
+import dev.gatun.cli.wire.ServeClient;
 import dev.gatun.cli.cni.CniMain;
 import dev.gatun.cli.netavark.NetavarkMain;
 

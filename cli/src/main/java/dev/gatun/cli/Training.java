@@ -1,6 +1,9 @@
 package dev.gatun.cli;
 
-import dev.gatun.cli.api.ServeClient;
+import dev.gatun.cli.command.CommandLines;
+import dev.gatun.cli.serve.ServeWarmUp;
+import dev.gatun.cli.serve.ThrowawayNamespaces;
+import dev.gatun.cli.wire.ServeClient;
 import dev.gatun.netns.NamedNamespaces;
 import sun.misc.Signal;
 

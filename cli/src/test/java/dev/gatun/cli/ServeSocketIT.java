@@ -1,7 +1,7 @@
 package dev.gatun.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.gatun.cli.api.ServeSockets;
+import dev.gatun.cli.service.ServeSockets;
 import dev.gatun.cli.testing.GatunCli;
 import dev.gatun.cli.testing.GatunServe;
 import dev.gatun.netns.NetworkNamespace;

@@ -1,5 +1,6 @@
 package dev.gatun.cli.api;
 
+import dev.gatun.cli.wire.Refused;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

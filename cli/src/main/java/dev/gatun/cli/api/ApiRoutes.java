@@ -1,8 +1,9 @@
 package dev.gatun.cli.api;
 
+import dev.gatun.cli.wire.Refused;
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.gatun.cli.ExitCode;
-import dev.gatun.cli.Json;
+import dev.gatun.cli.service.ExitCode;
+import dev.gatun.cli.json.Json;
 import dev.gatun.cli.http.ErrorStatus;
 import dev.gatun.cli.service.Attach;
 import dev.gatun.cli.service.CreateNetwork;

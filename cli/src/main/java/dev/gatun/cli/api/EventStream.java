@@ -1,9 +1,10 @@
 package dev.gatun.cli.api;
 
+import dev.gatun.cli.wire.Refused;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gatun.InvalidInputException;
-import dev.gatun.cli.Json;
+import dev.gatun.cli.json.Json;
 import dev.gatun.cli.events.EventLog;
 import dev.gatun.cli.events.EventTimes;
 import dev.gatun.cli.events.ServeEvent;

@@ -1,5 +1,6 @@
 package dev.gatun.cli.api;
 
+import dev.gatun.cli.wire.ServeWire;
 import java.util.List;
 
 /** What runs the one-shot calls a client forwards to a serve (see OneShotCalls), for the local API's paths of them. */

@@ -1,12 +1,15 @@
 package dev.gatun.cli.api;
 
+import dev.gatun.cli.wire.CommandNames;
+import dev.gatun.cli.wire.Refused;
+import dev.gatun.cli.wire.ServeWire;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.gatun.cli.ExitCode;
-import dev.gatun.cli.Failure;
-import dev.gatun.cli.Json;
-import dev.gatun.cli.Served;
+import dev.gatun.cli.service.ExitCode;
+import dev.gatun.cli.service.Failure;
+import dev.gatun.cli.json.Json;
+import dev.gatun.cli.service.Served;
 import dev.gatun.cli.events.EventCause;
 import dev.gatun.cli.events.EventLog;
 import dev.gatun.cli.http.ErrorStatus;

@@ -1,7 +1,7 @@
 package dev.gatun.cli.cni;
 
 import dev.gatun.GatunException;
-import dev.gatun.cli.Failure;
+import dev.gatun.cli.service.Failure;
 
 import java.util.LinkedHashMap;
 import java.util.Map;

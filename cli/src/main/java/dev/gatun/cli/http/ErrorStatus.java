@@ -1,7 +1,7 @@
 package dev.gatun.cli.http;
 
-import dev.gatun.cli.ExitCode;
-import dev.gatun.cli.Failure;
+import dev.gatun.cli.service.ExitCode;
+import dev.gatun.cli.service.Failure;
 
 import java.util.OptionalInt;
 

@@ -1,6 +1,6 @@
 package dev.gatun.cli.metrics;
 
-import dev.gatun.cli.Failure;
+import dev.gatun.cli.service.Failure;
 import dev.gatun.driver.DriverStats;
 import dev.gatun.driver.GatunDriver;
 import dev.gatun.driver.HealListener;

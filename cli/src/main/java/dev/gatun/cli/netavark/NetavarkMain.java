@@ -1,7 +1,7 @@
 package dev.gatun.cli.netavark;
 
 import dev.gatun.cli.service.Drivers;
-import dev.gatun.cli.api.ServeClient;
+import dev.gatun.cli.wire.ServeClient;
 
 import java.io.IOException;
 import java.util.List;

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gatun.InetText;
 import dev.gatun.InvalidInputException;
-import dev.gatun.cli.DriverOptions;
+import dev.gatun.cli.service.DriverOptions;
 import dev.gatun.driver.Network;
 import dev.gatun.driver.NetworkSpec;
 import dev.gatun.rtnl.InterfaceNames;

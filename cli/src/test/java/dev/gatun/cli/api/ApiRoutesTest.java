@@ -1,12 +1,15 @@
 package dev.gatun.cli.api;
 
+import dev.gatun.cli.wire.CommandNames;
+import dev.gatun.cli.wire.Refused;
+import dev.gatun.cli.wire.ServeWire;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gatun.GatunException;
 import dev.gatun.InvalidInputException;
 import dev.gatun.RetryableException;
-import dev.gatun.cli.ExitCode;
-import dev.gatun.cli.Json;
+import dev.gatun.cli.service.ExitCode;
+import dev.gatun.cli.json.Json;
 import dev.gatun.cli.http.ErrorStatus;
 import dev.gatun.cli.service.Drivers;
 import dev.gatun.cli.service.GatunService;

@@ -1,10 +1,11 @@
 package dev.gatun.cli.api;
 
+import dev.gatun.cli.serve.ApiSockets;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gatun.cli.testing.RepairWitness;
-import dev.gatun.cli.CommandLines;
-import dev.gatun.cli.Served;
+import dev.gatun.cli.command.CommandLines;
+import dev.gatun.cli.service.Served;
 import dev.gatun.cli.cni.PodmanCniIT;
 import dev.gatun.cli.testing.GatunCli;
 import dev.gatun.cli.testing.GatunServe;

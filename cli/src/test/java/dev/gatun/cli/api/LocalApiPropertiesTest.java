@@ -1,5 +1,7 @@
 package dev.gatun.cli.api;
 
+import dev.gatun.cli.wire.Refused;
+import dev.gatun.cli.wire.ServeWire;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gatun.GatunException;
 import dev.gatun.InvalidInputException;

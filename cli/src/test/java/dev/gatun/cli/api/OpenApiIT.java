@@ -1,5 +1,6 @@
 package dev.gatun.cli.api;
 
+import dev.gatun.cli.wire.ServeWire;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gatun.cli.testing.GatunCli;

@@ -1,5 +1,8 @@
 package dev.gatun.cli.api;
 
+import dev.gatun.cli.service.ServeSockets;
+import dev.gatun.cli.wire.Refused;
+import dev.gatun.cli.wire.ServeClient;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gatun.cli.testing.GatunCli;

@@ -8,7 +8,6 @@ import org.junit.jupiter.api.AfterEach;
 import java.util.ArrayList;
 import java.util.List;
 
-import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@link CniChainedIT} with a {@code gatun serve} for the host namespace: each gatun call goes to its POST /v1/cni. */
 class CniChainedServedIT extends CniChainedIT {

@@ -1,6 +1,6 @@
 package dev.gatun.cli.host;
 
-import dev.gatun.cli.api.ServeSockets;
+import dev.gatun.cli.service.ServeSockets;
 import dev.gatun.cli.testing.GatunCli;
 import dev.gatun.cli.testing.GatunServe;
 import dev.gatun.netns.NetworkNamespace;

@@ -8,7 +8,6 @@ import dev.gatun.testing.Bounded;
 import dev.gatun.testing.Streams;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -6,7 +6,6 @@ import dev.gatun.testing.Bounded;
 import dev.gatun.testing.Streams;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -9,7 +9,6 @@ import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.Streams;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,0 +1,2 @@
+/** The serve's Prometheus metrics. Imports service. */
+package dev.gatun.cli.metrics;
