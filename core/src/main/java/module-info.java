@@ -12,11 +12,13 @@ module dev.gatun.core {
     exports dev.gatun.conntrack;
     exports dev.gatun.driver;
     exports dev.gatun.driver.foreign;
+    exports dev.gatun.facade;
     // dbus-java makes the proxy of firewalld's zone interface (FirewalldZone.Zones) reflectively.
     opens dev.gatun.driver.foreign to org.freedesktop.dbus;
     exports dev.gatun.netlink;
     exports dev.gatun.netns;
     exports dev.gatun.nft;
+    exports dev.gatun.nft.value;
     exports dev.gatun.rtnl;
     exports dev.gatun.sockdiag;
 }

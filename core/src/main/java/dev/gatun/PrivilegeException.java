@@ -1,6 +1,5 @@
 package dev.gatun;
 
-import dev.gatun.internal.Errno;
 
 /**
  * The kernel refused an operation for lack of privilege (EPERM or EACCES). The message is one
@@ -15,7 +14,7 @@ public class PrivilegeException extends ErrnoException {
     /** As above, with the kernel's own words (its extended-ACK text) kept at the end of the sentence. */
     public PrivilegeException(String operation, int errno, String kernelMessage) {
         super(operation, errno, "gatun needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN) to " + operation
-                + ", and the kernel refused it with " + Errno.name(errno)
+                + ", and the kernel refused it with " + nameOf(errno)
                 + (kernelMessage == null || kernelMessage.isBlank() ? "" : " (" + kernelMessage.strip().replace('\n', ' ') + ")"));
     }
 }

@@ -1,6 +1,6 @@
 package dev.gatun.bench;
 
-import dev.gatun.Gatun;
+import dev.gatun.facade.Gatun;
 import dev.gatun.GatunException;
 import dev.gatun.driver.NetworkDriver;
 import dev.gatun.driver.PortMapping;
@@ -8,7 +8,7 @@ import dev.gatun.driver.PortSpec;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.nft.DataType;
 import dev.gatun.nft.Element;
-import dev.gatun.nft.Family;
+import dev.gatun.nft.value.Family;
 import dev.gatun.nft.NftSet;
 import dev.gatun.nft.Nftables;
 import dev.gatun.nft.Table;

@@ -2,7 +2,7 @@ package dev.gatun.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import dev.gatun.Gatun;
+import dev.gatun.facade.Gatun;
 import dev.gatun.driver.NetworkDriver;
 import dev.gatun.driver.NetworkSpec;
 import dev.gatun.driver.PortSpec;

@@ -13,7 +13,6 @@ import dev.gatun.netns.NetworkNamespace;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Arrays;

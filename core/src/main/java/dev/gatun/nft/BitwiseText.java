@@ -1,5 +1,6 @@
 package dev.gatun.nft;
 
+import dev.gatun.nft.value.Bytes;
 import java.util.function.Function;
 
 /**

@@ -1,5 +1,8 @@
 package dev.gatun.nft;
 
+import dev.gatun.nft.value.NftNames;
+import dev.gatun.nft.value.Family;
+import dev.gatun.nft.value.Verdict;
 import dev.gatun.InvalidInputException;
 
 import java.util.Objects;

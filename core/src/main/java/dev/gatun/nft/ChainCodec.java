@@ -1,5 +1,7 @@
 package dev.gatun.nft;
 
+import dev.gatun.nft.value.Family;
+import dev.gatun.nft.value.Verdict;
 import dev.gatun.netlink.MalformedReplyException;
 
 import java.lang.foreign.Arena;

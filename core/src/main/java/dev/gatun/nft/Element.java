@@ -1,5 +1,7 @@
 package dev.gatun.nft;
 
+import dev.gatun.nft.value.NftNames;
+import dev.gatun.nft.value.Verdict;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;

@@ -1,5 +1,8 @@
 package dev.gatun.nft;
 
+import dev.gatun.nft.value.NftNames;
+import dev.gatun.nft.value.Bytes;
+import dev.gatun.nft.value.Verdict;
 import dev.gatun.InvalidInputException;
 import dev.gatun.bindings.internal.kernel_h;
 import dev.gatun.netlink.MalformedReplyException;

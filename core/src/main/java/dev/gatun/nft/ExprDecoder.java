@@ -1,5 +1,8 @@
 package dev.gatun.nft;
 
+import dev.gatun.nft.value.Bytes;
+import dev.gatun.nft.value.Family;
+import dev.gatun.nft.value.Verdict;
 import dev.gatun.bindings.internal.kernel_h;
 import dev.gatun.bindings.internal.nlmsghdr;
 import dev.gatun.netlink.NetlinkMessages;

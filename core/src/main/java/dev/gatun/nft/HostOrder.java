@@ -1,5 +1,6 @@
 package dev.gatun.nft;
 
+import dev.gatun.nft.value.Bytes;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;

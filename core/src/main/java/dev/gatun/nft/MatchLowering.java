@@ -1,5 +1,6 @@
 package dev.gatun.nft;
 
+import dev.gatun.nft.value.Bytes;
 import dev.gatun.InvalidInputException;
 import dev.gatun.nft.expr.Bitwise;
 import dev.gatun.nft.expr.Cmp;

@@ -1,5 +1,7 @@
 package dev.gatun.nft;
 
+import dev.gatun.nft.value.NftNames;
+import dev.gatun.nft.value.Family;
 import dev.gatun.nft.expr.Expr;
 
 import java.util.List;

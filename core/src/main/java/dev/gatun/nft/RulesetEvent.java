@@ -1,5 +1,6 @@
 package dev.gatun.nft;
 
+import dev.gatun.nft.value.Family;
 import java.nio.file.Files;
 import java.nio.file.Path;
 

@@ -1,5 +1,7 @@
 package dev.gatun.nft;
 
+import dev.gatun.nft.value.NftNames;
+import dev.gatun.nft.value.Family;
 import java.util.EnumSet;
 import java.util.Objects;
 import java.util.Set;

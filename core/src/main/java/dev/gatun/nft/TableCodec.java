@@ -1,5 +1,6 @@
 package dev.gatun.nft;
 
+import dev.gatun.nft.value.Family;
 import dev.gatun.netlink.MalformedReplyException;
 
 import java.lang.foreign.Arena;

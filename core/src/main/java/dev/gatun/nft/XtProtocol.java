@@ -1,5 +1,6 @@
 package dev.gatun.nft;
 
+import dev.gatun.nft.value.Family;
 import dev.gatun.nft.expr.Cmp;
 import dev.gatun.nft.expr.CmpOp;
 import dev.gatun.nft.expr.Expr;

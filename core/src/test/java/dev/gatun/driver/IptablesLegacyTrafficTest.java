@@ -1,6 +1,6 @@
 package dev.gatun.driver;
 
-import dev.gatun.Gatun;
+import dev.gatun.facade.Gatun;
 import dev.gatun.netns.NetworkNamespace;
 
 /** The traffic suite on the iptables driver with iptables-legacy. */

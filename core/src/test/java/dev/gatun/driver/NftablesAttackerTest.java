@@ -1,6 +1,6 @@
 package dev.gatun.driver;
 
-import dev.gatun.Gatun;
+import dev.gatun.facade.Gatun;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.Oracle;
 

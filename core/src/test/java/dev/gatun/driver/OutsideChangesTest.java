@@ -1,6 +1,6 @@
 package dev.gatun.driver;
 
-import dev.gatun.nft.Family;
+import dev.gatun.nft.value.Family;
 import dev.gatun.nft.RulesetEvent;
 import org.junit.jupiter.api.Test;
 

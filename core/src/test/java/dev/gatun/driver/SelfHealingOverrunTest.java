@@ -1,11 +1,11 @@
 package dev.gatun.driver;
 
-import dev.gatun.Gatun;
+import dev.gatun.facade.Gatun;
 import dev.gatun.GatunException;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.nft.DataType;
 import dev.gatun.nft.Element;
-import dev.gatun.nft.Family;
+import dev.gatun.nft.value.Family;
 import dev.gatun.nft.NftSet;
 import dev.gatun.nft.Nftables;
 import dev.gatun.nft.Table;

@@ -6,7 +6,7 @@ import dev.gatun.bindings.internal.libc_h;
 import dev.gatun.bindings.internal.libnftnl_h;
 import dev.gatun.bindings.internal.nlmsghdr;
 import dev.gatun.netns.NetworkNamespace;
-import dev.gatun.nft.Family;
+import dev.gatun.nft.value.Family;
 import dev.gatun.nft.Nftables;
 import dev.gatun.nft.Table;
 import dev.gatun.nft.Transaction;

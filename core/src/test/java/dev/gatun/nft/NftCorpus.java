@@ -1,5 +1,8 @@
 package dev.gatun.nft;
 
+import dev.gatun.nft.value.Bytes;
+import dev.gatun.nft.value.Family;
+import dev.gatun.nft.value.Verdict;
 import dev.gatun.nft.expr.Bitwise;
 import dev.gatun.nft.expr.Cmp;
 import dev.gatun.nft.expr.CmpOp;

@@ -1,5 +1,7 @@
 package dev.gatun.nft;
 
+import dev.gatun.nft.value.Family;
+import dev.gatun.nft.value.Verdict;
 import dev.gatun.bindings.internal.kernel_h;
 import dev.gatun.testing.ByteDiff;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,6 @@
 package dev.gatun.nft;
 
+import dev.gatun.nft.value.Family;
 import dev.gatun.InvalidInputException;
 import dev.gatun.testing.BadInput;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -1,5 +1,7 @@
 package dev.gatun.nft;
 
+import dev.gatun.nft.value.Family;
+import dev.gatun.nft.value.Verdict;
 import dev.gatun.InvalidInputException;
 import dev.gatun.nft.expr.Bitwise;
 import dev.gatun.nft.expr.Meta;

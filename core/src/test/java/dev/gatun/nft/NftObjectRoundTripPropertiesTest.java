@@ -1,5 +1,8 @@
 package dev.gatun.nft;
 
+import dev.gatun.nft.value.Verdict;
+import dev.gatun.nft.value.NftNames;
+import dev.gatun.nft.value.Family;
 import dev.gatun.bindings.internal.kernel_h;
 import dev.gatun.netlink.NetlinkMessages;
 import net.jqwik.api.Arbitraries;

@@ -1,5 +1,7 @@
 package dev.gatun.nft;
 
+import dev.gatun.nft.value.Bytes;
+import dev.gatun.nft.value.Family;
 import dev.gatun.InvalidInputException;
 import dev.gatun.bindings.internal.kernel_h;
 import dev.gatun.netlink.NetlinkMessages;

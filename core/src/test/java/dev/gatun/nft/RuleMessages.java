@@ -1,5 +1,6 @@
 package dev.gatun.nft;
 
+import dev.gatun.nft.value.Bytes;
 import dev.gatun.bindings.internal.kernel_h;
 import dev.gatun.netlink.NetlinkMessages;
 

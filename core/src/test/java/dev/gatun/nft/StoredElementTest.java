@@ -1,5 +1,6 @@
 package dev.gatun.nft;
 
+import dev.gatun.nft.value.Family;
 import dev.gatun.netlink.NetlinkException;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.Expect;

@@ -1,6 +1,6 @@
 package dev.gatun.bench.jmh;
 
-import dev.gatun.Gatun;
+import dev.gatun.facade.Gatun;
 import dev.gatun.driver.Endpoint;
 import dev.gatun.driver.EndpointSpec;
 import dev.gatun.driver.GatunDriver;
@@ -11,12 +11,12 @@ import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.rtnl.Prefix;
 import dev.gatun.nft.Chain;
 import dev.gatun.nft.ChainType;
-import dev.gatun.nft.Family;
+import dev.gatun.nft.value.Family;
 import dev.gatun.nft.Hook;
 import dev.gatun.nft.Nftables;
 import dev.gatun.nft.Priority;
 import dev.gatun.nft.Table;
-import dev.gatun.nft.Verdict;
+import dev.gatun.nft.value.Verdict;
 import dev.gatun.rtnl.Rtnetlink;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

@@ -1,6 +1,6 @@
 package dev.gatun.bench.jmh;
 
-import dev.gatun.Gatun;
+import dev.gatun.facade.Gatun;
 import dev.gatun.driver.GatunDriver;
 import dev.gatun.driver.NetworkSpec;
 import dev.gatun.driver.PortSpec;

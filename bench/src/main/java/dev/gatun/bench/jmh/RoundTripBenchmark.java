@@ -3,7 +3,7 @@ package dev.gatun.bench.jmh;
 import dev.gatun.driver.EndpointSpec;
 import dev.gatun.netns.NamedNamespaces;
 import dev.gatun.netns.NetworkNamespace;
-import dev.gatun.nft.Family;
+import dev.gatun.nft.value.Family;
 import dev.gatun.nft.Nftables;
 import dev.gatun.nft.Table;
 import org.openjdk.jmh.annotations.Benchmark;

@@ -1,7 +1,7 @@
 package dev.gatun.cli.command;
 
 import dev.gatun.cli.service.ExitCode;
-import dev.gatun.Gatun;
+import dev.gatun.facade.Gatun;
 import dev.gatun.driver.Endpoint;
 import dev.gatun.driver.EndpointSpec;
 import dev.gatun.driver.Network;
@@ -11,7 +11,7 @@ import dev.gatun.driver.PortSpec;
 import dev.gatun.netns.NamedNamespaces;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.netns.ReplyServers;
-import dev.gatun.nft.Family;
+import dev.gatun.nft.value.Family;
 import dev.gatun.nft.NftRenderer;
 import dev.gatun.nft.Nftables;
 import dev.gatun.nft.Table;

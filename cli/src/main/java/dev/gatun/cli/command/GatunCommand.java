@@ -3,7 +3,7 @@ package dev.gatun.cli.command;
 import dev.gatun.cli.service.Served;
 import dev.gatun.cli.service.Version;
 import dev.gatun.cli.wire.CommandNames;
-import dev.gatun.Gatun;
+import dev.gatun.facade.Gatun;
 import dev.gatun.driver.GatunDriver;
 import dev.gatun.netns.NetworkNamespace;
 import picocli.CommandLine;

@@ -5,7 +5,7 @@ import dev.gatun.cli.service.ExitCode;
 import dev.gatun.cli.service.Failure;
 import dev.gatun.cli.serve.HeapKeeper;
 import dev.gatun.cli.service.Served;
-import dev.gatun.Gatun;
+import dev.gatun.facade.Gatun;
 import dev.gatun.InvalidInputException;
 import dev.gatun.cli.wire.StartLock;
 import dev.gatun.cli.docker.DockerPlugin;

@@ -1,6 +1,6 @@
 package dev.gatun.cli.service;
 
-import dev.gatun.Gatun;
+import dev.gatun.facade.Gatun;
 import dev.gatun.cli.service.DoctorReport.Check;
 import dev.gatun.driver.Network;
 import dev.gatun.driver.GatunDriver;

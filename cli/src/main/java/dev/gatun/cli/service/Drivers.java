@@ -1,6 +1,6 @@
 package dev.gatun.cli.service;
 
-import dev.gatun.Gatun;
+import dev.gatun.facade.Gatun;
 import dev.gatun.driver.GatunDriver;
 import dev.gatun.netns.NetworkNamespace;
 

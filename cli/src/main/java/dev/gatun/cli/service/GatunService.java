@@ -5,7 +5,7 @@ import dev.gatun.driver.Network;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortTraffic;
 import dev.gatun.driver.Replacement;
-import dev.gatun.nft.Family;
+import dev.gatun.nft.value.Family;
 import dev.gatun.nft.NftRenderer;
 import dev.gatun.nft.Nftables;
 import dev.gatun.nft.Table;

@@ -6,7 +6,7 @@ import dev.gatun.driver.HostPortCheck;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortSpec;
 import dev.gatun.driver.Protocol;
-import dev.gatun.Gatun;
+import dev.gatun.facade.Gatun;
 import dev.gatun.driver.GatunDriver;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.rtnl.Rtnetlink;

@@ -5,7 +5,7 @@ import dev.gatun.netlink.NetlinkException;
 import dev.gatun.nft.Chain;
 import dev.gatun.nft.ChainType;
 import dev.gatun.nft.DataType;
-import dev.gatun.nft.Family;
+import dev.gatun.nft.value.Family;
 import dev.gatun.nft.Field;
 import dev.gatun.nft.Hook;
 import dev.gatun.nft.NftSet;
@@ -18,7 +18,7 @@ import dev.gatun.nft.Ruleset;
 import dev.gatun.nft.SetFlag;
 import dev.gatun.nft.Table;
 import dev.gatun.nft.Transaction;
-import dev.gatun.nft.Verdict;
+import dev.gatun.nft.value.Verdict;
 
 import java.time.Duration;
 import java.util.ArrayList;

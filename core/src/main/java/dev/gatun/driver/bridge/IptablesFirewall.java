@@ -2,7 +2,7 @@ package dev.gatun.driver.bridge;
 
 import dev.gatun.EnvironmentException;
 import dev.gatun.GatunException;
-import dev.gatun.internal.Tool;
+import dev.gatun.netns.Tool;
 import dev.gatun.driver.Network;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.foreign.ForeignFirewalls;

@@ -1,7 +1,7 @@
 package dev.gatun.driver.bridge;
 
 import dev.gatun.InvalidInputException;
-import dev.gatun.nft.NftNames;
+import dev.gatun.nft.value.NftNames;
 
 import java.nio.charset.StandardCharsets;
 

@@ -1,10 +1,10 @@
 package dev.gatun.driver.foreign;
 
 import dev.gatun.GatunException;
-import dev.gatun.internal.Tool;
+import dev.gatun.netns.Tool;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.nft.Chain;
-import dev.gatun.nft.Family;
+import dev.gatun.nft.value.Family;
 import dev.gatun.nft.Nftables;
 import dev.gatun.nft.Ruleset;
 import dev.gatun.nft.Table;

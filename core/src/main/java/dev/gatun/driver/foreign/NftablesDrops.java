@@ -1,12 +1,12 @@
 package dev.gatun.driver.foreign;
 
-import dev.gatun.nft.Bytes;
+import dev.gatun.nft.value.Bytes;
 import dev.gatun.nft.Chain;
-import dev.gatun.nft.Family;
+import dev.gatun.nft.value.Family;
 import dev.gatun.nft.Hook;
 import dev.gatun.nft.Rule;
 import dev.gatun.nft.Ruleset;
-import dev.gatun.nft.Verdict;
+import dev.gatun.nft.value.Verdict;
 import dev.gatun.nft.expr.Bitwise;
 import dev.gatun.nft.expr.Cmp;
 import dev.gatun.nft.expr.CmpOp;

@@ -1,6 +1,6 @@
 package dev.gatun.driver.foreign;
 
-import dev.gatun.internal.Tool;
+import dev.gatun.netns.Tool;
 
 import java.util.List;
 import java.util.Optional;

@@ -1,8 +1,8 @@
 package dev.gatun.driver.foreign;
 
 import dev.gatun.GatunException;
-import dev.gatun.internal.Tool;
-import dev.gatun.nft.Family;
+import dev.gatun.netns.Tool;
+import dev.gatun.nft.value.Family;
 import dev.gatun.nft.Ruleset;
 
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package dev.gatun.nft.expr;
 
-import dev.gatun.nft.Bytes;
+import dev.gatun.nft.value.Bytes;
 
 /**
  * {@code dreg = (sreg & mask) ^ xor}, over {@code mask.length()} bytes. {@code explicitOp}: the

@@ -1,6 +1,6 @@
 package dev.gatun.nft.expr;
 
-import dev.gatun.nft.Bytes;
+import dev.gatun.nft.value.Bytes;
 
 /** Compares register {@code sreg} with {@code data}; the rule stops here when it does not hold. */
 public record Cmp(int sreg, CmpOp op, Bytes data) implements Expr {

@@ -1,6 +1,6 @@
 package dev.gatun.nft.expr;
 
-import dev.gatun.nft.Bytes;
+import dev.gatun.nft.value.Bytes;
 
 /** Loads constant {@code data} into register {@code dreg}. */
 public record Immediate(int dreg, Bytes data) implements Expr {

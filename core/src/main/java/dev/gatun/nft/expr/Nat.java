@@ -1,7 +1,7 @@
 package dev.gatun.nft.expr;
 
 import dev.gatun.bindings.internal.kernel_h;
-import dev.gatun.nft.Family;
+import dev.gatun.nft.value.Family;
 
 import java.util.Set;
 

@@ -4,7 +4,7 @@ import dev.gatun.InvalidInputException;
 import dev.gatun.bindings.internal.kernel_h;
 import dev.gatun.bindings.internal.nlattr;
 import dev.gatun.netlink.NetlinkMessages;
-import dev.gatun.nft.Bytes;
+import dev.gatun.nft.value.Bytes;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;

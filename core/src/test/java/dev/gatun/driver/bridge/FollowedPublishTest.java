@@ -1,6 +1,6 @@
 package dev.gatun.driver.bridge;
 
-import dev.gatun.Gatun;
+import dev.gatun.facade.Gatun;
 import dev.gatun.driver.ConflictException;
 import dev.gatun.driver.HostPortCheck;
 import dev.gatun.driver.NetworkSpec;

@@ -1,6 +1,6 @@
 package dev.gatun.driver.foreign;
 
-import dev.gatun.internal.Tool;
+import dev.gatun.netns.Tool;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.testing.FreshNamespaces;
 import dev.gatun.testing.HostFirewalls;

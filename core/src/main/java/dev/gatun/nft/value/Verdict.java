@@ -1,4 +1,4 @@
-package dev.gatun.nft;
+package dev.gatun.nft.value;
 
 import dev.gatun.bindings.internal.kernel_h;
 import dev.gatun.internal.Constants;

@@ -1,4 +1,4 @@
-package dev.gatun.nft;
+package dev.gatun.nft.value;
 
 import dev.gatun.InvalidInputException;
 import dev.gatun.bindings.internal.kernel_h;

@@ -1,7 +1,6 @@
-package dev.gatun.internal;
+package dev.gatun.netns;
 
 import dev.gatun.GatunException;
-import dev.gatun.netns.NetworkNamespace;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,4 +1,4 @@
-package dev.gatun.nft;
+package dev.gatun.nft.value;
 
 import java.util.Arrays;
 import java.util.HexFormat;
@@ -16,7 +16,8 @@ public final class Bytes {
         return new Bytes(data.clone());
     }
 
-    static Bytes wrap(byte[] data) {
+    /** Holds {@code data} itself, uncopied: for a caller that made the array and lets go of it (the codecs). */
+    public static Bytes wrap(byte[] data) {
         return new Bytes(data);
     }
 
@@ -28,7 +29,8 @@ public final class Bytes {
         return data.clone();
     }
 
-    byte[] raw() {
+    /** The array itself, uncopied: for a reader that does not change it (the codecs). */
+    public byte[] raw() {
         return data;
     }
 

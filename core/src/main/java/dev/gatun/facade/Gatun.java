@@ -1,5 +1,8 @@
-package dev.gatun;
+package dev.gatun.facade;
 
+import dev.gatun.GatunException;
+import dev.gatun.MissingLibraryException;
+import dev.gatun.PrivilegeException;
 import dev.gatun.bindings.internal.libc_h;
 import dev.gatun.driver.GatunDriver;
 import dev.gatun.driver.bridge.BridgeDriver;

@@ -1,4 +1,4 @@
-package dev.gatun.nft;
+package dev.gatun.nft.value;
 
 import dev.gatun.InvalidInputException;
 import dev.gatun.bindings.internal.kernel_h;
@@ -33,7 +33,7 @@ public enum Family {
     }
 
     /** Whether a rule in this family sees both IPv4 and IPv6, so a network-header match needs a protocol check first. */
-    boolean mixesNetworkProtocols() {
+    public boolean mixesNetworkProtocols() {
         return this == INET || this == BRIDGE || this == NETDEV;
     }
 
