@@ -16,7 +16,6 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -477,63 +476,24 @@ final class OneShotServer implements AutoCloseable {
         }
     }
 
-    /** A call as it arrives: its first line, then its body; checked as soon as the line is in. */
+    /** A call as it arrives ({@link ServeWire.CallReader}), and when its connection was taken. */
     private static final class Incoming {
         /** When its connection was taken: the call has {@link #READ_MILLIS} from then to arrive. */
         final long connected = System.nanoTime();
-        private ByteBuffer buffer = ByteBuffer.allocate(1024);
-        private ServeWire.Head head;
-        private int bodyFrom;
+        private final ServeWire.CallReader reader = new ServeWire.CallReader(ServeWire.MAX_BODY);
         private List<String> args;
 
         /** Reads what is there; true once the call is whole. */
         boolean readFrom(SocketChannel c) throws IOException {
-            while (!complete()) {
-                if (!buffer.hasRemaining()) {
-                    // Only once the first line is in: the first buffer holds any line taken.
-                    buffer = ByteBuffer.allocate(bodyFrom + head.length()).put(buffer.flip());
-                }
-                int n = c.read(buffer);
-                if (n < 0) {
-                    throw new Refused(400, "the call ended before its " + (head == null ? "first line" : "body")
-                            + " did");
-                }
-                if (head == null) {
-                    readHead();
-                }
-                if (n == 0) {
-                    return complete();
-                }
-            }
-            return true;
-        }
-
-        private void readHead() {
-            byte[] b = buffer.array();
-            for (int i = 0; i < buffer.position(); i++) {
-                if (b[i] == '\n') {
-                    head = ServeWire.head(new String(b, 0, i, StandardCharsets.US_ASCII), ServeWire.MAX_BODY);
-                    bodyFrom = i + 1;
-                    return;
-                }
-            }
-            if (buffer.position() > ServeWire.MAX_HEAD) {
-                throw new Refused(400, "a call's first line is at most " + ServeWire.MAX_HEAD + " bytes");
-            }
-        }
-
-        boolean complete() {
-            return head != null && buffer.position() >= bodyFrom + head.length();
+            return reader.readFrom(c);
         }
 
         ServeWire.Kind kind() {
-            return head == null ? null : head.kind();
+            return reader.kind();
         }
 
         byte[] body() {
-            byte[] b = new byte[head.length()];
-            System.arraycopy(buffer.array(), bodyFrom, b, 0, b.length);
-            return b;
+            return reader.body();
         }
 
         List<String> args() {

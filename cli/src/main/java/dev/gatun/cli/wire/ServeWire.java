@@ -1,7 +1,9 @@
 package dev.gatun.cli.wire;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ReadableByteChannel;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
@@ -201,6 +203,75 @@ public final class ServeWire {
 
     /** A request's first line, read: what it is and how many bytes of body follow. */
     public record Head(Kind kind, int length) {}
+
+    /**
+     * A call read as its bytes come, from a socket that may have only part of it: its first line,
+     * checked as soon as it is in (a call that cannot be one is refused before its body is
+     * read), then its body of the length the line says.
+     */
+    public static final class CallReader {
+        private final int maxBody;
+        private ByteBuffer buffer = ByteBuffer.allocate(1024);
+        private Head head;
+        private int bodyFrom;
+
+        /** A reader of calls whose body has at most {@code maxBody} bytes. */
+        public CallReader(int maxBody) {
+            this.maxBody = maxBody;
+        }
+
+        /** Reads what {@code channel} has; true once the call is whole. A {@link Refused} when it cannot be one. */
+        public boolean readFrom(ReadableByteChannel channel) throws IOException {
+            while (!complete()) {
+                if (!buffer.hasRemaining()) {
+                    // Only once the first line is in: the first buffer holds any line taken.
+                    buffer = ByteBuffer.allocate(bodyFrom + head.length()).put(buffer.flip());
+                }
+                int n = channel.read(buffer);
+                if (n < 0) {
+                    throw new Refused(400, "the call ended before its " + (head == null ? "first line" : "body") + " did");
+                }
+                if (head == null) {
+                    readHead();
+                }
+                if (n == 0) {
+                    return complete();
+                }
+            }
+            return true;
+        }
+
+        private void readHead() {
+            byte[] b = buffer.array();
+            for (int i = 0; i < buffer.position(); i++) {
+                if (b[i] == '\n') {
+                    head = head(new String(b, 0, i, StandardCharsets.US_ASCII), maxBody);
+                    bodyFrom = i + 1;
+                    return;
+                }
+            }
+            if (buffer.position() > MAX_HEAD) {
+                throw new Refused(400, "a call's first line is at most " + MAX_HEAD + " bytes");
+            }
+        }
+
+        /** Whether the whole call is in. */
+        public boolean complete() {
+            return head != null && buffer.position() >= bodyFrom + head.length();
+        }
+
+        /** The call's kind, once its first line is in; else null. */
+        public Kind kind() {
+            return head == null ? null : head.kind();
+        }
+
+        /** The call's body, once it is whole. */
+        public byte[] body() {
+            byte[] b = new byte[head.length()];
+            System.arraycopy(buffer.array(), bodyFrom, b, 0, b.length);
+            return b;
+        }
+    }
 
     /**
      * The first line of a request ({@code line} without its newline), checked: a known kind and a
