@@ -131,15 +131,7 @@ public final class NetlinkSocket implements AutoCloseable {
         requestBuffer(libc_h.SO_RCVBUFFORCE, libc_h.SO_RCVBUF, DEFAULT_BUFFER_BYTES);
         // Not read back until a message needs more than SURELY_SENDABLE (see there).
         requestBuffer(libc_h.SO_SNDBUFFORCE, libc_h.SO_SNDBUF, DEFAULT_BUFFER_BYTES);
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment tv = timeval.allocate(a);
-            timeval.tv_sec(tv, REPLY_TIMEOUT_SECONDS);
-            timeval.tv_usec(tv, 0);
-            MemorySegment state = CallState.allocate(a);
-            if (libc_h.setsockopt(state, fd, libc_h.SOL_SOCKET, libc_h.SO_RCVTIMEO, tv, (int) tv.byteSize()) < 0) {
-                throw Errno.exception("set the reply timeout of a " + protocol.label + " socket", CallState.errno(state));
-            }
-        }
+        setReceiveTimeout(Duration.ofSeconds(REPLY_TIMEOUT_SECONDS));
     }
 
     /**
@@ -209,37 +201,9 @@ public final class NetlinkSocket implements AutoCloseable {
                         AckedRange acked, Consumer<MemorySegment> onReply, int expected) {
         lock.lock();
         try {
-            send(requests, length, operations);
-            int pending = acked.count();
-            Failure failure = new Failure();
-            while (pending > 0) {
-                long n = receive(operations);
-                int[] answered = {0};
-                NetlinkMessages.forEach(receiveBuffer, n, m -> {
-                    if (NetlinkMessages.type(m) == kernel_h.NLMSG_ERROR) {
-                        int index = NetlinkMessages.errorSequence(m) - firstSequence;
-                        if (index < 0 || index >= operations.count()) {
-                            return; // a stale reply to something earlier on this socket
-                        }
-                        if (acked.contains(index)) {
-                            answered[0]++;
-                        }
-                        int err = NetlinkMessages.error(m);
-                        if (err != 0) {
-                            failure.record(index, -err, NetlinkMessages.extendedAck(m));
-                        }
-                    } else if (onReply != null) {
-                        int index = NetlinkMessages.sequence(m) - firstSequence;
-                        if (index >= 0 && index < operations.count()) {
-                            onReply.accept(m);
-                        }
-                    }
-                });
-                pending -= answered[0];
-                if (failure.index == 0 && !acked.contains(0)) {
-                    break; // the batch header itself was refused: the kernel processed nothing after it
-                }
-            }
+            Acks acks = new Acks(firstSequence, operations.count(), acked, onReply);
+            exchange(requests, length, operations, acks);
+            Failure failure = acks.failure;
             if (failure.index >= 0) {
                 if (expected != 0 && failure.errno == expected && failure.others == 0) {
                     return expected;
@@ -267,47 +231,16 @@ public final class NetlinkSocket implements AutoCloseable {
                           BiConsumer<Integer, MemorySegment> onReply, int tolerated) {
         lock.lock();
         try {
-            send(requests, length, operations);
-            int[] errnos = new int[operations.count()];
-            boolean[] answered = new boolean[operations.count()];
-            ExtendedAck[] acks = new ExtendedAck[operations.count()];
-            int pending = operations.count();
-            while (pending > 0) {
-                long n = receive(operations);
-                int[] done = {0};
-                NetlinkMessages.forEach(receiveBuffer, n, m -> {
-                    boolean error = NetlinkMessages.type(m) == kernel_h.NLMSG_ERROR;
-                    int index = (error ? NetlinkMessages.errorSequence(m) : NetlinkMessages.sequence(m)) - firstSequence;
-                    if (index < 0 || index >= operations.count()) {
-                        return; // a stale reply to something earlier on this socket
-                    }
-                    if (answered[index]) {
-                        return; // one answer per request: nothing after it is
-                    }
-                    answered[index] = true;
-                    done[0]++;
-                    if (!error) {
-                        onReply.accept(index, m);
-                        return;
-                    }
-                    int err = -NetlinkMessages.error(m);
-                    if (err != 0 && err != tolerated) {
-                        errnos[index] = -1 - err; // remembered, thrown once every answer is in
-                        acks[index] = NetlinkMessages.extendedAck(m);
-                    } else {
-                        errnos[index] = err;
-                    }
-                });
-                pending -= done[0];
-            }
-            for (int i = 0; i < errnos.length; i++) {
-                if (errnos[i] < 0) {
+            Answers answers = new Answers(firstSequence, operations.count(), onReply, tolerated);
+            exchange(requests, length, operations, answers);
+            for (int i = 0; i < answers.errnos.length; i++) {
+                if (answers.errnos[i] < 0) {
                     Failure failure = new Failure();
-                    failure.record(i, -1 - errnos[i], acks[i]);
+                    failure.record(i, -1 - answers.errnos[i], answers.acks[i]);
                     throw failure.exception(operations.get(i), message(requests, length, firstSequence + i));
                 }
             }
-            return errnos;
+            return answers.errnos;
         } finally {
             lock.unlock();
         }
@@ -324,42 +257,14 @@ public final class NetlinkSocket implements AutoCloseable {
             for (int attempt = 1; attempt <= DUMP_ATTEMPTS; attempt++) {
                 int seq = nextSequence();
                 nlmsghdr.nlmsg_seq(request, seq);
-                send(request, length, ops);
-                List<T> out = new ArrayList<>();
-                boolean[] done = {false};
-                boolean[] interrupted = {false};
-                Failure failure = new Failure();
-                while (!done[0]) {
-                    long n = receive(ops);
-                    NetlinkMessages.forEach(receiveBuffer, n, m -> {
-                        if (NetlinkMessages.sequence(m) != seq || done[0]) {
-                            return;
-                        }
-                        if ((NetlinkMessages.flags(m) & kernel_h.NLM_F_DUMP_INTR) != 0) {
-                            interrupted[0] = true;
-                        }
-                        int type = NetlinkMessages.type(m);
-                        if (type == kernel_h.NLMSG_DONE) {
-                            done[0] = true;
-                        } else if (type == kernel_h.NLMSG_ERROR) {
-                            int err = NetlinkMessages.error(m);
-                            if (err != 0) {
-                                failure.record(0, -err, NetlinkMessages.extendedAck(m));
-                            }
-                            done[0] = true;
-                        } else if (!interrupted[0]) {
-                            T item = decode.apply(m);
-                            if (item != null) {
-                                out.add(item);
-                            }
-                        }
-                    });
-                }
+                Dumped<T> dumped = new Dumped<>(seq, decode);
+                exchange(request, length, ops, dumped);
+                Failure failure = dumped.failure;
                 if (failure.index >= 0) {
                     throw failure.exception(operation, request.asSlice(0, length));
                 }
-                if (!interrupted[0]) {
-                    return out;
+                if (!dumped.interrupted) {
+                    return dumped.items;
                 }
                 // Something is changing the data right now: give it a moment, longer each time.
                 LockSupport.parkNanos(attempt * 1_000_000L);
@@ -368,6 +273,172 @@ public final class NetlinkSocket implements AutoCloseable {
                     + " times because the data kept changing");
         } finally {
             lock.unlock();
+        }
+    }
+
+    /**
+     * What reads the answers of one exchange: each message received (a stale one, to an earlier
+     * exchange on this socket, included: the reader skips it by its sequence number), until it has
+     * every answer it waits for.
+     */
+    private interface Answered {
+        void message(MemorySegment m);
+
+        boolean done();
+    }
+
+    /**
+     * The one exchange loop: sends {@code requests} (under the lock the caller holds) and hands
+     * every message received to {@code answered} until it is done. A reply that does not come
+     * within the receive timeout is a {@link ReplyTimeoutException}.
+     */
+    private void exchange(MemorySegment requests, long length, Operations operations, Answered answered) {
+        send(requests, length, operations);
+        while (!answered.done()) {
+            long n = receive(operations);
+            NetlinkMessages.forEach(receiveBuffer, n, answered::message);
+        }
+    }
+
+    /**
+     * A batch's or a request's answers: an ACK or error for each message in {@code acked}, an
+     * error only for the others; other messages go to {@code onReply}. The first error is kept.
+     */
+    private final class Acks implements Answered {
+        private final int first;
+        private final int count;
+        private final AckedRange acked;
+        private final Consumer<MemorySegment> onReply;
+        private final Failure failure = new Failure();
+        private int pending;
+
+        Acks(int first, int count, AckedRange acked, Consumer<MemorySegment> onReply) {
+            this.first = first;
+            this.count = count;
+            this.acked = acked;
+            this.onReply = onReply;
+            this.pending = acked.count();
+        }
+
+        @Override
+        public void message(MemorySegment m) {
+            if (NetlinkMessages.type(m) == kernel_h.NLMSG_ERROR) {
+                int index = NetlinkMessages.errorSequence(m) - first;
+                if (index < 0 || index >= count) {
+                    return; // a stale reply to something earlier on this socket
+                }
+                if (acked.contains(index)) {
+                    pending--;
+                }
+                int err = NetlinkMessages.error(m);
+                if (err != 0) {
+                    failure.record(index, -err, NetlinkMessages.extendedAck(m));
+                }
+            } else if (onReply != null) {
+                int index = NetlinkMessages.sequence(m) - first;
+                if (index >= 0 && index < count) {
+                    onReply.accept(m);
+                }
+            }
+        }
+
+        @Override
+        public boolean done() {
+            // A refused batch header: the kernel processed nothing after it, and no ACK comes.
+            return pending <= 0 || failure.index == 0 && !acked.contains(0);
+        }
+    }
+
+    /** One answer per lookup, its reply or an error; an errno other than {@code tolerated} is kept to throw. */
+    private static final class Answers implements Answered {
+        private final int first;
+        private final BiConsumer<Integer, MemorySegment> onReply;
+        private final int tolerated;
+        private final int[] errnos;
+        private final boolean[] answered;
+        private final ExtendedAck[] acks;
+        private int pending;
+
+        Answers(int first, int count, BiConsumer<Integer, MemorySegment> onReply, int tolerated) {
+            this.first = first;
+            this.onReply = onReply;
+            this.tolerated = tolerated;
+            this.errnos = new int[count];
+            this.answered = new boolean[count];
+            this.acks = new ExtendedAck[count];
+            this.pending = count;
+        }
+
+        @Override
+        public void message(MemorySegment m) {
+            boolean error = NetlinkMessages.type(m) == kernel_h.NLMSG_ERROR;
+            int index = (error ? NetlinkMessages.errorSequence(m) : NetlinkMessages.sequence(m)) - first;
+            if (index < 0 || index >= errnos.length || answered[index]) {
+                return; // a stale reply to something earlier, or a second message for one answered: nothing after it is
+            }
+            answered[index] = true;
+            pending--;
+            if (!error) {
+                onReply.accept(index, m);
+                return;
+            }
+            int err = -NetlinkMessages.error(m);
+            if (err != 0 && err != tolerated) {
+                errnos[index] = -1 - err; // remembered, thrown once every answer is in
+                acks[index] = NetlinkMessages.extendedAck(m);
+            } else {
+                errnos[index] = err;
+            }
+        }
+
+        @Override
+        public boolean done() {
+            return pending <= 0;
+        }
+    }
+
+    /** A dump's messages up to its DONE (or error), decoded; none once the kernel marked it interrupted. */
+    private final class Dumped<T> implements Answered {
+        private final int sequence;
+        private final Function<MemorySegment, T> decode;
+        private final List<T> items = new ArrayList<>();
+        private final Failure failure = new Failure();
+        private boolean interrupted;
+        private boolean done;
+
+        Dumped(int sequence, Function<MemorySegment, T> decode) {
+            this.sequence = sequence;
+            this.decode = decode;
+        }
+
+        @Override
+        public void message(MemorySegment m) {
+            if (NetlinkMessages.sequence(m) != sequence || done) {
+                return;
+            }
+            if ((NetlinkMessages.flags(m) & kernel_h.NLM_F_DUMP_INTR) != 0) {
+                interrupted = true;
+            }
+            int type = NetlinkMessages.type(m);
+            if (type == kernel_h.NLMSG_DONE) {
+                done = true;
+            } else if (type == kernel_h.NLMSG_ERROR) {
+                int err = NetlinkMessages.error(m);
+                if (err != 0) {
+                    failure.record(0, -err, NetlinkMessages.extendedAck(m));
+                }
+                done = true;
+            } else if (!interrupted) {
+                T item = decode.apply(m);
+                if (item != null) {
+                    items.add(item);
+                }
+            }
+        }
+
+        @Override
+        public boolean done() {
+            return done;
         }
     }
 
@@ -421,7 +492,10 @@ public final class NetlinkSocket implements AutoCloseable {
         requestBuffer(libc_h.SO_RCVBUFFORCE, libc_h.SO_RCVBUF, bytes);
     }
 
-    /** Shortens how long a receive waits, so a reader thread can notice that it should stop. */
+    /**
+     * How long a receive waits for a reply ({@link #REPLY_TIMEOUT_SECONDS} from the start); a
+     * reader thread shortens it to notice that it should stop.
+     */
     public void setReceiveTimeout(Duration timeout) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment tv = timeval.allocate(a);
