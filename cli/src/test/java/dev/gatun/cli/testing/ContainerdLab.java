@@ -26,7 +26,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -529,36 +528,15 @@ public final class ContainerdLab implements AutoCloseable {
             }
         }
         cleanVarLibCni(failures);
-        for (String target : mountsUnder(dir).reversed()) {
-            Oracle.run(List.of("umount", "-l", target));
-        }
-        try (Stream<Path> all = Files.walk(dir)) {
-            for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        } catch (IOException e) {
-            failures.add(new AssertionError("cannot remove " + dir, e));
+        try {
+            LabDirectory.remove(dir);
+        } catch (AssertionError e) {
+            failures.add(e);
         }
         if (!failures.isEmpty()) {
             AssertionError failure = new AssertionError("the containerd lab did not close cleanly", failures.getFirst());
             failures.stream().skip(1).forEach(failure::addSuppressed);
             throw failure;
-        }
-    }
-
-    /** Mount points under {@code dir}, in mount order (read directly: with hundreds of pods findmnt is slow). */
-    private static List<String> mountsUnder(Path dir) {
-        try {
-            List<String> targets = new ArrayList<>();
-            for (String line : Files.readAllLines(Path.of("/proc/self/mountinfo"))) {
-                String target = line.split(" ")[4].replace("\\040", " ");
-                if (target.startsWith(dir + "/")) {
-                    targets.add(target);
-                }
-            }
-            return targets;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 

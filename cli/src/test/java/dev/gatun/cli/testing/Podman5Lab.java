@@ -8,10 +8,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 
 /**
  * Podman 5 with netavark (Debian 13's, from the test bed) confined to one test: rootful, in the
@@ -58,7 +56,7 @@ public final class Podman5Lab implements AutoCloseable {
         try {
             bed = DebianBed.enter(host, List.of(dir));
         } catch (RuntimeException | Error e) {
-            delete(dir);
+            LabDirectory.remove(dir);
             throw e;
         }
         Podman5Lab lab = new Podman5Lab(host, dir, bed);
@@ -198,20 +196,10 @@ public final class Podman5Lab implements AutoCloseable {
             } catch (AssertionError e) {
                 failure = failure != null ? failure : e;
             }
-            delete(dir);
+            LabDirectory.remove(dir);
         }
         if (failure != null) {
             throw failure;
-        }
-    }
-
-    private static void delete(Path dir) {
-        try (Stream<Path> all = Files.walk(dir)) {
-            for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 }

@@ -14,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -262,18 +261,10 @@ public final class PodmanLab implements AutoCloseable {
                 failure = failure != null ? failure : new AssertionError("cannot remove " + p, e);
             }
         }
-        String mounts = run(List.of("findmnt", "-rn", "-o", "TARGET")).out();
-        for (String line : mounts.lines().toList().reversed()) {
-            if (line.startsWith(dir.toString())) {
-                run(List.of("umount", "-l", line));
-            }
-        }
-        try (Stream<Path> all = Files.walk(dir)) {
-            for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        } catch (IOException e) {
-            failure = failure != null ? failure : new AssertionError("cannot remove " + dir, e);
+        try {
+            LabDirectory.remove(dir);
+        } catch (AssertionError e) {
+            failure = failure != null ? failure : e;
         }
         if (failure != null) {
             throw failure;
