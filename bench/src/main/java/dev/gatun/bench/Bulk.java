@@ -5,6 +5,7 @@ import dev.gatun.GatunException;
 import dev.gatun.driver.NetworkDriver;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortSpec;
+import dev.gatun.driver.PortRequest;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.nft.DataType;
 import dev.gatun.nft.Element;
@@ -90,7 +91,7 @@ final class Bulk {
 
     private static long publish(NetworkDriver driver, InetAddress container, List<PortSpec> specs) {
         long start = System.nanoTime();
-        List<PortMapping> made = driver.publish("n1", container, specs, "bench");
+        List<PortMapping> made = driver.publish(new PortRequest("n1", container, specs, "bench"));
         long micros = (System.nanoTime() - start) / 1000;
         if (made.size() != specs.size()) {
             throw new IllegalStateException("gatun published " + made.size() + " of " + specs.size() + " mappings");

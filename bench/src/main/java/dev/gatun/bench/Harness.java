@@ -6,6 +6,7 @@ import dev.gatun.facade.Gatun;
 import dev.gatun.driver.NetworkDriver;
 import dev.gatun.driver.NetworkSpec;
 import dev.gatun.driver.PortSpec;
+import dev.gatun.driver.PortRequest;
 import dev.gatun.netns.NamedNamespaces;
 import dev.gatun.rtnl.Prefix;
 import picocli.CommandLine;
@@ -465,10 +466,10 @@ public final class Harness implements Callable<Integer> {
                 // New ports in every round: from 1024 for the group, from 33024 for the others
                 // (10 rounds of 16 x 200 fit in each half).
                 int base = (round + 1) * 16 * opsPerThread;
-                long g = Threads.run(16, opsPerThread, (t, i) -> shared.publish("n1", groupIp,
-                        List.of(PortSpec.parse((1024 + base + t * opsPerThread + i) + ":80")), null));
-                long e = Threads.run(16, opsPerThread, (t, i) -> own.get(t).publish("n1", eachIp,
-                        List.of(PortSpec.parse((33024 + base + t * opsPerThread + i) + ":80")), null));
+                long g = Threads.run(16, opsPerThread, (t, i) -> shared.publish(new PortRequest("n1", groupIp,
+                        List.of(PortSpec.parse((1024 + base + t * opsPerThread + i) + ":80")), null)));
+                long e = Threads.run(16, opsPerThread, (t, i) -> own.get(t).publish(new PortRequest("n1", eachIp,
+                        List.of(PortSpec.parse((33024 + base + t * opsPerThread + i) + ":80")), null)));
                 if (round >= 0) {
                     grouped.add(g / (16L * opsPerThread));
                     each.add(e / (16L * opsPerThread));

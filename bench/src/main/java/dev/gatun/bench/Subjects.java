@@ -4,6 +4,7 @@ import dev.gatun.facade.Gatun;
 import dev.gatun.driver.NetworkDriver;
 import dev.gatun.driver.NetworkSpec;
 import dev.gatun.driver.PortSpec;
+import dev.gatun.driver.PortRequest;
 import dev.gatun.netns.NamedNamespaces;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.rtnl.Prefix;
@@ -143,8 +144,8 @@ final class Subjects {
         void populate(int existing) {
             if (existing > 0) {
                 try (NetworkDriver d = Gatun.open(ns, "nftables")) {
-                    d.publish("n1", InetAddress.ofLiteral("10.88.0.9"),
-                            existingSpecs(existing).stream().map(PortSpec::parse).toList(), "bench");
+                    d.publish(new PortRequest("n1", InetAddress.ofLiteral("10.88.0.9"),
+                            existingSpecs(existing).stream().map(PortSpec::parse).toList(), "bench"));
                 }
             }
         }

@@ -5,6 +5,7 @@ import dev.gatun.driver.GatunDriver;
 import dev.gatun.driver.NetworkSpec;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortSpec;
+import dev.gatun.driver.PortRequest;
 import dev.gatun.netns.NamedNamespaces;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.rtnl.Prefix;
@@ -99,14 +100,14 @@ final class UdpPublish {
             for (int i = 0; i < count; i++) {
                 List<PortSpec> one = List.of(PortSpec.parse((PORT + i) + ":53/" + protocol));
                 long start = System.nanoTime();
-                List<PortMapping> made = driver.publish("n1", CONTAINER, one, "bench");
+                List<PortMapping> made = driver.publish(new PortRequest("n1", CONTAINER, one, "bench"));
                 samples.computeIfAbsent(state + "_" + protocol, k -> new ArrayList<>()).add((System.nanoTime() - start) / 1000);
                 if (made.size() != 1) {
                     throw new IllegalStateException("gatun published " + made.size() + " mappings of one");
                 }
                 all.addAll(one);
             }
-            driver.unpublish("n1", CONTAINER, all, "bench");
+            driver.unpublish(new PortRequest("n1", CONTAINER, all, "bench"));
         }
     }
 

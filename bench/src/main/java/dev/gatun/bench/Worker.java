@@ -2,9 +2,11 @@ package dev.gatun.bench;
 
 import dev.gatun.facade.Gatun;
 import dev.gatun.driver.GatunDriver;
+import dev.gatun.driver.HealableDriver;
 import dev.gatun.driver.HostPortCheck;
 import dev.gatun.driver.SelfHealingDriver;
 import dev.gatun.driver.PortSpec;
+import dev.gatun.driver.PortRequest;
 import dev.gatun.netns.NetworkNamespace;
 
 import java.io.BufferedReader;
@@ -150,7 +152,7 @@ public final class Worker {
         private final InetAddress container = InetAddress.ofLiteral(Subjects.CONTAINER);
 
         GatunTool(NetworkNamespace ns, boolean followed) {
-            GatunDriver plain = Gatun.open(ns, "nftables");
+            HealableDriver plain = Gatun.open(ns, "nftables");
             driver = followed ? SelfHealingDriver.start(plain, line -> {}) : plain;
             check = followed ? HostPortCheck.SKIP : HostPortCheck.CHECK;
         }
@@ -159,7 +161,7 @@ public final class Worker {
         public long publish(int first, int width) {
             List<PortSpec> specs = specs(first, width);
             long t = System.nanoTime();
-            driver.publish("n1", container, specs, "bench", check);
+            driver.publish(new PortRequest("n1", container, specs, "bench"), check);
             return (System.nanoTime() - t) / 1000;
         }
 
@@ -172,8 +174,8 @@ public final class Worker {
         public void warmUpStep(int i, int width) {
             // Above what the existing mappings (up to 50,000) and the samples (52,000 on) use.
             List<PortSpec> spec = specs(60000 + (i * width) % 5000, width);
-            driver.publish("n1", container, spec, "bench", check);
-            driver.unpublish("n1", container, spec, "bench");
+            driver.publish(new PortRequest("n1", container, spec, "bench"), check);
+            driver.unpublish(new PortRequest("n1", container, spec, "bench"));
         }
 
         private static List<PortSpec> specs(int first, int width) {

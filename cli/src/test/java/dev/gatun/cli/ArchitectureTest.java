@@ -13,8 +13,8 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 /**
  * The rooms of core and the cli, as their package-infos say them, held against the compiled
  * classes (the tests and core's test jar left out): no two packages import each other, even
- * through others; the engine adapters stay apart; nothing outside core reaches into its
- * internals or the generated bindings.
+ * through others; the engine adapters stay apart and take the driver's roles they use, not
+ * the whole driver; nothing outside core reaches into its internals or the generated bindings.
  */
 class ArchitectureTest {
 
@@ -51,6 +51,16 @@ class ArchitectureTest {
                     .resideInAnyPackage("dev.gatun.cli.command..", "dev.gatun.cli.serve..", "dev.gatun.cli.api..")
                     .check(GATUN);
         }
+    }
+
+    @Test
+    void adaptersTakeTheDriversRolesNotTheWholeDriverNorItsRepairs() {
+        noClasses().that().resideInAnyPackage(ADAPTERS).should().dependOnClassesThat()
+                .haveFullyQualifiedName("dev.gatun.driver.GatunDriver")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("dev.gatun.driver.HealableDriver")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("dev.gatun.driver.Repairs")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("dev.gatun.driver.SelfHealingDriver")
+                .check(GATUN);
     }
 
     @Test

@@ -3,7 +3,6 @@ package dev.gatun.driver;
 import dev.gatun.netns.NetworkNamespace;
 
 import java.time.Duration;
-import java.net.InetAddress;
 import java.util.List;
 
 /**
@@ -11,8 +10,8 @@ import java.util.List;
  * published ports with Docker's {@code -p} semantics. Implementations keep all state in the
  * kernel, so a fresh instance (in any process) sees what another made; {@link SelfHealingDriver}
  * also keeps in memory what it puts back after someone else removes it. What gatun's own driver
- * offers past this contract (repairs, other firewalls, ports outside its networks) is
- * {@link GatunDriver}'s, none of it a default, so that no decorator of it can leave a hole.
+ * offers past this contract is split by role (see {@link GatunDriver}), none of it a default,
+ * so that no decorator of it can leave a hole.
  *
  * <p>Errors: {@link dev.gatun.InvalidInputException} for bad input (nothing is sent), its
  * subclass {@link NotFoundException} for a network or endpoint that does not exist,
@@ -54,38 +53,48 @@ public interface NetworkDriver extends AutoCloseable {
     List<Endpoint> endpoints(String network);
 
     /**
-     * Publishes ports to {@code containerIp} in one transaction. A host port held by another
-     * owner, or by a socket of the host ({@link HostPortCheck#CHECK}), is a
-     * {@link ConflictException} naming the holder, and nothing changes; publishing the same
-     * mapping again by its owner changes nothing. Returns the mappings now in place.
+     * Publishes {@code request}'s ports to its container address in one transaction. A host
+     * port held by another owner, or by a socket of the host, is a {@link ConflictException}
+     * naming the holder, and nothing changes; publishing the same mapping again by its owner
+     * changes nothing. Returns the mappings now in place.
      */
-    default List<PortMapping> publish(String network, InetAddress containerIp, List<PortSpec> ports, String owner) {
-        return publish(network, containerIp, ports, owner, HostPortCheck.CHECK);
+    default List<PortMapping> publish(PortRequest request) {
+        return publish(request, HostPortCheck.CHECK);
     }
 
-    /** As {@link #publish(String, InetAddress, List, String)}, asking the host's sockets first only with CHECK. */
-    List<PortMapping> publish(String network, InetAddress containerIp, List<PortSpec> ports, String owner,
-                              HostPortCheck check);
+    /** As {@link #publish(PortRequest)}, asking the host's sockets first only with CHECK. */
+    List<PortMapping> publish(PortRequest request, HostPortCheck check);
 
     /**
-     * Publishes as {@link #publish(String, InetAddress, List, String, HostPortCheck)}, except that a
-     * host key another owner holds exactly (the same family, address, protocol and port) is
-     * taken from it in the same transaction: new connections reach {@code containerIp} from the
-     * commit on, while established ones keep their old target until they close (conntrack keeps
+     * {@link #publish} to each address of one container (its IPv4 and its IPv6 one) as one
+     * request: every port or none, in one transaction. An address without ports is left out;
+     * none with ports is refused, and so is more than one without an owner. Where the packet
+     * filter has transactions, the network's own entries are added in the same one where they
+     * are missing (a network made by {@link ContainerSetup#createNetworkForPublish}, or one a
+     * crash left without them), also when the ports are refused for a conflict or a held port;
+     * a failure before the commit (bad input, the kernel's) leaves them to
+     * {@link ContainerSetup#completeNetwork}. The mappings now in place, in the order asked.
+     */
+    List<PortMapping> publishAll(PortsByAddress request, HostPortCheck check);
+
+    /**
+     * Publishes as {@link #publish(PortRequest, HostPortCheck)}, except that a host key another
+     * owner holds exactly (the same family, address, protocol and port) is taken from it in the
+     * same transaction: new connections reach the request's container address from the commit
+     * on, while established ones keep their old target until they close (conntrack keeps
      * them). The old owner's UDP conntrack entries of those ports are deleted, so that the next
      * datagram reaches the new target, unless {@code keepUdpFlows}. A key that only overlaps
      * another owner's (every address against one address) stays a {@link ConflictException}, and
-     * a {@code containerIp} that no endpoint of the network has is refused
+     * a container address that no endpoint of the network has is refused
      * ({@link NotFoundException}); in both cases nothing changes.
      */
-    Replacement replace(String network, InetAddress containerIp, List<PortSpec> ports, String owner,
-                        HostPortCheck check, boolean keepUdpFlows);
+    Replacement replace(PortRequest request, HostPortCheck check, boolean keepUdpFlows);
 
     /**
-     * Removes {@code owner}'s mappings to {@code containerIp}: those of {@code ports}, or all of
-     * them when {@code ports} is empty. A listed port held by another owner is refused.
+     * Removes the owner's mappings to the request's container address: those of its ports, or
+     * all of them when it lists none. A listed port held by another owner is refused.
      */
-    List<PortMapping> unpublish(String network, InetAddress containerIp, List<PortSpec> ports, String owner);
+    List<PortMapping> unpublish(PortRequest request);
 
     /**
      * Waits until conntrack holds no established TCP connection that came in through

@@ -9,7 +9,7 @@ import java.util.Map;
 
 /**
  * One owner's ports to containers outside a driver's networks, changed together (see
- * {@link GatunDriver#changeOutside}): an engine's event (a container started, moved or gone)
+ * {@link OutsidePorts#changeOutside}): an engine's event (a container started, moved or gone)
  * becomes one transaction instead of one per address and per kind of change.
  *
  * @param label     the network name the returned mappings carry
@@ -17,7 +17,7 @@ import java.util.Map;
  * @param unpublish per container address, the ports to take away; an empty list takes every
  *                  mapping of the owner to that address
  * @param publish   per container address, the ports to publish; each list non-empty
- * @param check     as for {@link GatunDriver#publishOutside}
+ * @param check     as for {@link OutsidePorts#publishOutside}
  */
 public record OutsideChange(String label, String owner, Map<InetAddress, List<PortSpec>> unpublish,
                             Map<InetAddress, List<PortSpec>> publish, HostPortCheck check) {

@@ -4,8 +4,9 @@ import dev.gatun.GatunException;
 import dev.gatun.MissingLibraryException;
 import dev.gatun.PrivilegeException;
 import dev.gatun.bindings.internal.libc_h;
-import dev.gatun.driver.GatunDriver;
+import dev.gatun.driver.HealableDriver;
 import dev.gatun.driver.bridge.BridgeDriver;
+import dev.gatun.driver.PortRequest;
 import dev.gatun.internal.NativeLibraries;
 import dev.gatun.netlink.NftChannel;
 import dev.gatun.netns.NetworkNamespace;
@@ -22,7 +23,7 @@ import java.nio.file.Path;
  * try (NetworkDriver gatun = Gatun.open(NetworkNamespace.current())) {
  *     gatun.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
  *     Endpoint e = gatun.attach(EndpointSpec.of("n1", NetworkNamespace.named("c1")));
- *     gatun.publish("n1", e.ip(), List.of(PortSpec.parse("8080:80")), null);
+ *     gatun.publish(new PortRequest("n1", e.ip(), List.of(PortSpec.parse("8080:80")), null));
  * }
  * }</pre>
  */
@@ -31,7 +32,7 @@ public final class Gatun {
     private Gatun() {}
 
     /** A driver for {@code host}, chosen as {@link #choose} explains. */
-    public static GatunDriver open(NetworkNamespace host) {
+    public static HealableDriver open(NetworkNamespace host) {
         return open(host, "auto");
     }
 
@@ -39,7 +40,7 @@ public final class Gatun {
      * A driver for {@code host}: "nftables", "iptables", "iptables-legacy", "iptables-nft", or
      * "auto" (nftables when nf_tables works there and libnftnl loads, else iptables).
      */
-    public static GatunDriver open(NetworkNamespace host, String driver) {
+    public static HealableDriver open(NetworkNamespace host, String driver) {
         String chosen = driver.equals("auto") ? choose(host).driver() : driver;
         return chosen.equals("nftables") ? BridgeDriver.nftables(host) : BridgeDriver.iptables(host, chosen, null);
     }

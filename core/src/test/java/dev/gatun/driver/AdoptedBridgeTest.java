@@ -176,7 +176,7 @@ class AdoptedBridgeTest {
         InetAddress new6 = Prefix.address("fd00:9::3");
         try (GatunDriver d = Gatun.open(host, "nftables"); Nftables nft = Nftables.open(host)) {
             d.adoptBridge(dual);
-            d.publishOutside("docker", old4, ports("8080:80", "9090:90"), "docker:aa", HostPortCheck.SKIP);
+            d.publishOutside(new PortRequest("docker", old4, ports("8080:80", "9090:90"), "docker:aa"), HostPortCheck.SKIP);
             int before = nft.generation();
             Map<InetAddress, List<PortSpec>> publish = new LinkedHashMap<>();
             publish.put(new4, ports("8080:80", "5353:53/udp"));
@@ -225,18 +225,18 @@ class AdoptedBridgeTest {
         Sysctls sysctls = new Sysctls(host);
         InetAddress early = Prefix.address("172.31.9.2");
         try (GatunDriver d = Gatun.open(host, "nftables")) {
-            d.publishOutside("docker", early, ports("8080:80"), "docker:aa", HostPortCheck.SKIP);
+            d.publishOutside(new PortRequest("docker", early, ports("8080:80"), "docker:aa"), HostPortCheck.SKIP);
             assertThat(set(host, "outside4")).as("a target, as before adoption").contains("dock0");
             assertThat(sysctls.read("ipv4/conf/dock0/route_localnet")).isEqualTo("1");
             d.adoptBridge(DOCKER0);
-            d.publishOutside("docker", Prefix.address("172.31.9.3"), ports("8081:80"), "docker:bb", HostPortCheck.SKIP);
+            d.publishOutside(new PortRequest("docker", Prefix.address("172.31.9.3"), ports("8081:80"), "docker:bb"), HostPortCheck.SKIP);
 
-            d.unpublishOutside("docker", early, List.of(), "docker:aa");
+            d.unpublishOutside(new PortRequest("docker", early, List.of(), "docker:aa"));
             assertThat(set(host, "outside4")).doesNotContain("dock0");
             assertThat(sysctls.read("ipv4/conf/dock0/route_localnet")).as("docker:bb still needs it").isEqualTo("1");
             assertThat(alias(host, "dock0")).contains("localnet=1");
 
-            d.unpublishOutside("docker", Prefix.address("172.31.9.3"), List.of(), "docker:bb");
+            d.unpublishOutside(new PortRequest("docker", Prefix.address("172.31.9.3"), List.of(), "docker:bb"));
             d.releaseBridge(DOCKER0);
             assertThat(sysctls.read("ipv4/conf/dock0/route_localnet")).as("gatun turned it on").isEqualTo("0");
         }

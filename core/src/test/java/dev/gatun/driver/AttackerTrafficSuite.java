@@ -56,7 +56,7 @@ abstract class AttackerTrafficSuite {
             gatun.createNetwork(network());
             Endpoint e = gatun.attach(EndpointSpec.of("n1", c1));
             try (UdpInbox inbox = UdpInbox.bind(c1, e.ip().getHostAddress(), 53)) {
-                gatun.publish("n1", e.ip(), ports("127.0.0.1:5353:53/udp", "5354:53/udp"), "c1");
+                gatun.publish(new PortRequest("n1", e.ip(), ports("127.0.0.1:5353:53/udp", "5354:53/udp"), "c1"));
                 Wire lan = Wire.to(outside, "eth0", host, "gout");
 
                 CraftedFrames.udp(lan, OUTSIDE, 40001, HOST, 5354, "control");
@@ -124,7 +124,7 @@ abstract class AttackerTrafficSuite {
             Endpoint e2 = gatun.attach(EndpointSpec.of("n1", c2));
             Network n = gatun.network("n1");
             try (UdpInbox inbox = UdpInbox.bind(c1, e1.ip().getHostAddress(), 53)) {
-                gatun.publish("n1", e1.ip(), ports("127.0.0.1:5353:53/udp", "5354:53/udp"), "c1");
+                gatun.publish(new PortRequest("n1", e1.ip(), ports("127.0.0.1:5353:53/udp", "5354:53/udp"), "c1"));
                 Wire toGateway = Wire.to(c2, "eth0", host, n.bridge());
 
                 CraftedFrames.udp(toGateway, e2.ip(), 40001, n.gateways().getFirst(), 5354, "control");
@@ -177,13 +177,13 @@ abstract class AttackerTrafficSuite {
         new Sysctls(host).setIpv4Forwarding(true);
         InetAddress container = InetAddress.ofLiteral("10.99.0.2");
         try (GatunDriver gatun = open(host)) {
-            gatun.publishOutside("chain", container, ports("127.0.0.1:5353:53/udp"), "a1/eth0@chain",
+            gatun.publishOutside(new PortRequest("chain", container, ports("127.0.0.1:5353:53/udp"), "a1/eth0@chain"),
                     HostPortCheck.SKIP);
             assertThat(new Sysctls(host).read("ipv4/conf/vout/route_localnet")).as("the door this guards")
                     .isEqualTo("1");
             loopbackRefusedWhereTheControlArrives(host, Wire.to(c1, "eth0", host, "vout"), container,
                     InetAddress.ofLiteral("10.99.0.1"));
-            gatun.unpublishOutside("chain", container, List.of(), "a1/eth0@chain");
+            gatun.unpublishOutside(new PortRequest("chain", container, List.of(), "a1/eth0@chain"));
         }
     }
 

@@ -51,25 +51,25 @@ abstract class DriverContractSuite {
     @Test
     void secondOwnerGetsAConflictNamingTheHolderAndNothingChanges(NetworkNamespace host) {
         try (GatunDriver gatun = withNetwork(open(host))) {
-            gatun.publish("n1", C1, ports("8080:80"), "alice");
+            gatun.publish(new PortRequest("n1", C1, ports("8080:80"), "alice"));
             String before = firewallState(host);
 
             ConflictException e = Expect.thrown(ConflictException.class,
-                    () -> gatun.publish("n1", InetAddress.ofLiteral("10.88.0.3"), ports("8081:81", "8080:80"), "bob"));
+                    () -> gatun.publish(new PortRequest("n1", InetAddress.ofLiteral("10.88.0.3"), ports("8081:81", "8080:80"), "bob")));
 
             assertThat(e.getMessage()).contains("8080/tcp").contains("alice");
             assertThat(firewallState(host)).isEqualTo(before);
 
             // The same mapping again by its owner changes nothing.
-            gatun.publish("n1", C1, ports("8080:80"), "alice");
+            gatun.publish(new PortRequest("n1", C1, ports("8080:80"), "alice"));
             assertThat(firewallState(host)).isEqualTo(before);
 
             ConflictException refused = Expect.thrown(ConflictException.class,
-                    () -> gatun.unpublish("n1", C1, ports("8080:80"), "bob"));
+                    () -> gatun.unpublish(new PortRequest("n1", C1, ports("8080:80"), "bob")));
             assertThat(refused.getMessage()).contains("alice").contains("bob");
             assertThat(firewallState(host)).isEqualTo(before);
 
-            assertThat(gatun.unpublish("n1", C1, List.of(), "alice")).hasSize(1);
+            assertThat(gatun.unpublish(new PortRequest("n1", C1, List.of(), "alice"))).hasSize(1);
             assertThat(gatun.published("n1")).isEmpty();
         }
     }
@@ -92,29 +92,29 @@ abstract class DriverContractSuite {
                  DatagramChannel udp = host.call(() -> DatagramChannel.open(StandardProtocolFamily.INET)
                          .bind(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), 5353)))) {
                 ConflictException e = Expect.thrown(ConflictException.class,
-                        () -> gatun.publish("n1", C1, ports("8081:81", "8080:80"), "alice"));
+                        () -> gatun.publish(new PortRequest("n1", C1, ports("8081:81", "8080:80"), "alice")));
                 assertThat(e.getMessage()).contains("*:8080/tcp").contains("java " + me).contains("[::]:8080");
                 ConflictException onAddress = Expect.thrown(ConflictException.class,
-                        () -> gatun.publish("n1", C1, ports("127.0.0.1:8080:80"), "alice"));
+                        () -> gatun.publish(new PortRequest("n1", C1, ports("127.0.0.1:8080:80"), "alice")));
                 assertThat(onAddress.getMessage()).contains("127.0.0.1:8080/tcp");
                 ConflictException u = Expect.thrown(ConflictException.class,
-                        () -> gatun.publish("n1", C1, ports("5353:53/udp"), "alice"));
+                        () -> gatun.publish(new PortRequest("n1", C1, ports("5353:53/udp"), "alice")));
                 assertThat(u.getMessage()).contains("*:5353/udp").contains("127.0.0.1:5353/udp").contains(me);
                 assertThat(firewallState(host)).isEqualTo(before);
                 assertThat(gatun.published("n1")).isEmpty();
 
                 // Another port, or the same port of another protocol or family, is free.
-                gatun.publish("n1", C1, ports("8081:81", "8080:80/udp", "127.0.0.2:5353:53/udp"), "alice");
+                gatun.publish(new PortRequest("n1", C1, ports("8081:81", "8080:80/udp", "127.0.0.2:5353:53/udp"), "alice"));
                 // SKIP: the caller reserved the port itself.
-                assertThat(gatun.publish("n1", C1, ports("8080:80"), "alice", HostPortCheck.SKIP)).hasSize(1);
+                assertThat(gatun.publish(new PortRequest("n1", C1, ports("8080:80"), "alice"), HostPortCheck.SKIP)).hasSize(1);
                 // Published already: the same mapping again is no new claim.
-                gatun.publish("n1", C1, ports("8080:80"), "alice");
+                gatun.publish(new PortRequest("n1", C1, ports("8080:80"), "alice"));
                 assertThat(gatun.hostPortsInUse()).singleElement().asString()
                         .contains("*:8080/tcp").contains("alice").contains("java " + me);
             }
             assertThat(gatun.hostPortsInUse()).isEmpty();
-            assertThat(gatun.unpublish("n1", C1, List.of(), "alice")).hasSize(4);
-            gatun.publish("n1", C1, ports("5353:53/udp"), "alice");
+            assertThat(gatun.unpublish(new PortRequest("n1", C1, List.of(), "alice"))).hasSize(4);
+            gatun.publish(new PortRequest("n1", C1, ports("5353:53/udp"), "alice"));
         }
     }
 
@@ -123,10 +123,10 @@ abstract class DriverContractSuite {
         Oracle.in(host, "ip", "link", "add", "gout", "type", "bridge");
         Oracle.in(host, "ip", "addr", "add", "192.0.2.1/24", "dev", "gout");
         try (GatunDriver gatun = withNetwork(open(host))) {
-            gatun.publish("n1", C1, ports("192.0.2.1:8080:80"), "alice");
-            assertThatThrownBy(() -> gatun.publish("n1", C1, ports("8080:80"), "bob"))
+            gatun.publish(new PortRequest("n1", C1, ports("192.0.2.1:8080:80"), "alice"));
+            assertThatThrownBy(() -> gatun.publish(new PortRequest("n1", C1, ports("8080:80"), "bob")))
                     .isInstanceOf(ConflictException.class).hasMessageContaining("alice");
-            gatun.publish("n1", C1, ports("8080:80"), "alice");
+            gatun.publish(new PortRequest("n1", C1, ports("8080:80"), "alice"));
             assertThat(gatun.published("n1")).hasSize(2);
         }
         Oracle.in(host, "ip", "link", "del", "gout");
@@ -140,7 +140,7 @@ abstract class DriverContractSuite {
         try (GatunDriver gatun = withNetwork(open(host))) {
             made = gatun.network("n1");
             attached = gatun.attach(EndpointSpec.of("n1", c1));
-            published = gatun.publish("n1", attached.ip(), ports("8080:80", "53:53/udp"), null);
+            published = gatun.publish(new PortRequest("n1", attached.ip(), ports("8080:80", "53:53/udp"), null));
         }
         try (GatunDriver fresh = open(host)) {
             assertThat(fresh.networks()).containsExactly(made);
@@ -182,7 +182,7 @@ abstract class DriverContractSuite {
                         .containsExactlyInAnyOrder("10.90.0.2", "ctr-2");
             });
 
-            gatun.publish("iso", e2.ip(), ports("8080:80"), null);
+            gatun.publish(new PortRequest("iso", e2.ip(), ports("8080:80"), null));
             assertThatThrownBy(() -> gatun.deleteNetwork("iso", false)).isInstanceOf(ConflictException.class)
                     .hasMessageContaining("2 endpoints attached (").hasMessageContaining("ctr-2 at 10.90.0.7")
                     .hasMessageContaining("10.90.0.2 at 10.90.0.2").hasMessageContaining("with force");
@@ -209,16 +209,16 @@ abstract class DriverContractSuite {
     static Stream<BadCall> badCalls() {
         return Stream.of(
                 new BadCall("an IPv6 host address for an IPv4 container",
-                        d -> d.publish("n1", C1, ports("[::1]:8080:80"), null),
+                        d -> d.publish(new PortRequest("n1", C1, ports("[::1]:8080:80"), null)),
                         InvalidInputException.class, List.of("::1", "family")),
                 new BadCall("a container address outside the network",
-                        d -> d.publish("n1", InetAddress.ofLiteral("10.99.0.2"), ports("8080:80"), null),
+                        d -> d.publish(new PortRequest("n1", InetAddress.ofLiteral("10.99.0.2"), ports("8080:80"), null)),
                         InvalidInputException.class, List.of("10.99.0.2", "outside")),
                 new BadCall("an owner with a newline",
-                        d -> d.publish("n1", C1, ports("8080:80"), "bad\nowner"),
+                        d -> d.publish(new PortRequest("n1", C1, ports("8080:80"), "bad\nowner")),
                         InvalidInputException.class, List.of("bad?owner")),
                 new BadCall("a network that does not exist",
-                        d -> d.publish("nope", C1, ports("8080:80"), null),
+                        d -> d.publish(new PortRequest("nope", C1, ports("8080:80"), null)),
                         NotFoundException.class, List.of("nope")),
                 new BadCall("a network name with a slash",
                         d -> d.createNetwork(NetworkSpec.of("bad/name", Prefix.parse("10.1.0.0/16"))),
@@ -262,13 +262,13 @@ abstract class DriverContractSuite {
     @Test
     void aNetworkDeletedByAnotherInstanceIsSeenAsGone(NetworkNamespace host) {
         try (GatunDriver first = withNetwork(open(host)); GatunDriver second = open(host)) {
-            second.publish("n1", C1, ports("8080:80"), null);
-            second.publish("n1", C1, ports("8090:80"), null);
+            second.publish(new PortRequest("n1", C1, ports("8080:80"), null));
+            second.publish(new PortRequest("n1", C1, ports("8090:80"), null));
             first.deleteNetwork("n1", true);
-            assertThatThrownBy(() -> second.publish("n1", C1, ports("8081:80"), null))
+            assertThatThrownBy(() -> second.publish(new PortRequest("n1", C1, ports("8081:80"), null)))
                     .isInstanceOf(NotFoundException.class).hasMessageContaining("n1");
             first.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.77.0.0/24")));
-            assertThatThrownBy(() -> second.publish("n1", C1, ports("8082:80"), null))
+            assertThatThrownBy(() -> second.publish(new PortRequest("n1", C1, ports("8082:80"), null)))
                     .as("the recreated network's new subnet is seen, not the cached one")
                     .isInstanceOf(InvalidInputException.class).hasMessageContaining("10.88.0.2");
         }
@@ -279,12 +279,12 @@ abstract class DriverContractSuite {
     void aHostAddressAddedLaterCountsForOverlaps(NetworkNamespace host) {
         Oracle.in(host, "ip", "link", "add", "gout", "type", "bridge");
         try (GatunDriver first = withNetwork(open(host)); GatunDriver second = open(host)) {
-            second.publish("n1", C1, ports("8080:80"), "bob");
+            second.publish(new PortRequest("n1", C1, ports("8080:80"), "bob"));
             // A second call, so that the driver watches for changes and keeps what it read.
-            second.publish("n1", C1, ports("8090:80"), "bob");
+            second.publish(new PortRequest("n1", C1, ports("8090:80"), "bob"));
             Oracle.in(host, "ip", "addr", "add", "192.0.2.1/24", "dev", "gout");
-            first.publish("n1", C1, ports("192.0.2.1:8081:80"), "alice");
-            assertThatThrownBy(() -> second.publish("n1", C1, ports("8081:80"), "bob"))
+            first.publish(new PortRequest("n1", C1, ports("192.0.2.1:8081:80"), "alice"));
+            assertThatThrownBy(() -> second.publish(new PortRequest("n1", C1, ports("8081:80"), "bob")))
                     .isInstanceOf(ConflictException.class).hasMessageContaining("alice");
         } finally {
             Oracle.in(host, "ip", "link", "del", "gout");
@@ -307,7 +307,7 @@ abstract class DriverContractSuite {
             String hostEnd = Oracle.in(host, "ip", "-d", "-o", "link", "show", e.hostIfname());
             assertThat(hostEnd).contains("master gatun-n1").contains("hairpin on");
             assertThat(gatun.endpoints("n1")).containsExactly(e);
-            gatun.publish("n1", e.ip(), ports("8080:80"), "ep-1");
+            gatun.publish(new PortRequest("n1", e.ip(), ports("8080:80"), "ep-1"));
 
             assertThatThrownBy(() -> gatun.detachOwner("n1", "ep-2"))
                     .isInstanceOf(NotFoundException.class).hasMessageContaining("ep-2");
@@ -374,10 +374,10 @@ abstract class DriverContractSuite {
     void aNetworkMadeForItsFirstContainersPortsEndsAsAnyOther(NetworkNamespace host) {
         InetAddress other = Prefix.address("10.90.1.3");
         List<Consumer<GatunDriver>> portsOfItsFirstContainer = List.of(
-                g -> g.publishAll("dual", bothFamilies("8080:80"), "c1", HostPortCheck.SKIP),
+                g -> g.publishAll(new PortsByAddress("dual", bothFamilies("8080:80"), "c1"), HostPortCheck.SKIP),
                 g -> {
-                    g.publish("dual", other, ports("8080:80"), "other", HostPortCheck.SKIP);
-                    assertThatThrownBy(() -> g.publishAll("dual", bothFamilies("8080:80"), "c1", HostPortCheck.SKIP))
+                    g.publish(new PortRequest("dual", other, ports("8080:80"), "other"), HostPortCheck.SKIP);
+                    assertThatThrownBy(() -> g.publishAll(new PortsByAddress("dual", bothFamilies("8080:80"), "c1"), HostPortCheck.SKIP))
                             .isInstanceOf(ConflictException.class).hasMessageContaining("other");
                 },
                 g -> {
@@ -408,7 +408,7 @@ abstract class DriverContractSuite {
     void aPublishWhileItsNetworkMadeForPortsIsRemovedLeavesNothing(NetworkNamespace host) throws Exception {
         try (GatunDriver gatun = open(host)) {
             againstRemoval(host, gatun, () -> gatun.createNetworkForPublish(dualStackSpec()),
-                    () -> gatun.publish("dual", Prefix.address("10.90.1.2"), ports("8080:80"), "c1", HostPortCheck.SKIP));
+                    () -> gatun.publish(new PortRequest("dual", Prefix.address("10.90.1.2"), ports("8080:80"), "c1"), HostPortCheck.SKIP));
         }
     }
 
@@ -421,7 +421,7 @@ abstract class DriverContractSuite {
     void aFirstContainersPortsWhileItsNetworkIsRemovedLeaveNothing(NetworkNamespace host) throws Exception {
         try (GatunDriver gatun = open(host)) {
             againstRemoval(host, gatun, () -> gatun.createNetworkForPublish(dualStackSpec()),
-                    () -> gatun.publishAll("dual", bothFamilies("8080:80"), "c1", HostPortCheck.SKIP));
+                    () -> gatun.publishAll(new PortsByAddress("dual", bothFamilies("8080:80"), "c1"), HostPortCheck.SKIP));
         }
     }
 
@@ -435,7 +435,7 @@ abstract class DriverContractSuite {
         try (GatunDriver gatun = open(host)) {
             gatun.createNetwork(Specs.n1());
             againstRemoval(host, gatun, () -> dualStack(gatun),
-                    () -> gatun.publish("dual", Prefix.address("10.90.1.2"), ports("8080:80"), "c1", HostPortCheck.SKIP));
+                    () -> gatun.publish(new PortRequest("dual", Prefix.address("10.90.1.2"), ports("8080:80"), "c1"), HostPortCheck.SKIP));
             assertThat(gatun.networks()).extracting(Network::name).containsExactly("n1");
         }
     }
@@ -486,29 +486,29 @@ abstract class DriverContractSuite {
         try (GatunDriver gatun = open(host)) {
             dualStack(gatun);
             InetAddress v6 = Prefix.address("fd00:90:1::2");
-            gatun.publish("dual", Prefix.address("fd00:90:1::3"), ports("9090:90"), "other", HostPortCheck.SKIP);
-            assertThatThrownBy(() -> gatun.publishAll("dual", bothFamilies("8080:80", "9090:90"), "c1", HostPortCheck.SKIP))
+            gatun.publish(new PortRequest("dual", Prefix.address("fd00:90:1::3"), ports("9090:90"), "other"), HostPortCheck.SKIP);
+            assertThatThrownBy(() -> gatun.publishAll(new PortsByAddress("dual", bothFamilies("8080:80", "9090:90"), "c1"), HostPortCheck.SKIP))
                     .isInstanceOf(ConflictException.class).hasMessageContaining("9090");
             assertThat(gatun.published("dual")).as("nothing of c1, not even its IPv4 ports").extracting(PortMapping::owner)
                     .containsOnly("other");
 
-            gatun.unpublish("dual", Prefix.address("fd00:90:1::3"), List.of(), "other");
-            List<PortMapping> made = gatun.publishAll("dual", bothFamilies("8080:80", "9090:90"), "c1", HostPortCheck.SKIP);
+            gatun.unpublish(new PortRequest("dual", Prefix.address("fd00:90:1::3"), List.of(), "other"));
+            List<PortMapping> made = gatun.publishAll(new PortsByAddress("dual", bothFamilies("8080:80", "9090:90"), "c1"), HostPortCheck.SKIP);
             assertThat(made).extracting(m -> m.hostPort() + " " + m.containerIp().getHostAddress()).containsExactlyInAnyOrder(
                     "8080 10.90.1.2", "9090 10.90.1.2", "8080 " + v6.getHostAddress(), "9090 " + v6.getHostAddress());
             assertThat(gatun.published("dual")).hasSize(4);
 
-            assertThatThrownBy(() -> gatun.publishAll("dual", Map.of(v6, List.of()), "c1", HostPortCheck.SKIP))
+            assertThatThrownBy(() -> gatun.publishAll(new PortsByAddress("dual", Map.of(v6, List.of()), "c1"), HostPortCheck.SKIP))
                     .isInstanceOf(InvalidInputException.class).hasMessageContaining("no ports given");
             Map<InetAddress, List<PortSpec>> outside = bothFamilies("7070:70");
             outside.put(Prefix.address("10.1.1.1"), ports("7071:71"));
-            assertThatThrownBy(() -> gatun.publishAll("dual", outside, "c1", HostPortCheck.SKIP))
+            assertThatThrownBy(() -> gatun.publishAll(new PortsByAddress("dual", outside, "c1"), HostPortCheck.SKIP))
                     .isInstanceOf(InvalidInputException.class).hasMessageContaining("10.1.1.1");
             assertThat(gatun.published("dual")).as("nothing of a refused request").hasSize(4);
-            assertThatThrownBy(() -> gatun.publishAll("dual", bothFamilies("7070:70"), null, HostPortCheck.SKIP))
+            assertThatThrownBy(() -> gatun.publishAll(new PortsByAddress("dual", bothFamilies("7070:70"), null), HostPortCheck.SKIP))
                     .as("one request, one owner: not one per address").isInstanceOf(InvalidInputException.class)
                     .hasMessageContaining("needs an owner");
-            assertThat(gatun.publishAll("dual", Map.of(v6, ports("7070:70")), null, HostPortCheck.SKIP))
+            assertThat(gatun.publishAll(new PortsByAddress("dual", Map.of(v6, ports("7070:70")), null), HostPortCheck.SKIP))
                     .extracting(PortMapping::owner).as("one address names its own, as publish does")
                     .containsExactly(PortMapping.ownerOr(null, v6));
         }

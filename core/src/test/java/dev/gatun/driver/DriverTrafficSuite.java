@@ -49,7 +49,7 @@ abstract class DriverTrafficSuite {
             String ip = e.ip().getHostAddress();
             servers.tcp(c1, ip, 80, "c1-tcp").udp(c1, ip, 80, "c1-udp");
 
-            gatun.publish("n1", e.ip(), ports("8080:80", "8080:80/udp", "8081:81/sctp"), null);
+            gatun.publish(new PortRequest("n1", e.ip(), ports("8080:80", "8080:80/udp", "8081:81/sctp"), null));
 
             assertThat(ReplyServers.tcpFetch(outside, Lab.HOST_ADDRESS, 8080)).isEqualTo("c1-tcp");
             try (DatagramChannel client = ReplyServers.udpClient(outside)) {
@@ -68,12 +68,12 @@ abstract class DriverTrafficSuite {
             gatun.createNetwork(network(false));
             Endpoint e = gatun.attach(EndpointSpec.of("n1", c1));
             servers.tcp(c1, e.ip().getHostAddress(), 80, "c1");
-            gatun.publish("n1", e.ip(), ports(Lab.SECOND_HOST_ADDRESS + ":9090:80"), null);
+            gatun.publish(new PortRequest("n1", e.ip(), ports(Lab.SECOND_HOST_ADDRESS + ":9090:80"), null));
 
             assertThat(ReplyServers.tcpFetch(outside, Lab.SECOND_HOST_ADDRESS, 9090)).isEqualTo("c1");
             assertThat(ReplyServers.tcpAnswers(outside, Lab.HOST_ADDRESS, 9090)).as("the other host address").isFalse();
             // Control: the same client through the other address reaches the same server where a mapping covers it.
-            gatun.publish("n1", e.ip(), ports("9091:80"), null);
+            gatun.publish(new PortRequest("n1", e.ip(), ports("9091:80"), null));
             assertThat(ReplyServers.tcpFetch(outside, Lab.HOST_ADDRESS, 9091)).as("control: a mapping for every address")
                     .isEqualTo("c1");
         }
@@ -90,8 +90,8 @@ abstract class DriverTrafficSuite {
                 servers.tcp(c1, e.ip().getHostAddress(), p, "c1:" + p);
             }
             servers.tcp(c1, e.ip6().getHostAddress(), 80, "c1-v6");
-            gatun.publish("n1", e.ip(), ports("9000-9009:9000-9009"), null);
-            gatun.publish("n1", e.ip6(), ports("[::]:8080:80"), null);
+            gatun.publish(new PortRequest("n1", e.ip(), ports("9000-9009:9000-9009"), null));
+            gatun.publish(new PortRequest("n1", e.ip6(), ports("[::]:8080:80"), null));
 
             for (int p = 9000; p <= 9009; p++) {
                 assertThat(ReplyServers.tcpFetch(outside, Lab.HOST_ADDRESS, p)).isEqualTo("c1:" + p);
@@ -122,7 +122,7 @@ abstract class DriverTrafficSuite {
             Endpoint e1 = gatun.attach(EndpointSpec.of("n1", c1));
             gatun.attach(EndpointSpec.of("n1", c2));
             servers.tcp(c1, e1.ip().getHostAddress(), 80, "c1");
-            gatun.publish("n1", e1.ip(), ports("8080:80"), null);
+            gatun.publish(new PortRequest("n1", e1.ip(), ports("8080:80"), null));
 
             assertThat(ReplyServers.tcpFetch(c1, Lab.HOST_ADDRESS, 8080)).as("hairpin to itself").isEqualTo("c1");
             assertThat(ReplyServers.tcpFetch(c2, Lab.HOST_ADDRESS, 8080)).as("hairpin from a sibling").isEqualTo("c1");
@@ -142,7 +142,7 @@ abstract class DriverTrafficSuite {
             servers.tcp(c1, ip, 80, "c1-80").tcp(c1, ip, 81, "c1-81");
             String gateway = gatun.network("n1").gateways().getFirst().getHostAddress();
             servers.tcp(host, gateway, 7001, "host-on-the-bridge");
-            gatun.publish("n1", e.ip(), ports("8080:80"), null);
+            gatun.publish(new PortRequest("n1", e.ip(), ports("8080:80"), null));
 
             assertThat(ReplyServers.tcpFetch(outside, Lab.HOST_ADDRESS, 8080)).isEqualTo("c1-80");
             // Controls: both servers answer where no forward rule stands between (from the host itself), and
@@ -170,10 +170,10 @@ abstract class DriverTrafficSuite {
             Endpoint a = gatun.attach(EndpointSpec.of("n1", c1));
             Endpoint b = gatun.attach(EndpointSpec.of("n1", c2));
             servers.udp(c1, a.ip().getHostAddress(), 53, "A").udp(c2, b.ip().getHostAddress(), 53, "B");
-            gatun.publish("n1", a.ip(), ports("5353:53/udp"), "app");
+            gatun.publish(new PortRequest("n1", a.ip(), ports("5353:53/udp"), "app"));
             assertThat(ReplyServers.udpAsk(client, Lab.HOST_ADDRESS, 5353)).isEqualTo("A");
 
-            gatun.publish("n1", b.ip(), ports("5353:53/udp"), "app");
+            gatun.publish(new PortRequest("n1", b.ip(), ports("5353:53/udp"), "app"));
 
             long deadline = System.nanoTime() + 1_000_000_000L;
             String answer = null;
@@ -204,7 +204,7 @@ abstract class DriverTrafficSuite {
                 assertThat(udpEntries(host)).as("the early client's entry, to the host itself")
                         .contains("dst=" + Lab.HOST_ADDRESS + " sport=").contains("dport=5353 [UNREPLIED] src=" + Lab.HOST_ADDRESS);
 
-                gatun.publish("n1", e.ip(), ports("5353:53/udp"), "c1");
+                gatun.publish(new PortRequest("n1", e.ip(), ports("5353:53/udp"), "c1"));
 
                 assertThat(inbox.gotAnyStartingWith("early-", Duration.ofSeconds(1)))
                         .as("the client that began before the publish, within a second of it").isTrue();
@@ -226,14 +226,14 @@ abstract class DriverTrafficSuite {
             gatun.createNetwork(network(false));
             Endpoint a = gatun.attach(EndpointSpec.of("n1", c1));
             servers.udp(c1, a.ip().getHostAddress(), 53, "dns").udp(c1, a.ip().getHostAddress(), 123, "ntp");
-            gatun.publish("n1", a.ip(), ports("5353:53/udp", "1123:123/udp", "8080:80"), "app");
+            gatun.publish(new PortRequest("n1", a.ip(), ports("5353:53/udp", "1123:123/udp", "8080:80"), "app"));
             assertThat(ReplyServers.udpAsk(client, Lab.HOST_ADDRESS, 5353)).isEqualTo("dns");
             assertThat(ReplyServers.udpAsk(client, Lab.HOST_ADDRESS, 1123)).isEqualTo("ntp");
             String to = "src=" + a.ip().getHostAddress() + " ";
             assertThat(udpEntries(host)).as("entries before").contains(to + "dst=192.0.2.2 sport=53 ")
                     .contains(to + "dst=192.0.2.2 sport=123 ");
 
-            gatun.unpublish("n1", a.ip(), List.of(), "app");
+            gatun.unpublish(new PortRequest("n1", a.ip(), List.of(), "app"));
 
             assertThat(udpEntries(host)).as("entries after one unpublish of both").doesNotContain(to);
         }
@@ -280,7 +280,7 @@ abstract class DriverTrafficSuite {
             // Networks are isolated from each other, as Docker's are; a published port is public, also to them.
             assertThat(ReplyServers.tcpAnswers(c1, sibling.ip().getHostAddress(), 80)).as("another network, straight")
                     .isFalse();
-            gatun.publish("plain", sibling.ip(), ports("8080:80"), null);
+            gatun.publish(new PortRequest("plain", sibling.ip(), ports("8080:80"), null));
             assertThat(ReplyServers.tcpFetch(c1, Lab.HOST_ADDRESS, 8080)).as("another network's published port")
                     .isEqualTo("c3");
             assertThat(masqueraded.ip()).isNotNull();
@@ -312,7 +312,7 @@ abstract class DriverTrafficSuite {
         InetAddress container = InetAddress.ofLiteral("10.99.0.2");
         try (GatunDriver gatun = open(host); ReplyServers servers = new ReplyServers()) {
             servers.tcpWhoAmI(c1, "10.99.0.2", 80);
-            gatun.publishOutside("chain", container, ports("8080:80"), "a1/eth0@chain", HostPortCheck.SKIP);
+            gatun.publishOutside(new PortRequest("chain", container, ports("8080:80"), "a1/eth0@chain"), HostPortCheck.SKIP);
 
             assertThat(ReplyServers.tcpFetch(outside, Lab.HOST_ADDRESS, 8080)).as("from outside, as it came")
                     .isEqualTo("192.0.2.2");
@@ -322,7 +322,7 @@ abstract class DriverTrafficSuite {
                     .isEqualTo("10.99.0.1");
             assertThat(sysctls.read("ipv4/conf/vout/route_localnet")).isEqualTo("1");
 
-            gatun.unpublishOutside("chain", container, List.of(), "a1/eth0@chain");
+            gatun.unpublishOutside(new PortRequest("chain", container, List.of(), "a1/eth0@chain"));
             assertThat(sysctls.read("ipv4/conf/vout/route_localnet")).as("turned off with the last mapping")
                     .isEqualTo("0");
             assertThat(ReplyServers.tcpAnswers(host, "127.0.0.1", 8080)).isFalse();
@@ -331,7 +331,7 @@ abstract class DriverTrafficSuite {
 
     /**
      * Docker's way: a container on another program's bridge, adopted, its ports published and a
-     * stale one taken away in one {@link GatunDriver#changeOutside}: it answers from outside as it
+     * stale one taken away in one {@link OutsidePorts#changeOutside}: it answers from outside as it
      * came, and on 127.0.0.1 of the host and to itself through a host address, masqueraded by the
      * bridge's own entries (route_localnet of the bridge is gatun's part of it); the stale port
      * no longer answers.
@@ -360,7 +360,7 @@ abstract class DriverTrafficSuite {
             servers.tcpWhoAmI(c1, "172.31.9.2", 80);
             gatun.adoptBridge(new AdoptedBridge("docker:bridge", "dock0", Prefix.parse("172.31.9.0/24"), null, true, false,
                     true));
-            gatun.publishOutside("docker", container, ports("9090:80"), "docker:aa", HostPortCheck.SKIP);
+            gatun.publishOutside(new PortRequest("docker", container, ports("9090:80"), "docker:aa"), HostPortCheck.SKIP);
             List<OutsideChange.Outcome> done = gatun.changeOutside(new OutsideChange("docker", "docker:aa",
                     Map.of(container, ports("9090:80")), Map.of(container, ports("8080:80")), HostPortCheck.SKIP));
             assertThat(done).extracting(OutsideChange.Outcome::refused).containsOnlyNulls();

@@ -63,8 +63,10 @@ class FirewallReloadTest {
              ReplyServers servers = new ReplyServers()) {
             Endpoint e1 = gatun.attach(EndpointSpec.of("n1", c1));
             servers.tcp(c1, e1.ip().getHostAddress(), 80, "c1");
-            gatun.publish("n1", e1.ip(), List.of(PortSpec.parse("8080:80")), null);
-            gatun.repairOtherFirewalls();
+            gatun.publish(new PortRequest("n1", e1.ip(), List.of(PortSpec.parse("8080:80")), null));
+            try (BridgeDriver kernel = BridgeDriver.nftables(host)) {
+                kernel.repairOtherFirewalls();
+            }
             assertThat(Oracle.in(host, iptables + "-save")).contains("-A FORWARD -j GATUN-ALLOW");
             assertThat(ReplyServers.tcpFetch(outside, Lab.HOST_ADDRESS, 8080)).isEqualTo("c1");
 

@@ -40,8 +40,8 @@ class HostPortsNotAskedTest {
         try (GatunDriver gatun = Specs.withNetwork(Gatun.open(host, "nftables"));
              Listener onDevice = Listener.start(host, "tcp", 8080, "lo");
              Listener anywhere = Listener.start(host, "tcp", 8081, null)) {
-            assertThat(gatun.publish("n1", C1, ports("8080:80"), "web")).as("over a listener bound to lo").hasSize(1);
-            assertThatThrownBy(() -> gatun.publish("n1", C1, ports("8081:81"), "web"))
+            assertThat(gatun.publish(new PortRequest("n1", C1, ports("8080:80"), "web"))).as("over a listener bound to lo").hasSize(1);
+            assertThatThrownBy(() -> gatun.publish(new PortRequest("n1", C1, ports("8081:81"), "web")))
                     .as("the control: the same listener bound to no device").isInstanceOf(ConflictException.class)
                     .hasMessageContaining("*:8081/tcp is in use on the host").hasMessageContaining("python3 (pid " + anywhere.pid() + ")");
         }
@@ -59,8 +59,8 @@ class HostPortsNotAskedTest {
                 return;
             }
             try (sctp; Listener tcp = Listener.start(host, "tcp", 9091, null)) {
-                assertThat(gatun.publish("n1", C1, ports("9090:90/sctp"), "web")).as("over an SCTP listener").hasSize(1);
-                assertThatThrownBy(() -> gatun.publish("n1", C1, ports("9091:91/tcp"), "web"))
+                assertThat(gatun.publish(new PortRequest("n1", C1, ports("9090:90/sctp"), "web"))).as("over an SCTP listener").hasSize(1);
+                assertThatThrownBy(() -> gatun.publish(new PortRequest("n1", C1, ports("9091:91/tcp"), "web")))
                         .as("the control: the same listener on TCP").isInstanceOf(ConflictException.class)
                         .hasMessageContaining("*:9091/tcp is in use on the host");
             }
@@ -76,9 +76,9 @@ class HostPortsNotAskedTest {
     void anSctpPublishSendsNoSocketQuestion(NetworkNamespace host) {
         try (GatunDriver gatun = Specs.withNetwork(Gatun.open(host, "nftables"))) {
             assertThat(sockDiagSockets(host)).as("sock_diag sockets before any publish").isZero();
-            assertThat(gatun.publish("n1", C1, ports("9090:90/sctp"), "web")).hasSize(1);
+            assertThat(gatun.publish(new PortRequest("n1", C1, ports("9090:90/sctp"), "web"))).hasSize(1);
             assertThat(sockDiagSockets(host)).as("sock_diag sockets after an SCTP publish").isZero();
-            assertThat(gatun.publish("n1", C1, ports("9091:91/tcp"), "web")).hasSize(1);
+            assertThat(gatun.publish(new PortRequest("n1", C1, ports("9091:91/tcp"), "web"))).hasSize(1);
             assertThat(sockDiagSockets(host)).as("the control: after a TCP publish").isPositive();
         }
     }

@@ -56,7 +56,7 @@ class Ip6tablesForwardTest {
             Endpoint e1 = gatun.attach(EndpointSpec.of("n1", c1));
             String ip6 = e1.ip6().getHostAddress();
             servers.tcp(c1, ip6, 80, "c1-tcp6").udp(c1, ip6, 80, "c1-udp6").tcp(outside, OUTSIDE6, 7777, "outside6");
-            gatun.publish("n1", e1.ip6(), List.of(PortSpec.parse("[::]:8080:80"), PortSpec.parse("[::]:8080:80/udp")), null);
+            gatun.publish(new PortRequest("n1", e1.ip6(), List.of(PortSpec.parse("[::]:8080:80"), PortSpec.parse("[::]:8080:80/udp")), null));
             assertThat(Oracle.in(host, ip6tables + "-save")).as("gatun's opening")
                     .contains("-A " + jumpFrom + " -j GATUN-ALLOW", "-A GATUN-ALLOW -i gatun-n1 -j ACCEPT");
 

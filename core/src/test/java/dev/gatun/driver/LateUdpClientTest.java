@@ -45,10 +45,10 @@ class LateUdpClientTest {
     void theTableHearsWhichPortsUntranslatedUdpWentToAndOnlyThose(NetworkNamespace host, NetworkNamespace outside,
                                                                   NetworkNamespace c1) throws Exception {
         Lab.connectOutside(host, outside, SUBNET);
-        try (GatunDriver gatun = Gatun.open(host, "nftables")) {
+        try (HealableDriver gatun = Gatun.open(host, "nftables")) {
             gatun.createNetwork(network());
             Endpoint e = gatun.attach(EndpointSpec.of("n1", c1));
-            gatun.publish("n1", e.ip(), ports("6000:53/udp"), "c1");
+            gatun.publish(new PortRequest("n1", e.ip(), ports("6000:53/udp"), "c1"));
             try (UdpInbox inbox = UdpInbox.bind(c1, e.ip().getHostAddress(), 53);
                  SteadyUdpClient early = SteadyUdpClient.start(outside, Lab.HOST_ADDRESS, 5353, "early", EVERY);
                  SteadyUdpClient published = SteadyUdpClient.start(outside, Lab.HOST_ADDRESS, 6000, "published", EVERY)) {
@@ -75,12 +75,12 @@ class LateUdpClientTest {
             before.awaitSent(3);
             assertThat(Oracle.in(host, "conntrack", "-L", "-p", "udp")).contains("dport=5353 [UNREPLIED]");
             before.pause();
-            try (GatunDriver gatun = Gatun.open(host, "nftables")) {
+            try (HealableDriver gatun = Gatun.open(host, "nftables")) {
                 gatun.createNetwork(network());
                 assertThat(heard(host)).as("read from conntrack when the table was made").contains("5353 expires");
                 Endpoint e = gatun.attach(EndpointSpec.of("n1", c1));
                 try (UdpInbox inbox = UdpInbox.bind(c1, e.ip().getHostAddress(), 53)) {
-                    gatun.publish("n1", e.ip(), ports("5353:53/udp"), "c1");
+                    gatun.publish(new PortRequest("n1", e.ip(), ports("5353:53/udp"), "c1"));
                     before.resume();
 
                     assertThat(inbox.gotAnyStartingWith("before-", Duration.ofSeconds(1)))
@@ -100,10 +100,10 @@ class LateUdpClientTest {
             NetworkNamespace host, NetworkNamespace outside, NetworkNamespace c1) throws Exception {
         Lab.connectOutside(host, outside, SUBNET);
         hostFirewallTracksConnections(host);
-        try (GatunDriver gatun = Gatun.open(host, "nftables")) {
+        try (HealableDriver gatun = Gatun.open(host, "nftables")) {
             gatun.createNetwork(network());
             Endpoint e = gatun.attach(EndpointSpec.of("n1", c1));
-            gatun.publish("n1", e.ip(), ports("5353:53/udp"), "c1");
+            gatun.publish(new PortRequest("n1", e.ip(), ports("5353:53/udp"), "c1"));
             List<PortMapping> wanted = gatun.published("n1");
             Oracle.in(host, "nft", "delete", "table", "inet", "gatun");
             try (UdpInbox inbox = UdpInbox.bind(c1, e.ip().getHostAddress(), 53);
@@ -139,7 +139,7 @@ class LateUdpClientTest {
                 Oracle.in(host, "nft", "flush", "ruleset");
                 awaitTable(host, log);
 
-                gatun.publish("n1", e.ip(), ports("5353:53/udp"), "c1");
+                gatun.publish(new PortRequest("n1", e.ip(), ports("5353:53/udp"), "c1"));
 
                 assertThat(inbox.gotAnyStartingWith("early-", Duration.ofSeconds(1)))
                         .as("the client that began before the publish, within a second of it").isTrue();

@@ -42,7 +42,7 @@ class NftablesDriverTest extends DriverContractSuite {
             int before = nft.generation();
             Network n = gatun.createNetworkForPublish(dualStackSpec());
             assertThat(nft.generation()).as("the bridge alone: no transaction").isEqualTo(before);
-            gatun.publishAll("dual", bothFamilies("8080:80"), "c1", HostPortCheck.SKIP);
+            gatun.publishAll(new PortsByAddress("dual", bothFamilies("8080:80"), "c1"), HostPortCheck.SKIP);
             assertThat(nft.generation() - before).isEqualTo(1);
             assertThat(Oracle.in(host, "nft", "list", "set", "inet", "gatun", "masq4")).contains("10.90.1.0/24");
             assertThat(Oracle.in(host, "nft", "list", "set", "inet", "gatun", "bridges")).contains(n.bridge());
@@ -60,12 +60,12 @@ class NftablesDriverTest extends DriverContractSuite {
             int before = nft.generation();
             gatun.createNetworkForPublish(dualStackSpec());
             assertThat(Oracle.in(host, "nft", "list", "tables")).as("no table before the ports").doesNotContain("gatun");
-            gatun.publishAll("dual", bothFamilies("8080:80"), "c1", HostPortCheck.SKIP);
+            gatun.publishAll(new PortsByAddress("dual", bothFamilies("8080:80"), "c1"), HostPortCheck.SKIP);
             assertThat(nft.generation() - before).isEqualTo(1);
             String made = Oracle.in(host, "nft", "list", "ruleset");
             gatun.deleteNetwork("dual", true);
             dualStack(gatun);
-            gatun.publishAll("dual", bothFamilies("8080:80"), "c1", HostPortCheck.SKIP);
+            gatun.publishAll(new PortsByAddress("dual", bothFamilies("8080:80"), "c1"), HostPortCheck.SKIP);
             assertThat(Oracle.in(host, "nft", "list", "ruleset")).as("as createNetwork and ensure make it").isEqualTo(made);
         }
     }
@@ -86,11 +86,11 @@ class NftablesDriverTest extends DriverContractSuite {
                 java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(2);
                 var first = pool.submit(() -> {
                     start.await();
-                    return one.publishAll("dual", bothFamilies("8080:80"), "c1", HostPortCheck.SKIP);
+                    return one.publishAll(new PortsByAddress("dual", bothFamilies("8080:80"), "c1"), HostPortCheck.SKIP);
                 });
                 var other = pool.submit(() -> {
                     start.await();
-                    return two.publishAll("other", Map.of(Prefix.address("10.91.1.2"), ports("9090:90")), "c2",
+                    return two.publishAll(new PortsByAddress("other", Map.of(Prefix.address("10.91.1.2"), ports("9090:90")), "c2"),
                             HostPortCheck.SKIP);
                 });
                 assertThat(first.get()).hasSize(2);
@@ -110,7 +110,7 @@ class NftablesDriverTest extends DriverContractSuite {
         try (GatunDriver gatun = open(host); Nftables nft = Nftables.open(host)) {
             dualStack(gatun);
             int before = nft.generation();
-            gatun.publishAll("dual", bothFamilies("8080:80", "5353:53/udp"), "c1", HostPortCheck.SKIP);
+            gatun.publishAll(new PortsByAddress("dual", bothFamilies("8080:80", "5353:53/udp"), "c1"), HostPortCheck.SKIP);
             assertThat(nft.generation() - before).isEqualTo(1);
             assertThat(Oracle.in(host, "nft", "list", "ruleset")).contains(": 10.90.1.2 . 80", ": fd00:90:1::2 . 53");
         }

@@ -46,7 +46,7 @@ class NftablesScaleTest {
             for (int i = 0; i < 100; i++) {
                 held.add(PortSpec.parse((20000 + i) + ":80"));
             }
-            gatun.publish("n1", InetAddress.ofLiteral("10.88.1.1"), held, "holder");
+            gatun.publish(new PortRequest("n1", InetAddress.ofLiteral("10.88.1.1"), held, "holder"));
 
             record Request(int hostPort, InetAddress ip, String owner, boolean conflict) {}
             List<Request> requests = new ArrayList<>();
@@ -68,7 +68,7 @@ class NftablesScaleTest {
                     Bounded.await(start, "the start of the publishers");
                     for (Request r; (r = queue.poll()) != null; ) {
                         try {
-                            gatun.publish("n1", r.ip(), List.of(PortSpec.parse(r.hostPort() + ":80")), r.owner());
+                            gatun.publish(new PortRequest("n1", r.ip(), List.of(PortSpec.parse(r.hostPort() + ":80")), r.owner()));
                             if (r.conflict()) {
                                 unexpected.add(new AssertionError("conflict " + r + " was accepted"));
                             } else {
@@ -116,10 +116,10 @@ class NftablesScaleTest {
                 specs.add(PortSpec.parse((i + 1) + ":80"));
                 specs.add(PortSpec.parse((i + 1) + ":80/udp"));
             }
-            gatun.publish("n1", InetAddress.ofLiteral("10.88.0.9"), specs, "bulk");
+            gatun.publish(new PortRequest("n1", InetAddress.ofLiteral("10.88.0.9"), specs, "bulk"));
             int rulesBefore = countRules(host);
 
-            gatun.publish("n1", C1, ports("60000:80"), "newcomer");
+            gatun.publish(new PortRequest("n1", C1, ports("60000:80"), "newcomer"));
 
             assertThat(countRules(host)).isEqualTo(rulesBefore);
             String json = Oracle.in(host, "nft", "-j", "list", "map", "inet", "gatun", "ports4");
@@ -140,12 +140,12 @@ class NftablesScaleTest {
         try (GatunDriver gatun = withNetwork(host)) {
             int held = 30000 + count / 2;
             int heldOnGateway = 30000 + count / 4;
-            gatun.publish("n1", InetAddress.ofLiteral("10.88.1.1"), ports(held + ":80"), "holder");
-            gatun.publish("n1", InetAddress.ofLiteral("10.88.1.1"), ports("10.88.0.1:" + heldOnGateway + ":80"), "holder");
+            gatun.publish(new PortRequest("n1", InetAddress.ofLiteral("10.88.1.1"), ports(held + ":80"), "holder"));
+            gatun.publish(new PortRequest("n1", InetAddress.ofLiteral("10.88.1.1"), ports("10.88.0.1:" + heldOnGateway + ":80"), "holder"));
 
-            assertThatThrownBy(() -> gatun.publish("n1", C1, range(30000, count, Set.of()), "bulk"))
+            assertThatThrownBy(() -> gatun.publish(new PortRequest("n1", C1, range(30000, count, Set.of()), "bulk")))
                     .isInstanceOf(ConflictException.class).hasMessageContaining("holder");
-            assertThatThrownBy(() -> gatun.publish("n1", C1, range(30000, count, Set.of(held)), "bulk"))
+            assertThatThrownBy(() -> gatun.publish(new PortRequest("n1", C1, range(30000, count, Set.of(held)), "bulk")))
                     .isInstanceOf(ConflictException.class).hasMessageContaining(Integer.toString(heldOnGateway))
                     .hasMessageContaining("holder");
             assertThat(gatun.published("n1")).as("nothing of a refused publish").hasSize(2);
@@ -154,14 +154,14 @@ class NftablesScaleTest {
             int listened = 30000 + count - 1;
             try (ServerSocketChannel listener = host.call(() -> ServerSocketChannel.open(StandardProtocolFamily.INET)
                     .bind(new InetSocketAddress(listened)))) {
-                assertThatThrownBy(() -> gatun.publish("n1", C1, range(30000, count, Set.of(held, heldOnGateway)), "bulk"))
+                assertThatThrownBy(() -> gatun.publish(new PortRequest("n1", C1, range(30000, count, Set.of(held, heldOnGateway)), "bulk")))
                         .isInstanceOf(ConflictException.class).hasMessageContaining("*:" + listened + "/tcp is in use on the host");
             }
             assertThat(gatun.published("n1")).as("nothing of a refused publish").hasSize(2);
 
-            List<PortMapping> made = gatun.publish("n1", C1, range(30000, count, Set.of(held, heldOnGateway)), "bulk");
+            List<PortMapping> made = gatun.publish(new PortRequest("n1", C1, range(30000, count, Set.of(held, heldOnGateway)), "bulk"));
             assertThat(made).hasSize(count - 2);
-            assertThat(gatun.publish("n1", C1, range(30000, count, Set.of(held, heldOnGateway)), "bulk"))
+            assertThat(gatun.publish(new PortRequest("n1", C1, range(30000, count, Set.of(held, heldOnGateway)), "bulk")))
                     .as("the same publish again: already there").hasSize(count - 2);
             String json = Oracle.in(host, "nft", "-j", "list", "map", "inet", "gatun", "ports4");
             assertThat(json.split("\"comment\": \"bulk\"", -1).length - 1).isEqualTo(count - 2);
@@ -202,7 +202,7 @@ class NftablesScaleTest {
                     try {
                         Bounded.await(start, "the start of the publishers");
                         for (int i = 0; i < 50; i++) {
-                            d.publish("n1", C1, List.of(PortSpec.parse((base + i) + ":80")), null);
+                            d.publish(new PortRequest("n1", C1, List.of(PortSpec.parse((base + i) + ":80")), null));
                         }
                     } catch (Throwable e) {
                         failures.add(e);

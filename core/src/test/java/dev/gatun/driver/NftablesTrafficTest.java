@@ -21,7 +21,7 @@ class NftablesTrafficTest extends DriverTrafficSuite {
     @Test
     void sctpMappingIsProgrammedAsAMapElement(NetworkNamespace host) {
         try (GatunDriver gatun = Specs.withNetwork(open(host))) {
-            gatun.publish("n1", InetAddress.ofLiteral("10.88.0.2"), ports("8081:81/sctp"), null);
+            gatun.publish(new PortRequest("n1", InetAddress.ofLiteral("10.88.0.2"), ports("8081:81/sctp"), null));
             assertThat(Oracle.in(host, "nft", "list", "map", "inet", "gatun", "ports4"))
                     .contains("sctp . 8081 comment \"10.88.0.2\" : 10.88.0.2 . 81");
         }

@@ -93,7 +93,7 @@ class OtherFirewallsTest {
             gatun.attach(EndpointSpec.of("n1", c2));
             String ip = e1.ip().getHostAddress();
             servers.tcp(c1, ip, 80, "c1-tcp").udp(c1, ip, 80, "c1-udp").tcp(c1, ip, 81, "c1-81");
-            gatun.publish("n1", e1.ip(), List.of(PortSpec.parse("8080:80"), PortSpec.parse("8080:80/udp")), null);
+            gatun.publish(new PortRequest("n1", e1.ip(), List.of(PortSpec.parse("8080:80"), PortSpec.parse("8080:80/udp")), null));
 
             List<ForeignDrop> drops = gatun.foreignDrops();
             assertThat(drops).as("the drop gatun found").anySatisfy(d -> assertThat(d.firewall()).startsWith(fixture.tool()));
@@ -149,7 +149,7 @@ class OtherFirewallsTest {
             gatun.createNetwork(NetworkSpec.of("n1", Prefix.parse(SUBNET)));
             Endpoint e1 = gatun.attach(EndpointSpec.of("n1", c1));
             servers.tcp(c1, e1.ip().getHostAddress(), 80, "c1");
-            gatun.publish("n1", e1.ip(), List.of(PortSpec.parse("8080:80")), null);
+            gatun.publish(new PortRequest("n1", e1.ip(), List.of(PortSpec.parse("8080:80")), null));
             assertThat(ReplyServers.tcpFetch(outside, Lab.HOST_ADDRESS, 8080)).isEqualTo("c1");
 
             // What a user's script or a Docker reinstall may do: DOCKER-USER emptied and made again.
@@ -236,7 +236,7 @@ class OtherFirewallsTest {
                 String ip = e1.ip().getHostAddress();
                 servers.tcp(c1, ip, 80, "c1-tcp").udp(c1, ip, 80, "c1-udp").tcp(c1, ip, 81, "c1-81")
                         .tcp(outside, "192.0.2.2", 7777, "outside");
-                gatun.publish("n1", e1.ip(), List.of(PortSpec.parse("8080:80"), PortSpec.parse("8080:80/udp")), null);
+                gatun.publish(new PortRequest("n1", e1.ip(), List.of(PortSpec.parse("8080:80"), PortSpec.parse("8080:80/udp")), null));
 
                 assertThat(fw.firewallCmd("--zone=trusted", "--query-interface=" + BRIDGE).stdout()).isEqualTo("yes\n");
                 try (BridgeDriver plain = BridgeDriver.nftables(host)) {

@@ -43,13 +43,13 @@ class OutsidePublishTest {
     @Test
     void publishedWithoutANetworkListedAndRemovedByOwner(NetworkNamespace host) {
         try (GatunDriver d = Gatun.open(host, "nftables")) {
-            List<PortMapping> done = d.publishOutside("podman", FOREIGN, List.of(PortSpec.parse("8080:80"),
-                    PortSpec.parse("5353:53/udp")), "c1/eth0@podman", HostPortCheck.SKIP);
+            List<PortMapping> done = d.publishOutside(new PortRequest("podman", FOREIGN, List.of(PortSpec.parse("8080:80"),
+                    PortSpec.parse("5353:53/udp")), "c1/eth0@podman"), HostPortCheck.SKIP);
             assertThat(done).extracting(PortMapping::network).containsOnly("podman");
             assertThat(elements(host)).contains("tcp . 8080 comment \"c1/eth0@podman\" : 10.99.0.2 . 80");
             assertThat(d.publishedOutside()).extracting(PortMapping::hostPort).containsExactly(8080, 5353);
             assertThat(d.published(null)).as("on no network of gatun's").isEmpty();
-            assertThat(d.unpublishOutside("podman", FOREIGN, List.of(), "c1/eth0@podman")).hasSize(2);
+            assertThat(d.unpublishOutside(new PortRequest("podman", FOREIGN, List.of(), "c1/eth0@podman"))).hasSize(2);
             assertThat(elements(host)).doesNotContain("8080");
         }
     }
@@ -59,9 +59,9 @@ class OutsidePublishTest {
     void allPublishedListsEachNetworksPortsThenThoseOutside(NetworkNamespace host) {
         try (GatunDriver d = Gatun.open(host, "nftables")) {
             d.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
-            d.publishOutside("podman", FOREIGN, List.of(PortSpec.parse("9090:90")), "c1/eth0@podman", HostPortCheck.SKIP);
-            d.publish("n1", InetAddress.ofLiteral("10.88.0.2"), List.of(PortSpec.parse("8080:80"),
-                    PortSpec.parse("5353:53/udp")), "web", HostPortCheck.SKIP);
+            d.publishOutside(new PortRequest("podman", FOREIGN, List.of(PortSpec.parse("9090:90")), "c1/eth0@podman"), HostPortCheck.SKIP);
+            d.publish(new PortRequest("n1", InetAddress.ofLiteral("10.88.0.2"), List.of(PortSpec.parse("8080:80"),
+                    PortSpec.parse("5353:53/udp")), "web"), HostPortCheck.SKIP);
 
             List<PortMapping> all = d.allPublished();
 
@@ -79,8 +79,8 @@ class OutsidePublishTest {
     void allTrafficListsEachNetworksCountsThenThoseOutside(NetworkNamespace host) {
         try (GatunDriver d = Gatun.open(host, "nftables")) {
             d.createNetwork(NetworkSpec.named("n1").subnet4(Prefix.parse("10.88.0.0/16")).counters(true).build());
-            d.publishOutside("podman", FOREIGN, List.of(PortSpec.parse("9090:90")), "c1/eth0@podman", HostPortCheck.SKIP);
-            d.publish("n1", InetAddress.ofLiteral("10.88.0.2"), List.of(PortSpec.parse("8080:80")), "web", HostPortCheck.SKIP);
+            d.publishOutside(new PortRequest("podman", FOREIGN, List.of(PortSpec.parse("9090:90")), "c1/eth0@podman"), HostPortCheck.SKIP);
+            d.publish(new PortRequest("n1", InetAddress.ofLiteral("10.88.0.2"), List.of(PortSpec.parse("8080:80")), "web"), HostPortCheck.SKIP);
 
             List<PortTraffic> all = d.allTraffic();
 
@@ -100,7 +100,7 @@ class OutsidePublishTest {
             assertThat(d.publishedOutside()).isEmpty();
             assertThat(d.published(null)).isEmpty();
 
-            d.publishOutside("podman", FOREIGN, List.of(PortSpec.parse("8080:80")), "c1/eth0@podman", HostPortCheck.SKIP);
+            d.publishOutside(new PortRequest("podman", FOREIGN, List.of(PortSpec.parse("8080:80")), "c1/eth0@podman"), HostPortCheck.SKIP);
             assertThat(d.publishedOutside()).hasSize(1);
             Oracle.in(host, "nft", "delete", "table", "inet", "gatun");
 
@@ -113,7 +113,7 @@ class OutsidePublishTest {
     void theLastNetworkGoingKeepsThemAndTheTable(NetworkNamespace host) {
         try (GatunDriver d = Gatun.open(host, "nftables")) {
             d.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
-            d.publishOutside("podman", FOREIGN, List.of(PortSpec.parse("8080:80")), "c1/eth0@podman", HostPortCheck.SKIP);
+            d.publishOutside(new PortRequest("podman", FOREIGN, List.of(PortSpec.parse("8080:80")), "c1/eth0@podman"), HostPortCheck.SKIP);
             d.deleteNetwork("n1", true);
             assertThat(elements(host)).contains("tcp . 8080");
             assertThat(d.publishedOutside()).hasSize(1);
@@ -134,7 +134,7 @@ class OutsidePublishTest {
                 java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(2);
                 var published = pool.submit(() -> {
                     start.await();
-                    return d.publishOutside("podman", FOREIGN, List.of(PortSpec.parse("8080:80")), "c1/eth0@podman",
+                    return d.publishOutside(new PortRequest("podman", FOREIGN, List.of(PortSpec.parse("8080:80")), "c1/eth0@podman"),
                             HostPortCheck.SKIP);
                 });
                 var removed = pool.submit(() -> {
@@ -146,7 +146,7 @@ class OutsidePublishTest {
                 assertThat(published.get(60, java.util.concurrent.TimeUnit.SECONDS)).as("round %d", round).hasSize(1);
                 assertThat(elements(host)).as("round %d", round).contains("tcp . 8080");
                 assertThat(d.publishedOutside()).as("round %d", round).hasSize(1);
-                d.unpublishOutside("podman", FOREIGN, List.of(), "c1/eth0@podman");
+                d.unpublishOutside(new PortRequest("podman", FOREIGN, List.of(), "c1/eth0@podman"));
             }
         }
     }
@@ -155,8 +155,8 @@ class OutsidePublishTest {
     void anAddressOnANetworkOfGatunsIsRefused(NetworkNamespace host) {
         try (GatunDriver d = Gatun.open(host, "nftables")) {
             d.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
-            assertThatThrownBy(() -> d.publishOutside("x", InetAddress.ofLiteral("10.88.0.5"),
-                    List.of(PortSpec.parse("8080:80")), "o", HostPortCheck.SKIP)).isInstanceOf(InvalidInputException.class)
+            assertThatThrownBy(() -> d.publishOutside(new PortRequest("x", InetAddress.ofLiteral("10.88.0.5"),
+                    List.of(PortSpec.parse("8080:80")), "o"), HostPortCheck.SKIP)).isInstanceOf(InvalidInputException.class)
                     .hasMessageContaining("on network n1");
         }
     }
@@ -165,13 +165,13 @@ class OutsidePublishTest {
     void aServesDriverPutsThemBackWithNoNetworkOfItsOwn(NetworkNamespace host) throws InterruptedException {
         List<String> log = new CopyOnWriteArrayList<>();
         try (GatunDriver d = SelfHealingDriver.start(Gatun.open(host, "nftables"), log::add)) {
-            d.publishOutside("podman", FOREIGN, List.of(PortSpec.parse("8080:80")), "c1/eth0@podman", HostPortCheck.SKIP);
+            d.publishOutside(new PortRequest("podman", FOREIGN, List.of(PortSpec.parse("8080:80")), "c1/eth0@podman"), HostPortCheck.SKIP);
             Oracle.in(host, "nft", "delete", "element", "inet", "gatun", "ports4", "{ tcp . 8080 }");
             for (int i = 0; i < 100 && !elements(host).contains("tcp . 8080"); i++) {
                 Thread.sleep(50);
             }
             assertThat(elements(host)).contains("tcp . 8080 comment \"c1/eth0@podman\"");
-            d.unpublishOutside("podman", FOREIGN, List.of(), "c1/eth0@podman");
+            d.unpublishOutside(new PortRequest("podman", FOREIGN, List.of(), "c1/eth0@podman"));
         }
     }
 
@@ -185,7 +185,7 @@ class OutsidePublishTest {
         }
         List<String> log = new CopyOnWriteArrayList<>();
         try (GatunDriver d = SelfHealingDriver.start(Gatun.open(host, "nftables"), log::add)) {
-            d.publishOutside("podman", FOREIGN, List.of(PortSpec.parse("8080:80")), "c1/eth0@podman", HostPortCheck.SKIP);
+            d.publishOutside(new PortRequest("podman", FOREIGN, List.of(PortSpec.parse("8080:80")), "c1/eth0@podman"), HostPortCheck.SKIP);
             assertThat(outside(host)).contains("\"vout\" . 10.99.0.2");
             Oracle.in(host, "nft", "flush", "ruleset");
             for (int i = 0; i < 100 && !outside(host).contains("10.99.0.2"); i++) {
@@ -193,7 +193,7 @@ class OutsidePublishTest {
             }
             assertThat(outside(host)).contains("\"vout\" . 10.99.0.2");
             assertThat(String.join("\n", log)).contains("localhost and hairpin connections to 10.99.0.2 by vout");
-            d.unpublishOutside("podman", FOREIGN, List.of(), "c1/eth0@podman");
+            d.unpublishOutside(new PortRequest("podman", FOREIGN, List.of(), "c1/eth0@podman"));
             assertThat(outside(host)).doesNotContain("10.99.0.2");
         }
     }
@@ -208,16 +208,16 @@ class OutsidePublishTest {
         String self = Files.readString(Path.of("/proc/self/comm")).strip();
         try (GatunDriver d = Gatun.open(host, "nftables");
              ServerSocketChannel held = host.call(() -> ServerSocketChannel.open().bind(new InetSocketAddress("0.0.0.0", 8080)))) {
-            assertThatThrownBy(() -> d.publishOutside("docker", FOREIGN, List.of(PortSpec.parse("8080:80")), "c1",
+            assertThatThrownBy(() -> d.publishOutside(new PortRequest("docker", FOREIGN, List.of(PortSpec.parse("8080:80")), "c1"),
                     HostPortCheck.exceptHeldBy("dockerd", "docker-proxy")))
                     .isInstanceOf(ConflictException.class)
                     .hasMessageContaining("*:8080/tcp").hasMessageContaining(self + " (pid " + ProcessHandle.current().pid() + ")");
-            assertThatThrownBy(() -> d.publishOutside("docker", FOREIGN, List.of(PortSpec.parse("8080:80")), "c1",
+            assertThatThrownBy(() -> d.publishOutside(new PortRequest("docker", FOREIGN, List.of(PortSpec.parse("8080:80")), "c1"),
                     HostPortCheck.CHECK)).isInstanceOf(ConflictException.class);
             assertThat(elements(host)).as("nothing committed by a refusal").doesNotContain("8080");
 
-            assertThat(d.publishOutside("docker", FOREIGN, List.of(PortSpec.parse("8080:80"), PortSpec.parse("8081:81")),
-                    "c1", HostPortCheck.exceptHeldBy("docker-proxy", self))).hasSize(2);
+            assertThat(d.publishOutside(new PortRequest("docker", FOREIGN, List.of(PortSpec.parse("8080:80"), PortSpec.parse("8081:81")),
+                    "c1"), HostPortCheck.exceptHeldBy("docker-proxy", self))).hasSize(2);
             assertThat(elements(host)).contains("tcp . 8080 comment \"c1\" : 10.99.0.2 . 80", "tcp . 8081");
             assertThat(held.isOpen()).isTrue();
         }

@@ -43,7 +43,7 @@ class PortCountersTest {
     private static void aThousandDatagramsFromOutside(NetworkNamespace host, NetworkNamespace outside, NetworkNamespace c1)
             throws Exception {
         Lab.connectOutside(host, outside, SUBNET);
-        try (GatunDriver gatun = Gatun.open(host, "nftables"); ReplyServers servers = new ReplyServers();
+        try (HealableDriver gatun = Gatun.open(host, "nftables"); ReplyServers servers = new ReplyServers();
              DatagramChannel client = ReplyServers.udpClient(outside)) {
             Network n = gatun.createNetwork(NetworkSpec.named("n1").subnet4(Prefix.parse(SUBNET)).counters(true).build());
             assertThat(n.counters()).isTrue();
@@ -51,7 +51,7 @@ class PortCountersTest {
             Endpoint e = gatun.attach(EndpointSpec.of("n1", c1));
             String ip = e.ip().getHostAddress();
             servers.udp(c1, ip, 80, "a").udp(c1, ip, 81, "b").tcp(c1, ip, 80, "t");
-            gatun.publish("n1", e.ip(), ports("8080:80/udp", "8081:81/udp", "8080:80"), "app");
+            gatun.publish(new PortRequest("n1", e.ip(), ports("8080:80/udp", "8081:81/udp", "8080:80"), "app"));
 
             for (int i = 0; i < 1000; i++) {
                 assertThat(ReplyServers.udpAsk(client, Lab.HOST_ADDRESS, 8080)).as("answer %d", i).isEqualTo("a");
@@ -67,11 +67,11 @@ class PortCountersTest {
 
     @Test
     void aHostProcessesDatagramsCountToo(NetworkNamespace host, NetworkNamespace c1) throws Exception {
-        try (GatunDriver gatun = Gatun.open(host, "nftables"); ReplyServers servers = new ReplyServers()) {
+        try (HealableDriver gatun = Gatun.open(host, "nftables"); ReplyServers servers = new ReplyServers()) {
             gatun.createNetwork(NetworkSpec.named("n1").subnet4(Prefix.parse(SUBNET)).counters(true).build());
             Endpoint e = gatun.attach(EndpointSpec.of("n1", c1));
             servers.udp(c1, e.ip().getHostAddress(), 80, "a");
-            gatun.publish("n1", e.ip(), ports("8080:80/udp"), "app");
+            gatun.publish(new PortRequest("n1", e.ip(), ports("8080:80/udp"), "app"));
             try (DatagramChannel client = ReplyServers.udpClient(host)) {
                 for (int i = 0; i < 100; i++) {
                     // The gateway is an address of the host: the host's output dnat takes it.
@@ -88,15 +88,15 @@ class PortCountersTest {
                                                                            NetworkNamespace c1, NetworkNamespace c2)
             throws Exception {
         Lab.connectOutside(host, outside, SUBNET, "10.89.0.0/16");
-        try (GatunDriver gatun = Gatun.open(host, "nftables"); ReplyServers servers = new ReplyServers();
+        try (HealableDriver gatun = Gatun.open(host, "nftables"); ReplyServers servers = new ReplyServers();
              DatagramChannel client = ReplyServers.udpClient(outside)) {
             gatun.createNetwork(NetworkSpec.named("plain").subnet4(Prefix.parse(SUBNET)).build());
             gatun.createNetwork(NetworkSpec.named("counted").subnet4(Prefix.parse("10.89.0.0/16")).counters(true).build());
             Endpoint plain = gatun.attach(EndpointSpec.of("plain", c1));
             Endpoint counted = gatun.attach(EndpointSpec.of("counted", c2));
             servers.udp(c1, plain.ip().getHostAddress(), 80, "p").udp(c2, counted.ip().getHostAddress(), 80, "c");
-            gatun.publish("plain", plain.ip(), ports("8080:80/udp"), "p");
-            gatun.publish("counted", counted.ip(), ports("9090:80/udp"), "c");
+            gatun.publish(new PortRequest("plain", plain.ip(), ports("8080:80/udp"), "p"));
+            gatun.publish(new PortRequest("counted", counted.ip(), ports("9090:80/udp"), "c"));
             for (int i = 0; i < 10; i++) {
                 assertThat(ReplyServers.udpAsk(client, Lab.HOST_ADDRESS, 8080)).isEqualTo("p");
             }
@@ -113,12 +113,12 @@ class PortCountersTest {
     void aRepairPutsTheCounterBackWithTheMapping(NetworkNamespace host, NetworkNamespace outside, NetworkNamespace c1)
             throws Exception {
         Lab.connectOutside(host, outside, SUBNET);
-        try (GatunDriver gatun = Gatun.open(host, "nftables"); ReplyServers servers = new ReplyServers();
+        try (HealableDriver gatun = Gatun.open(host, "nftables"); ReplyServers servers = new ReplyServers();
              DatagramChannel client = ReplyServers.udpClient(outside)) {
             gatun.createNetwork(NetworkSpec.named("n1").subnet4(Prefix.parse(SUBNET)).counters(true).build());
             Endpoint e = gatun.attach(EndpointSpec.of("n1", c1));
             servers.udp(c1, e.ip().getHostAddress(), 80, "a");
-            List<PortMapping> published = gatun.publish("n1", e.ip(), ports("8080:80/udp"), "app");
+            List<PortMapping> published = gatun.publish(new PortRequest("n1", e.ip(), ports("8080:80/udp"), "app"));
 
             Oracle.in(host, "nft", "flush", "ruleset");
             assertThat(gatun.repair(published)).as("what the repair put back").isNotEmpty();

@@ -61,11 +61,11 @@ class ReplaceTest {
     void newConnectionsFollowEachReplaceWithNoneRefusedAndAnEstablishedOneStaysWithItsContainer(
             NetworkNamespace host, NetworkNamespace outside, NetworkNamespace ca, NetworkNamespace cb) throws Exception {
         try (Pair p = Pair.start(host, outside, ca, cb, Gatun.open(host, "nftables"))) {
-            p.gatun().publish("n1", p.a().ip(), ports("8080:80"), "a");
+            p.gatun().publish(new PortRequest("n1", p.a().ip(), ports("8080:80"), "a"));
             Handoff.Outcome seen = Handoff.run(outside, Lab.HOST_ADDRESS, 8080, 20, 450, i -> {
                 Endpoint to = i % 2 == 1 ? p.b() : p.a();
                 String owner = i % 2 == 1 ? "b" : "a";
-                Replacement r = p.gatun().replace("n1", to.ip(), ports("8080:80"), owner, HostPortCheck.CHECK, false);
+                Replacement r = p.gatun().replace(new PortRequest("n1", to.ip(), ports("8080:80"), owner), HostPortCheck.CHECK, false);
                 assertThat(r.replaced()).as("replace " + i + " took the key from the other owner")
                         .extracting(PortMapping::owner).containsExactly(i % 2 == 1 ? "a" : "b");
                 assertThat(r.published()).extracting(PortMapping::owner).containsExactly(owner);
@@ -84,15 +84,15 @@ class ReplaceTest {
         try (Pair p = Pair.start(host, outside, ca, cb, Gatun.open(host, "nftables"));
              ReplyServers udp = new ReplyServers()) {
             udp.udp(ca, p.a().ip().getHostAddress(), 53, "a").udp(cb, p.b().ip().getHostAddress(), 53, "b");
-            p.gatun().publish("n1", p.a().ip(), ports("5353:53/udp"), "a");
+            p.gatun().publish(new PortRequest("n1", p.a().ip(), ports("5353:53/udp"), "a"));
             try (DatagramChannel client = ReplyServers.udpClient(outside)) {
                 assertThat(ReplyServers.udpAsk(client, Lab.HOST_ADDRESS, 5353)).isEqualTo("a");
-                p.gatun().replace("n1", p.b().ip(), ports("5353:53/udp"), "b", HostPortCheck.CHECK, true);
+                p.gatun().replace(new PortRequest("n1", p.b().ip(), ports("5353:53/udp"), "b"), HostPortCheck.CHECK, true);
                 assertThat(ReplyServers.udpAsk(client, Lab.HOST_ADDRESS, 5353)).as("flows kept").isEqualTo("a");
-                p.gatun().replace("n1", p.a().ip(), ports("5353:53/udp"), "a", HostPortCheck.CHECK, false);
+                p.gatun().replace(new PortRequest("n1", p.a().ip(), ports("5353:53/udp"), "a"), HostPortCheck.CHECK, false);
                 assertThat(ReplyServers.udpAsk(client, Lab.HOST_ADDRESS, 5353))
                         .as("back to a, b's flows were kept: the client's flow still went to a").isEqualTo("a");
-                p.gatun().replace("n1", p.b().ip(), ports("5353:53/udp"), "b", HostPortCheck.CHECK, false);
+                p.gatun().replace(new PortRequest("n1", p.b().ip(), ports("5353:53/udp"), "b"), HostPortCheck.CHECK, false);
                 assertThat(ReplyServers.udpAsk(client, Lab.HOST_ADDRESS, 5353)).as("flows deleted").isEqualTo("b");
             }
         }
@@ -102,22 +102,22 @@ class ReplaceTest {
     void whatReplaceMustRefuseChangesNothing(NetworkNamespace host, NetworkNamespace outside, NetworkNamespace ca,
                                              NetworkNamespace cb) {
         try (Pair p = Pair.start(host, outside, ca, cb, Gatun.open(host, "nftables"))) {
-            p.gatun().publish("n1", p.a().ip(), ports("8080:80"), "a");
+            p.gatun().publish(new PortRequest("n1", p.a().ip(), ports("8080:80"), "a"));
             String before = Oracle.in(host, "nft", "list", "map", "inet", "gatun", "ports4");
 
-            assertThatThrownBy(() -> p.gatun().publish("n1", p.b().ip(), ports("8080:80"), "b"))
+            assertThatThrownBy(() -> p.gatun().publish(new PortRequest("n1", p.b().ip(), ports("8080:80"), "b")))
                     .as("without replace").isInstanceOf(ConflictException.class).hasMessageContaining("owner a");
-            assertThatThrownBy(() -> p.gatun().replace("n1", p.b().ip(), ports(Lab.HOST_ADDRESS + ":8080:80"), "b",
+            assertThatThrownBy(() -> p.gatun().replace(new PortRequest("n1", p.b().ip(), ports(Lab.HOST_ADDRESS + ":8080:80"), "b"),
                     HostPortCheck.CHECK, false)).as("an address-bound twin only overlaps a's key")
                     .isInstanceOf(ConflictException.class).hasMessageContaining("owner a");
             InetAddress nobody = InetAddress.ofLiteral("10.88.0.200");
-            assertThatThrownBy(() -> p.gatun().replace("n1", nobody, ports("8080:80"), "c", HostPortCheck.CHECK, false))
+            assertThatThrownBy(() -> p.gatun().replace(new PortRequest("n1", nobody, ports("8080:80"), "c"), HostPortCheck.CHECK, false))
                     .isInstanceOf(NotFoundException.class).hasMessageContaining("10.88.0.200")
                     .hasMessageContaining("nothing was changed");
             assertThat(Oracle.in(host, "nft", "list", "map", "inet", "gatun", "ports4")).isEqualTo(before);
 
             // Control: the same replace to an attached container does change it.
-            p.gatun().replace("n1", p.b().ip(), ports("8080:80"), "b", HostPortCheck.CHECK, false);
+            p.gatun().replace(new PortRequest("n1", p.b().ip(), ports("8080:80"), "b"), HostPortCheck.CHECK, false);
             assertThat(Oracle.in(host, "nft", "list", "map", "inet", "gatun", "ports4")).isNotEqualTo(before)
                     .contains(p.b().ip().getHostAddress());
         }
@@ -128,11 +128,11 @@ class ReplaceTest {
     void aTargetWhoseVethAnotherProcessDeletedIsRefused(NetworkNamespace host, NetworkNamespace outside,
                                                         NetworkNamespace ca, NetworkNamespace cb) {
         try (Pair p = Pair.start(host, outside, ca, cb, Gatun.open(host, "nftables"))) {
-            p.gatun().publish("n1", p.a().ip(), ports("8080:80"), "a");
-            p.gatun().replace("n1", p.b().ip(), ports("8080:80"), "b", HostPortCheck.CHECK, false);
-            p.gatun().replace("n1", p.a().ip(), ports("8080:80"), "a", HostPortCheck.CHECK, false);
+            p.gatun().publish(new PortRequest("n1", p.a().ip(), ports("8080:80"), "a"));
+            p.gatun().replace(new PortRequest("n1", p.b().ip(), ports("8080:80"), "b"), HostPortCheck.CHECK, false);
+            p.gatun().replace(new PortRequest("n1", p.a().ip(), ports("8080:80"), "a"), HostPortCheck.CHECK, false);
             Oracle.in(host, "ip", "link", "del", p.b().hostIfname());
-            assertThatThrownBy(() -> p.gatun().replace("n1", p.b().ip(), ports("8080:80"), "b", HostPortCheck.CHECK,
+            assertThatThrownBy(() -> p.gatun().replace(new PortRequest("n1", p.b().ip(), ports("8080:80"), "b"), HostPortCheck.CHECK,
                     false)).isInstanceOf(NotFoundException.class).hasMessageContaining(p.b().ip().getHostAddress());
             assertThat(Oracle.in(host, "nft", "list", "map", "inet", "gatun", "ports4"))
                     .contains(p.a().ip().getHostAddress());
@@ -144,12 +144,12 @@ class ReplaceTest {
                                                                      NetworkNamespace ca, NetworkNamespace cb)
             throws Exception {
         try (Pair p = Pair.start(host, outside, ca, cb, Gatun.open(host, "nftables"))) {
-            p.gatun().publish("n1", p.a().ip(), ports("8080:80", "8081:80"), "a");
+            p.gatun().publish(new PortRequest("n1", p.a().ip(), ports("8080:80", "8081:80"), "a"));
             try (Handoff.Kept one = Handoff.Kept.open(outside, Lab.HOST_ADDRESS, 8080);
                  Handoff.Kept two = Handoff.Kept.open(outside, Lab.HOST_ADDRESS, 8081)) {
                 assertThat(one.ask()).isEqualTo("a");
                 assertThat(two.ask()).isEqualTo("a");
-                List<PortMapping> removed = p.gatun().unpublish("n1", p.a().ip(), List.of(), "a");
+                List<PortMapping> removed = p.gatun().unpublish(new PortRequest("n1", p.a().ip(), List.of(), "a"));
                 assertThatThrownBy(() -> outside.call(() -> Handoff.ask(Lab.HOST_ADDRESS, 8080))).as("no new connection")
                         .hasRootCauseInstanceOf(ConnectException.class);
                 assertThat(one.ask()).as("an established one goes on").isEqualTo("a");
@@ -180,8 +180,8 @@ class ReplaceTest {
         try (Pair p = Pair.start(host, outside, ca, cb,
                 SelfHealingDriver.start(Gatun.open(host, "nftables"), m -> { }, 0, 100))) {
             SelfHealingDriver d = (SelfHealingDriver) p.gatun();
-            d.publish("n1", p.a().ip(), ports("8080:80"), "a");
-            d.replace("n1", p.b().ip(), ports("8080:80"), "b", HostPortCheck.CHECK, false);
+            d.publish(new PortRequest("n1", p.a().ip(), ports("8080:80"), "a"));
+            d.replace(new PortRequest("n1", p.b().ip(), ports("8080:80"), "b"), HostPortCheck.CHECK, false);
             assertThat(d.wanted()).extracting(PortMapping::owner).containsExactly("b");
             // Damage elsewhere makes it repair: the replaced mapping must not come back.
             Oracle.in(host, "nft", "flush", "map", "inet", "gatun", "ports4");

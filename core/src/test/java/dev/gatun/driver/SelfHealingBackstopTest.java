@@ -109,10 +109,10 @@ class SelfHealingBackstopTest {
             Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
             List<String> order = new CopyOnWriteArrayList<>();
             List<String> log = new CopyOnWriteArrayList<>();
-            GatunDriver counted = counting(Specs.withNetwork(Gatun.open(host, "nftables")), calls, order);
+            HealableDriver counted = counting(Specs.withNetwork(Gatun.open(host, "nftables")), calls, order);
             SelfHealingDriver d = SelfHealingDriver.start(counted, log::add, 0, 100);
             try {
-                d.publish("n1", C1, ports("8080:80"), "alice");
+                d.publish(new PortRequest("n1", C1, ports("8080:80"), "alice"));
             } catch (RuntimeException e) {
                 d.close();
                 throw e;
@@ -158,9 +158,9 @@ class SelfHealingBackstopTest {
     }
 
     /** {@code real}, counting the calls of each method by name and noting their order. */
-    private static GatunDriver counting(GatunDriver real, Map<String, AtomicInteger> calls, List<String> order) {
-        return (GatunDriver) Proxy.newProxyInstance(GatunDriver.class.getClassLoader(),
-                new Class<?>[] {GatunDriver.class}, (proxy, method, args) -> {
+    private static HealableDriver counting(HealableDriver real, Map<String, AtomicInteger> calls, List<String> order) {
+        return (HealableDriver) Proxy.newProxyInstance(HealableDriver.class.getClassLoader(),
+                new Class<?>[] {HealableDriver.class}, (proxy, method, args) -> {
                     calls.computeIfAbsent(method.getName(), k -> new AtomicInteger()).incrementAndGet();
                     order.add(method.getName());
                     try {

@@ -41,7 +41,7 @@ class SelfHealingConcurrencyTest {
     private static final InetAddress C2 = InetAddress.ofLiteral("10.88.0.3");
 
     private static SelfHealingDriver started(NetworkNamespace host, List<String> log) {
-        GatunDriver d = Gatun.open(host, "nftables");
+        HealableDriver d = Gatun.open(host, "nftables");
         d.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
         return SelfHealingDriver.start(d, log::add);
     }
@@ -58,7 +58,7 @@ class SelfHealingConcurrencyTest {
     void manyThreadsOnDistinctAndSharedPortsLeaveWantedAsTheKernelHoldsIt(NetworkNamespace host) throws Exception {
         List<String> log = new CopyOnWriteArrayList<>();
         ExecutorService pool = Executors.newFixedThreadPool(THREADS);
-        try (SelfHealingDriver d = started(host, log); GatunDriver kernel = Gatun.open(host, "nftables")) {
+        try (SelfHealingDriver d = started(host, log); HealableDriver kernel = Gatun.open(host, "nftables")) {
             CyclicBarrier start = new CyclicBarrier(THREADS);
             List<Future<Integer>> made = new ArrayList<>();
             for (int t = 0; t < THREADS; t++) {
@@ -76,7 +76,7 @@ class SelfHealingConcurrencyTest {
 
             List<PortMapping> wanted = d.wanted();
             assertThat(wanted).isNotEmpty().containsExactlyInAnyOrderElementsOf(kernel.published(null));
-            assertThat(d.repair(wanted)).as("what a repair finds missing").isEmpty();
+            assertThat(kernel.repair(wanted)).as("what a repair finds missing").isEmpty();
 
             String before = Oracle.in(host, "nft", "list", "ruleset");
             Oracle.in(host, "nft", "flush", "ruleset");
@@ -105,9 +105,9 @@ class SelfHealingConcurrencyTest {
             List<PortSpec> ports = port(hostPort, 80);
             try {
                 if (random.nextInt(3) == 0) {
-                    changed += d.unpublish("n1", mine, ports, owner).size();
+                    changed += d.unpublish(new PortRequest("n1", mine, ports, owner)).size();
                 } else {
-                    changed += d.publish("n1", mine, ports, owner).size();
+                    changed += d.publish(new PortRequest("n1", mine, ports, owner)).size();
                 }
             } catch (NotFoundException e) {
                 // Not published (or no longer to this container): the race this test is about.
@@ -125,13 +125,13 @@ class SelfHealingConcurrencyTest {
     void aRacingPairOnOneKeyEndsAsTheKernelHasIt(NetworkNamespace host) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try (SelfHealingDriver d = started(host, new CopyOnWriteArrayList<>());
-             GatunDriver kernel = Gatun.open(host, "nftables")) {
+             HealableDriver kernel = Gatun.open(host, "nftables")) {
             CyclicBarrier go = new CyclicBarrier(3);
             CyclicBarrier done = new CyclicBarrier(3);
-            Future<?> first = pool.submit(() -> race(go, done, round -> d.publish("n1", C1, port(8080, 80), "alice")));
+            Future<?> first = pool.submit(() -> race(go, done, round -> d.publish(new PortRequest("n1", C1, port(8080, 80), "alice"))));
             Future<?> second = pool.submit(() -> race(go, done, round -> round % 2 == 0
-                    ? d.publish("n1", C2, port(8080, 90), "alice")
-                    : d.unpublish("n1", C1, port(8080, 80), "alice")));
+                    ? d.publish(new PortRequest("n1", C2, port(8080, 90), "alice"))
+                    : d.unpublish(new PortRequest("n1", C1, port(8080, 80), "alice"))));
             for (int round = 0; round < RACE_ROUNDS; round++) {
                 go.await(1, TimeUnit.MINUTES);
                 done.await(1, TimeUnit.MINUTES);

@@ -74,7 +74,7 @@ class SelfHealingOverrunTest {
     @Test
     void anOverrunAloneLeadsToAFullReadAndTheRepair(NetworkNamespace host) throws Exception {
         List<String> log = new CopyOnWriteArrayList<>();
-        try (GatunDriver plain = Gatun.open(host, "nftables")) {
+        try (HealableDriver plain = Gatun.open(host, "nftables")) {
             plain.createNetwork(Specs.n1());
         }
         NftSet ports4 = NftSet.map(Table.of(Family.INET, "gatun"), "ports4", List.of(DataType.INET_PROTO, DataType.INET_SERVICE),
@@ -86,7 +86,7 @@ class SelfHealingOverrunTest {
         try (SelfHealingDriver d = SelfHealingDriver.start(Gatun.open(host, "nftables"), log::add, 4096);
              Nftables nft = Nftables.open(host);
              ExecutorService own = Executors.newSingleThreadExecutor()) {
-            d.publish("n1", C1, ports("8080:80"), "alice");
+            d.publish(new PortRequest("n1", C1, ports("8080:80"), "alice"));
             boolean overran = false;
             for (int attempt = 1; attempt <= 5 && !overran; attempt++) {
                 long before = d.overruns();
@@ -107,7 +107,7 @@ class SelfHealingOverrunTest {
                     // The reader kept up and ignored this process's change, and the backstop reads
                     // gatun's table whole only once a minute: put the element back for the next burst,
                     // whose delete would otherwise find nothing to delete.
-                    d.publish("n1", C1, ports("8080:80"), "alice");
+                    d.publish(new PortRequest("n1", C1, ports("8080:80"), "alice"));
                     assertThat(gatunMap(host)).as("before attempt %d", attempt + 1).contains("tcp . 8080");
                 }
             }
@@ -124,11 +124,11 @@ class SelfHealingOverrunTest {
      */
     @Test
     void aForeignElementWhoseNotificationsWereLostIsSeen(NetworkNamespace host) throws Exception {
-        try (GatunDriver plain = Gatun.open(host, "nftables")) {
+        try (HealableDriver plain = Gatun.open(host, "nftables")) {
             plain.createNetwork(Specs.n1());
         }
         try (SelfHealingDriver d = SelfHealingDriver.start(Gatun.open(host, "nftables"), line -> {}, 4096)) {
-            d.publish("n1", C1, ports("8080:80"), "alice");
+            d.publish(new PortRequest("n1", C1, ports("8080:80"), "alice"));
             boolean overran = false;
             // Ten: under load the reader may keep up with several in a row (five were not enough once in CI).
             for (int attempt = 1; attempt <= 10 && !overran; attempt++) {
@@ -141,7 +141,7 @@ class SelfHealingOverrunTest {
                     Thread.sleep(20);
                 }
                 overran = d.overruns() > before;
-                assertThatThrownBy(() -> d.publish("n1", C1, ports(port + ":80"), "alice"))
+                assertThatThrownBy(() -> d.publish(new PortRequest("n1", C1, ports(port + ":80"), "alice")))
                         .as("attempt %d, overran: %s", attempt, overran)
                         .isInstanceOf(ConflictException.class).hasMessageContaining("owner bob");
             }
@@ -158,7 +158,7 @@ class SelfHealingOverrunTest {
     @Test
     void theFloodsOfTheIssueLeaveNoRepairUndone(NetworkNamespace host) throws Exception {
         List<String> log = new CopyOnWriteArrayList<>();
-        try (GatunDriver plain = Gatun.open(host, "nftables")) {
+        try (HealableDriver plain = Gatun.open(host, "nftables")) {
             plain.createNetwork(Specs.n1());
         }
         // 2,500 pairs: 5,000 veths, in a group of their own, so that one request deletes them all
@@ -168,7 +168,7 @@ class SelfHealingOverrunTest {
             create.append("link add fa").append(i).append(" group 77 type veth peer name fb").append(i).append(" group 77\n");
         }
         try (SelfHealingDriver d = SelfHealingDriver.start(Gatun.open(host, "nftables"), log::add)) {
-            d.publish("n1", C1, ports("8080:80"), "alice");
+            d.publish(new PortRequest("n1", C1, ports("8080:80"), "alice"));
             CompletableFuture<Void> links = CompletableFuture.runAsync(() -> {
                 Oracle.batch(host, create.toString());
                 Oracle.in(host, "ip", "link", "del", "group", "77");
@@ -179,13 +179,13 @@ class SelfHealingOverrunTest {
             });
             Thread.sleep(200);
             Oracle.in(host, "nft", "delete", "element", "inet", "gatun", "ports4", "{ tcp . 8080 }");
-            d.publish("n1", C1, ports("8081:81"), "bob"); // during the flood: the host cache reads again
+            d.publish(new PortRequest("n1", C1, ports("8081:81"), "bob")); // during the flood: the host cache reads again
             links.get(10, TimeUnit.MINUTES);
             elements.get(10, TimeUnit.MINUTES);
 
             assertThat(awaitBack(host, "tcp . 8080")).as("gatun's element, a second after the floods").isTrue();
             assertThat(gatunMap(host)).contains("tcp . 8081");
-            d.publish("n1", C1, ports("8082:82"), "carol");
+            d.publish(new PortRequest("n1", C1, ports("8082:82"), "carol"));
             assertThat(gatunMap(host)).contains("tcp . 8082");
             assertThat(Oracle.in(host, "ip", "-o", "link", "show")).doesNotContain("fa1@");
             // Repairs may fail while links churn (a dump of them interrupted again and again); the
@@ -204,13 +204,13 @@ class SelfHealingOverrunTest {
     @Test
     void aFailedRepairIsTriedAgainSoon(NetworkNamespace host) throws InterruptedException {
         List<String> log = new CopyOnWriteArrayList<>();
-        try (GatunDriver plain = Gatun.open(host, "nftables")) {
+        try (HealableDriver plain = Gatun.open(host, "nftables")) {
             plain.createNetwork(Specs.n1());
         }
-        GatunDriver real = Gatun.open(host, "nftables");
+        HealableDriver real = Gatun.open(host, "nftables");
         AtomicInteger failuresLeft = new AtomicInteger();
-        GatunDriver flaky = (GatunDriver) Proxy.newProxyInstance(GatunDriver.class.getClassLoader(),
-                new Class<?>[] {GatunDriver.class}, (proxy, method, args) -> {
+        HealableDriver flaky = (HealableDriver) Proxy.newProxyInstance(HealableDriver.class.getClassLoader(),
+                new Class<?>[] {HealableDriver.class}, (proxy, method, args) -> {
                     if (method.getName().startsWith("repair") && failuresLeft.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
                         throw new GatunException("list links: the kernel interrupted the dump 10 times (injected)");
                     }
@@ -221,7 +221,7 @@ class SelfHealingOverrunTest {
                     }
                 });
         try (SelfHealingDriver d = SelfHealingDriver.start(flaky, log::add)) {
-            d.publish("n1", C1, ports("8080:80"), "alice");
+            d.publish(new PortRequest("n1", C1, ports("8080:80"), "alice"));
             failuresLeft.set(2);
             Oracle.in(host, "nft", "delete", "element", "inet", "gatun", "ports4", "{ tcp . 8080 }");
             assertThat(awaitBack(host, "tcp . 8080")).as("gatun's element, a second after two failed repairs").isTrue();

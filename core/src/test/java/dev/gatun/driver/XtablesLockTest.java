@@ -39,7 +39,7 @@ class XtablesLockTest {
             gatun.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
             Process holder = XtablesLockHolder.hold(3);
             for (int i = 0; i < 100; i++) {
-                gatun.publish("n1", C1, List.of(PortSpec.parse((8000 + i) + ":80")), null);
+                gatun.publish(new PortRequest("n1", C1, List.of(PortSpec.parse((8000 + i) + ":80")), null));
             }
             assertThat(holder.isAlive()).as("finished while the lock was still held").isTrue();
             Bounded.waitFor(holder, Duration.ofMinutes(2), "the process holding the xtables lock");
@@ -58,7 +58,7 @@ class XtablesLockTest {
                 int port = 8000 + i;
                 publishers.add(Thread.ofPlatform().start(() -> {
                     try {
-                        gatun.publish("n1", C1, List.of(PortSpec.parse(port + ":80")), null);
+                        gatun.publish(new PortRequest("n1", C1, List.of(PortSpec.parse(port + ":80")), null));
                     } catch (Throwable t) {
                         synchronized (failures) {
                             failures.add(t);
@@ -89,9 +89,9 @@ class XtablesLockTest {
         }
         try (GatunDriver gatun = BridgeDriver.iptables(host, "iptables-legacy", dir + ":" + System.getenv("PATH"))) {
             gatun.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
-            gatun.publish("n1", C1, List.of(PortSpec.parse("8080:80"), PortSpec.parse("53:53/udp")), "alice");
+            gatun.publish(new PortRequest("n1", C1, List.of(PortSpec.parse("8080:80"), PortSpec.parse("53:53/udp")), "alice"));
             gatun.published("n1");
-            gatun.unpublish("n1", C1, List.of(), "alice");
+            gatun.unpublish(new PortRequest("n1", C1, List.of(), "alice"));
             gatun.deleteNetwork("n1", false);
         }
         List<String> calls = Files.readAllLines(log);
@@ -116,17 +116,17 @@ class XtablesLockTest {
         String hostile;
         try (GatunDriver gatun = Gatun.open(host, "iptables-legacy")) {
             gatun.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
-            assertThatThrownBy(() -> gatun.publish("n1", C1, List.of(PortSpec.parse("8080:80")), "x\" -j ACCEPT"))
+            assertThatThrownBy(() -> gatun.publish(new PortRequest("n1", C1, List.of(PortSpec.parse("8080:80")), "x\" -j ACCEPT")))
                     .isInstanceOf(InvalidInputException.class);
-            assertThatThrownBy(() -> gatun.publish("n1", C1, List.of(PortSpec.parse("8080:80")), "x\n-A FORWARD -j ACCEPT"))
+            assertThatThrownBy(() -> gatun.publish(new PortRequest("n1", C1, List.of(PortSpec.parse("8080:80")), "x\n-A FORWARD -j ACCEPT")))
                     .isInstanceOf(InvalidInputException.class);
             // Port specs and addresses with words of a command line in them: PortSpecTest, RtnlInputChecksTest.
-            gatun.publish("n1", C1, List.of(PortSpec.parse("8080:80")), "evil -j ACCEPT --comment x");
+            gatun.publish(new PortRequest("n1", C1, List.of(PortSpec.parse("8080:80")), "evil -j ACCEPT --comment x"));
             hostile = IptablesState.of(host, "legacy");
         }
         try (GatunDriver gatun = Gatun.open(other, "iptables-legacy")) {
             gatun.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
-            gatun.publish("n1", C1, List.of(PortSpec.parse("8080:80")), "clean");
+            gatun.publish(new PortRequest("n1", C1, List.of(PortSpec.parse("8080:80")), "clean"));
             clean = IptablesState.of(other, "legacy");
         }
         assertThat(hostile).contains("--comment \"gatun owner=evil%20-j%20ACCEPT%20--comment%20x\"");
@@ -142,23 +142,23 @@ class XtablesLockTest {
     void switchingDriversLeavesNoRuleOfTheFirst(NetworkNamespace host) {
         try (GatunDriver nft = Gatun.open(host, "nftables")) {
             nft.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
-            nft.publish("n1", C1, List.of(PortSpec.parse("8080:80")), null);
-            nft.unpublish("n1", C1, List.of(), null);
+            nft.publish(new PortRequest("n1", C1, List.of(PortSpec.parse("8080:80")), null));
+            nft.unpublish(new PortRequest("n1", C1, List.of(), null));
             nft.deleteNetwork("n1", false);
         }
         assertThat(Oracle.in(host, "nft", "list", "ruleset")).doesNotContain("gatun");
         try (GatunDriver legacy = Gatun.open(host, "iptables-legacy")) {
             legacy.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
-            legacy.publish("n1", C1, List.of(PortSpec.parse("8080:80")), null);
+            legacy.publish(new PortRequest("n1", C1, List.of(PortSpec.parse("8080:80")), null));
             assertThat(IptablesState.of(host, "legacy")).contains("GATUN-DNAT");
-            legacy.unpublish("n1", C1, List.of(), null);
+            legacy.unpublish(new PortRequest("n1", C1, List.of(), null));
             legacy.deleteNetwork("n1", false);
         }
         assertThat(IptablesState.of(host, "legacy")).doesNotContain("GATUN");
         assertThat(Oracle.in(host, "nft", "list", "ruleset")).doesNotContain("gatun");
         try (GatunDriver nft = Gatun.open(host, "nftables")) {
             nft.createNetwork(NetworkSpec.of("n1", Prefix.parse("10.88.0.0/16")));
-            nft.publish("n1", C1, List.of(PortSpec.parse("8080:80")), null);
+            nft.publish(new PortRequest("n1", C1, List.of(PortSpec.parse("8080:80")), null));
             assertThat(nft.published("n1")).hasSize(1);
         }
         assertThat(IptablesState.of(host, "legacy")).doesNotContain("GATUN");

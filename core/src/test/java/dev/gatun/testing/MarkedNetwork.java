@@ -6,6 +6,7 @@ import dev.gatun.driver.NetworkSpec;
 import dev.gatun.driver.PortSpec;
 import dev.gatun.driver.bridge.BridgeDriver;
 import dev.gatun.driver.foreign.ForeignDrop;
+import dev.gatun.driver.PortRequest;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.rtnl.Prefix;
 
@@ -24,7 +25,7 @@ public final class MarkedNetwork {
         try (BridgeDriver gatun = BridgeDriver.nftables(NetworkNamespace.of(args[0]))) {
             gatun.createNetwork(NetworkSpec.of("n1", Prefix.parse(args[1])));
             Endpoint e = gatun.attach(EndpointSpec.of("n1", NetworkNamespace.of(args[2])));
-            gatun.publish("n1", e.ip(), List.of(PortSpec.parse("8080:80")), null);
+            gatun.publish(new PortRequest("n1", e.ip(), List.of(PortSpec.parse("8080:80")), null));
             System.out.println("ip " + e.ip().getHostAddress());
             for (ForeignDrop d : gatun.foreignDrops()) {
                 System.out.println("drop " + d.where() + "\t" + d.action());

@@ -6,6 +6,7 @@ import dev.gatun.driver.EndpointSpec;
 import dev.gatun.driver.GatunDriver;
 import dev.gatun.driver.NetworkSpec;
 import dev.gatun.driver.PortSpec;
+import dev.gatun.driver.PortRequest;
 import dev.gatun.netns.NamedNamespaces;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.rtnl.Prefix;
@@ -84,7 +85,7 @@ public class CounterPacketBenchmark {
         driver = Gatun.open(host, "nftables");
         driver.createNetwork(NetworkSpec.named("n1").subnet4(Prefix.parse("10.88.0.0/16")).counters(counters).build());
         Endpoint e = driver.attach(EndpointSpec.of("n1", container));
-        driver.publish("n1", e.ip(), List.of(PortSpec.parse("8080:80/udp")), "bench");
+        driver.publish(new PortRequest("n1", e.ip(), List.of(PortSpec.parse("8080:80/udp")), "bench"));
         try (Nftables nft = Nftables.open(container)) {
             Table sink = Table.of(Family.INET, "sink");
             nft.transaction().add(sink).add(Chain.base(sink, "input", ChainType.FILTER, Hook.INPUT, Priority.FILTER,

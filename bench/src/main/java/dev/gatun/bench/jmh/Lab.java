@@ -1,9 +1,10 @@
 package dev.gatun.bench.jmh;
 
 import dev.gatun.facade.Gatun;
-import dev.gatun.driver.GatunDriver;
+import dev.gatun.driver.HealableDriver;
 import dev.gatun.driver.NetworkSpec;
 import dev.gatun.driver.PortSpec;
+import dev.gatun.driver.PortRequest;
 import dev.gatun.netns.NamedNamespaces;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.rtnl.Prefix;
@@ -19,7 +20,7 @@ final class Lab implements AutoCloseable {
     private static final AtomicInteger COUNT = new AtomicInteger();
 
     final NetworkNamespace ns;
-    final GatunDriver driver;
+    final HealableDriver driver;
 
     Lab() {
         this(false);
@@ -39,7 +40,7 @@ final class Lab implements AutoCloseable {
             specs.add(PortSpec.parse((i / 2 + 1) + ":80" + (i % 2 == 0 ? "/tcp" : "/udp")));
         }
         if (!specs.isEmpty()) {
-            driver.publish("n1", InetAddress.ofLiteral("10.88.0.9"), specs, "bench");
+            driver.publish(new PortRequest("n1", InetAddress.ofLiteral("10.88.0.9"), specs, "bench"));
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.gatun.bench.jmh;
 
 import dev.gatun.driver.PortSpec;
+import dev.gatun.driver.PortRequest;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -61,14 +62,14 @@ public class PublishBenchmark {
 
     @Benchmark
     public Object publishAndUnpublishOne() {
-        lab.driver.publish("n1", container, one, "bench");
-        return lab.driver.unpublish("n1", container, one, "bench");
+        lab.driver.publish(new PortRequest("n1", container, one, "bench"));
+        return lab.driver.unpublish(new PortRequest("n1", container, one, "bench"));
     }
 
     @Benchmark
     public Object publishAndUnpublish32Ports() {
-        lab.driver.publish("n1", container, thirtyTwo, "bench");
-        return lab.driver.unpublish("n1", container, thirtyTwo, "bench");
+        lab.driver.publish(new PortRequest("n1", container, thirtyTwo, "bench"));
+        return lab.driver.unpublish(new PortRequest("n1", container, thirtyTwo, "bench"));
     }
 
     /** 16 threads each publishing its own new mapping: group commit shares the transactions. */
@@ -76,7 +77,7 @@ public class PublishBenchmark {
     @Threads(16)
     public Object publishFrom16Threads() {
         int n = next.getAndIncrement();
-        return lab.driver.publish("n1", InetAddress.ofLiteral("10.88." + (1 + n / 60000 % 200) + ".2"),
-                List.of(PortSpec.parse((1 + n % 60000) + ":80")), "threads");
+        return lab.driver.publish(new PortRequest("n1", InetAddress.ofLiteral("10.88." + (1 + n / 60000 % 200) + ".2"),
+                List.of(PortSpec.parse((1 + n % 60000) + ":80")), "threads"));
     }
 }

@@ -3,6 +3,7 @@ package dev.gatun.bench.jmh;
 import dev.gatun.driver.EndpointSpec;
 import dev.gatun.driver.HostPortCheck;
 import dev.gatun.driver.PortSpec;
+import dev.gatun.driver.PortRequest;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -57,7 +58,7 @@ public class ReplaceBenchmark {
             lab.driver.attach(EndpointSpec.on("n1").ip(InetAddress.ofLiteral("10.88.1." + (i + 1)))
                     .ifname("bench-" + i).owner("other-" + i).build());
         }
-        lab.driver.publish("n1", a, port, "a");
+        lab.driver.publish(new PortRequest("n1", a, port, "a"));
     }
 
     @TearDown(Level.Trial)
@@ -69,21 +70,21 @@ public class ReplaceBenchmark {
     @Benchmark
     public Object replace() {
         toB = !toB;
-        return toB ? lab.driver.replace("n1", a, port, "a", HostPortCheck.CHECK, false)
-                : lab.driver.replace("n1", b, port, "b", HostPortCheck.CHECK, false);
+        return toB ? lab.driver.replace(new PortRequest("n1", a, port, "a"), HostPortCheck.CHECK, false)
+                : lab.driver.replace(new PortRequest("n1", b, port, "b"), HostPortCheck.CHECK, false);
     }
 
     /** Moves the key between the containers by its own owner ("a" throughout). */
     @Benchmark
     public Object retargetByItsOwner() {
         toB = !toB;
-        return lab.driver.publish("n1", toB ? a : b, port, "a");
+        return lab.driver.publish(new PortRequest("n1", toB ? a : b, port, "a"));
     }
 
     /** Publishes a key nobody holds, as a new container's port. */
     @Benchmark
     public Object publish(Unpublished after) {
-        return lab.driver.publish("n1", b, fresh, "b");
+        return lab.driver.publish(new PortRequest("n1", b, fresh, "b"));
     }
 
     /** Removes what {@link #publish} made after each invocation, outside the measured time. */
@@ -91,7 +92,7 @@ public class ReplaceBenchmark {
     public static class Unpublished {
         @TearDown(Level.Invocation)
         public void unpublish(ReplaceBenchmark bench) {
-            bench.lab.driver.unpublish("n1", bench.b, bench.fresh, "b");
+            bench.lab.driver.unpublish(new PortRequest("n1", bench.b, bench.fresh, "b"));
         }
     }
 }

@@ -4,6 +4,7 @@ import dev.gatun.driver.NetworkDriver;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortSpec;
 import dev.gatun.driver.SelfHealingDriver;
+import dev.gatun.driver.PortRequest;
 import dev.gatun.nft.Nftables;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -81,7 +82,7 @@ public class ServePublishBenchmark {
         lab = new Lab();
         driver = switch (via) {
             case "serve" -> SelfHealingDriver.start(lab.driver, line -> { });
-            case "serve-norepair" -> SelfHealingDriver.start(new WithoutRepairs(lab.driver), line -> { });
+            case "serve-norepair" -> SelfHealingDriver.start(lab.driver, new WithoutRepairs(lab.driver), line -> { });
             default -> lab.driver;
         };
         nft = Nftables.open(lab.ns);
@@ -118,8 +119,8 @@ public class ServePublishBenchmark {
     }
 
     private Object publishAndUnpublish(Port p) {
-        call(() -> driver.publish("n1", p.container, p.spec, "bench"));
-        return call(() -> driver.unpublish("n1", p.container, p.spec, "bench"));
+        call(() -> driver.publish(new PortRequest("n1", p.container, p.spec, "bench")));
+        return call(() -> driver.unpublish(new PortRequest("n1", p.container, p.spec, "bench")));
     }
 
     private List<PortMapping> call(Supplier<List<PortMapping>> work) {

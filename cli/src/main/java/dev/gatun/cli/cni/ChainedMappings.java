@@ -1,10 +1,11 @@
 package dev.gatun.cli.cni;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.gatun.driver.GatunDriver;
 import dev.gatun.driver.HostPortCheck;
+import dev.gatun.driver.OutsidePorts;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortSpec;
+import dev.gatun.driver.PortRequest;
 
 import java.net.InetAddress;
 import java.util.ArrayList;
@@ -31,11 +32,11 @@ final class ChainedMappings {
                     + " to publish ports to");
         }
         if (!call.config().portMappings().isEmpty()) {
-            call.drivers().with(d -> {
+            call.drivers().with((OutsidePorts d) -> {
                 for (InetAddress ip : ips) {
                     List<PortSpec> ports = call.specs(ip);
                     if (!ports.isEmpty()) {
-                        d.publishOutside(call.config().name(), ip, ports, call.chainedOwner(), HostPortCheck.SKIP);
+                        d.publishOutside(new PortRequest(call.config().name(), ip, ports, call.chainedOwner()), HostPortCheck.SKIP);
                     }
                 }
                 return null;
@@ -48,16 +49,16 @@ final class ChainedMappings {
     }
 
     /** Removes every mapping of this attachment; how many went. */
-    int del(GatunDriver d) {
+    int del(OutsidePorts d) {
         int removed = 0;
         for (InetAddress ip : CniCall.containerIps(d.publishedOutside(), call.chainedOwner())) {
-            removed += d.unpublishOutside(call.config().name(), ip, List.of(), call.chainedOwner()).size();
+            removed += d.unpublishOutside(new PortRequest(call.config().name(), ip, List.of(), call.chainedOwner())).size();
         }
         return removed;
     }
 
     /** What of the attachment's mappings is missing, each named. */
-    List<String> check(GatunDriver d) {
+    List<String> check(OutsidePorts d) {
         return call.missingMappings(addresses(), d.publishedOutside(), call.chainedOwner());
     }
 
@@ -67,14 +68,14 @@ final class ChainedMappings {
     }
 
     /** Removes the mappings of chained attachments of this network that are not in {@code valid}; their owners. */
-    static List<String> collect(CniCall call, GatunDriver d, Set<String> valid) {
+    static List<String> collect(CniCall call, OutsidePorts d, Set<String> valid) {
         String network = "@" + call.config().name();
         List<String> gone = new ArrayList<>();
         for (PortMapping m : d.publishedOutside()) {
             String owner = m.owner();
             if (CniCall.isCniOwner(owner) && owner.endsWith(network)
                     && !valid.contains(owner.substring(0, owner.length() - network.length()))) {
-                d.unpublishOutside(call.config().name(), m.containerIp(), List.of(), owner);
+                d.unpublishOutside(new PortRequest(call.config().name(), m.containerIp(), List.of(), owner));
                 gone.add(owner);
             }
         }

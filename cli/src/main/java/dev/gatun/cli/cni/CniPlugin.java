@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.gatun.GatunException;
 import dev.gatun.cli.service.Drivers;
-import dev.gatun.driver.GatunDriver;
+import dev.gatun.driver.NetworkDriver;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -167,7 +167,7 @@ public final class CniPlugin {
 
     private void status() {
         try {
-            call.drivers().with(GatunDriver::networks);
+            call.drivers().with(NetworkDriver::networks);
         } catch (RuntimeException e) {
             throw new CniError(CniError.NOT_AVAILABLE, "gatun cannot program networks here: " + CniError.of(e).getMessage());
         }

@@ -7,14 +7,16 @@ import dev.gatun.ErrnoException;
 import dev.gatun.InetText;
 import dev.gatun.cli.cni.CniResults.Address;
 import dev.gatun.driver.ConflictException;
+import dev.gatun.driver.ContainerSetup;
 import dev.gatun.driver.Endpoint;
 import dev.gatun.driver.EndpointSpec;
 import dev.gatun.driver.HostPortCheck;
 import dev.gatun.driver.Network;
-import dev.gatun.driver.GatunDriver;
 import dev.gatun.driver.NetworkSpec;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortSpec;
+import dev.gatun.driver.PortsByAddress;
+import dev.gatun.driver.PortRequest;
 import dev.gatun.Rollback;
 
 import java.net.Inet4Address;
@@ -64,7 +66,7 @@ final class MainAttachment {
             Address v4 = ips.stream().filter(a -> !a.prefix().isIpv6()).findFirst().orElseThrow(() -> CniConfig.invalid(
                     "IPAM plugin " + config.ipamType() + " gave no IPv4 address; gatun's networks need one"));
             Address v6 = ips.stream().filter(a -> a.prefix().isIpv6()).findFirst().orElse(null);
-            return call.drivers().with(d -> {
+            return call.drivers().with((ContainerSetup d) -> {
                 Rollback attached = new Rollback();
                 try {
                     Map<InetAddress, List<PortSpec>> ports = new LinkedHashMap<>();
@@ -89,7 +91,7 @@ final class MainAttachment {
                         // Both families in one transaction. Not asking the host's sockets: the runtime holds the
                         // ports itself before ADD (rootful Podman binds every published port through conmon), as
                         // portmap leaves it.
-                        d.publishAll(n.name(), ports, call.owner(), HostPortCheck.SKIP);
+                        d.publishAll(new PortsByAddress(n.name(), ports, call.owner()), HostPortCheck.SKIP);
                     }
                     call.log("ADD " + call.owner() + ": " + InetText.of(e.ip()) + " on " + n.name() + " ("
                             + e.hostIfname() + "), " + config.portMappings().size() + " port mapping(s)");
@@ -117,7 +119,7 @@ final class MainAttachment {
      * the {@code ports} to follow, its packet-filter entries go in with them, or by {@code failed}
      * should the ADD fail first.
      */
-    private Network network(GatunDriver d, Address v4, Address v6, boolean ports, Rollback failed) {
+    private Network network(ContainerSetup d, Address v4, Address v6, boolean ports, Rollback failed) {
         CniConfig config = config();
         RuntimeException last = null;
         for (int attempt = 0; attempt < 20; attempt++) {
@@ -155,7 +157,7 @@ final class MainAttachment {
     }
 
     /** gatun's network of this CNI network, or null before its first ADD. */
-    Network find(GatunDriver d) {
+    Network find(ContainerSetup d) {
         return d.networks().stream().filter(n -> n.name().equals(config().name())).findFirst().orElse(null);
     }
 
@@ -201,7 +203,7 @@ final class MainAttachment {
     }
 
     /** Removes the attachment's veth and mappings, if there; how many things went. */
-    int del(GatunDriver d) {
+    int del(ContainerSetup d) {
         int removed = 0;
         Network n = find(d);
         if (n != null) {
@@ -210,14 +212,14 @@ final class MainAttachment {
                 removed++;
             }
             for (InetAddress ip : CniCall.containerIps(d.published(n.name()), call.owner())) {
-                removed += d.unpublish(n.name(), ip, List.of(), call.owner()).size();
+                removed += d.unpublish(new PortRequest(n.name(), ip, List.of(), call.owner())).size();
             }
         }
         return removed;
     }
 
     /** What of the attachment is missing (network, veth, addresses, mappings), each named. */
-    List<String> check(GatunDriver d) {
+    List<String> check(ContainerSetup d) {
         List<InetAddress> addresses = CniResults.containerAddresses(config().prevResult(), call.env().ifname()).stream()
                 .map(a -> a.prefix().address()).toList();
         List<String> out = new ArrayList<>();
@@ -244,7 +246,7 @@ final class MainAttachment {
     }
 
     /** Removes what attachments of this network that are not in {@code valid} left; their owners. */
-    List<String> collect(GatunDriver d, Set<String> valid) {
+    List<String> collect(ContainerSetup d, Set<String> valid) {
         List<String> gone = new ArrayList<>();
         Network n = find(d);
         if (n == null) {
@@ -260,7 +262,7 @@ final class MainAttachment {
         }
         for (PortMapping m : d.published(n.name())) {
             if (CniCall.isCniOwner(m.owner()) && !m.owner().contains("@") && !valid.contains(m.owner())) {
-                d.unpublish(n.name(), m.containerIp(), List.of(), m.owner());
+                d.unpublish(new PortRequest(n.name(), m.containerIp(), List.of(), m.owner()));
                 gone.add(m.owner());
             }
         }

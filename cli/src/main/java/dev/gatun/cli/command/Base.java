@@ -52,14 +52,14 @@ abstract class Base implements Callable<Integer> {
         GatunCommand root = root();
         return new GatunService(root::host, new Drivers() {
             @Override
-            public <T> T with(Function<GatunDriver, T> work) {
+            public <T> T with(Function<? super GatunDriver, T> work) {
                 return withDriver(work);
             }
         }, root.served != null);
     }
 
     /** Runs {@code work} with a driver for the host: the serve's own when served (never closed here), else a new one. */
-    <T> T withDriver(Function<GatunDriver, T> work) {
+    <T> T withDriver(Function<? super GatunDriver, T> work) {
         GatunCommand root = root();
         if (root.served != null) {
             root.host();

@@ -8,6 +8,7 @@ import dev.gatun.driver.Network;
 import dev.gatun.driver.GatunDriver;
 import dev.gatun.driver.NetworkSpec;
 import dev.gatun.driver.PortSpec;
+import dev.gatun.driver.PortRequest;
 import dev.gatun.netns.NamedNamespaces;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.netns.ReplyServers;
@@ -78,8 +79,8 @@ final class DemoCommand extends Base {
                         .udp(c1, ip1, 53, "udp hello from c1").tcp(c2, e2.ip().getHostAddress(), 80, "hello from c2");
 
                 timed("publish 8080:80/tcp and 5353:53/udp to c1", () ->
-                        gatun.publish("demo", e1.ip(), List.of(PortSpec.parse("8080:80"), PortSpec.parse("5353:53/udp")), null));
-                timed("publish 8081:80 to c2", () -> gatun.publish("demo", e2.ip(), List.of(PortSpec.parse("8081:80")), null));
+                        gatun.publish(new PortRequest("demo", e1.ip(), List.of(PortSpec.parse("8080:80"), PortSpec.parse("5353:53/udp")), null)));
+                timed("publish 8081:80 to c2", () -> gatun.publish(new PortRequest("demo", e2.ip(), List.of(PortSpec.parse("8081:80")), null)));
 
                 expect("outside -> " + OUTSIDE_HOST + ":8080/tcp reaches c1", "hello from c1",
                         () -> ReplyServers.tcpFetch(outside, OUTSIDE_HOST, 8080));

@@ -19,6 +19,7 @@ import dev.gatun.cli.metrics.ServeMetrics;
 import dev.gatun.driver.HealListener;
 import dev.gatun.EnvironmentException;
 import dev.gatun.driver.GatunDriver;
+import dev.gatun.driver.HealableDriver;
 import dev.gatun.driver.SelfHealingDriver;
 import dev.gatun.netns.NetworkNamespace;
 import picocli.CommandLine.Command;
@@ -245,7 +246,7 @@ final class ServeCommand extends Base {
      */
     private static GatunDriver servedDriver(NetworkNamespace host, String driverName, Consumer<String> log,
                                             EventLog events, ServeMetrics meter) {
-        GatunDriver plain = Gatun.open(host, driverName);
+        HealableDriver plain = Gatun.open(host, driverName);
         GatunDriver driver = driverName.equals("nftables")
                 ? SelfHealingDriver.start(plain, log, HealListener.both(events, meter)) : plain;
         driver.listen(events);

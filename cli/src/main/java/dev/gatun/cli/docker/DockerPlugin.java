@@ -10,16 +10,19 @@ import dev.gatun.cli.service.DriverOptions;
 import dev.gatun.cli.service.Failure;
 import dev.gatun.cli.http.ErrorStatus;
 import dev.gatun.driver.ConflictException;
+import dev.gatun.driver.HostSurvey;
+import dev.gatun.driver.NetworkDriver;
 import dev.gatun.driver.Endpoint;
 import dev.gatun.driver.HostPortCheck;
 import dev.gatun.driver.EndpointSpec;
 import dev.gatun.driver.Network;
-import dev.gatun.driver.GatunDriver;
 import dev.gatun.driver.NetworkSpec;
 import dev.gatun.driver.NotFoundException;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortSpec;
 import dev.gatun.driver.Protocol;
+import dev.gatun.driver.PortsByAddress;
+import dev.gatun.driver.PortRequest;
 import dev.gatun.InetText;
 import dev.gatun.rtnl.MacAddress;
 import dev.gatun.rtnl.Prefix;
@@ -37,7 +40,7 @@ import java.util.Map;
 import java.util.function.Consumer;
 
 /**
- * Docker's remote network-driver protocol on top of a {@link GatunDriver}: each call is a
+ * Docker's remote network-driver protocol on top of a {@link NetworkDriver}: each call is a
  * JSON request for one method, answered with a JSON reply or {"Err": ...} and a non-2xx status.
  * State lives where the driver keeps it (the kernel); Docker's ids are the keys: a network is
  * gatun's network named by the first 12 digits of Docker's network id, an endpoint and its
@@ -52,15 +55,16 @@ public final class DockerPlugin {
     private static final String GENERIC = "com.docker.network.generic";
     private static final String PORTMAP = "com.docker.network.portmap";
 
-    private final GatunDriver driver;
+    private final NetworkDriver driver;
     private final FreePorts freePorts;
     private final Consumer<String> log;
     /** Choosing a free host port and publishing it must not interleave with another choice. */
     private final Object choosing = new Object();
 
-    public DockerPlugin(GatunDriver driver, Consumer<String> log) {
+    /** Over {@code driver}'s engine contract; its survey of the host tells which ports are free. */
+    public <D extends NetworkDriver & HostSurvey> DockerPlugin(D driver, Consumer<String> log) {
         this.driver = driver;
-        this.freePorts = new FreePorts(driver);
+        this.freePorts = new FreePorts(driver, driver::host);
         this.log = log;
     }
 
@@ -306,7 +310,7 @@ public final class DockerPlugin {
             }
             // Both families in one transaction: every binding or none.
             List<PortMapping> made = byContainer.isEmpty() ? List.of()
-                    : driver.publishAll(n.name(), byContainer, endpointId, HostPortCheck.CHECK);
+                    : driver.publishAll(new PortsByAddress(n.name(), byContainer, endpointId), HostPortCheck.CHECK);
             made.forEach(m -> log.accept("published " + m.describe() + " for endpoint " + endpointId));
         }
         return Map.of();
@@ -317,7 +321,7 @@ public final class DockerPlugin {
         String endpointId = id(r, "EndpointID");
         Endpoint e = endpoint(n, endpointId);
         for (InetAddress ip : e.ip6() == null ? List.of(e.ip()) : List.of(e.ip(), e.ip6())) {
-            driver.unpublish(n.name(), ip, List.of(), endpointId)
+            driver.unpublish(new PortRequest(n.name(), ip, List.of(), endpointId))
                     .forEach(m -> log.accept("unpublished " + m.describe() + " of endpoint " + endpointId));
         }
         return Map.of();

@@ -2,10 +2,11 @@ package dev.gatun.cli.docker;
 
 import dev.gatun.InvalidInputException;
 import dev.gatun.driver.ConflictException;
-import dev.gatun.driver.GatunDriver;
+import dev.gatun.driver.HostSurvey;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortSpec;
 import dev.gatun.driver.Protocol;
+import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.rtnl.Sysctls;
 import dev.gatun.sockdiag.BoundSocket;
 import dev.gatun.sockdiag.HostSockets;
@@ -16,6 +17,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * Chooses a host port for a binding that leaves it to the driver: the lowest port of a range
@@ -27,10 +29,13 @@ import java.util.Set;
  */
 final class FreePorts {
 
-    private final GatunDriver driver;
+    private final HostSurvey survey;
+    /** Asked when a port is chosen, not before: a driver that is never asked to choose need not say. */
+    private final Supplier<NetworkNamespace> host;
 
-    FreePorts(GatunDriver driver) {
-        this.driver = driver;
+    FreePorts(HostSurvey survey, Supplier<NetworkNamespace> host) {
+        this.survey = survey;
+        this.host = host;
     }
 
     /**
@@ -40,7 +45,7 @@ final class FreePorts {
     int lowest(Protocol protocol, InetAddress hostIp, int from, int to, Map<InetAddress, List<PortSpec>> chosen) {
         int low = from;
         int high = to;
-        Sysctls sysctls = new Sysctls(driver.host());
+        Sysctls sysctls = new Sysctls(host.get());
         Set<Integer> reserved = Set.of();
         if (from == 0) {
             String[] range = sysctls.read("ipv4/ip_local_port_range").split("\\s+");
@@ -50,7 +55,7 @@ final class FreePorts {
         }
         Set<Integer> taken = new HashSet<>();
         // Ports a CNI chain published outside gatun's networks are taken too.
-        for (PortMapping m : driver.allPublished()) {
+        for (PortMapping m : survey.allPublished()) {
             if (m.protocol() == protocol && (hostIp == null || m.hostIp() == null || hostIp.equals(m.hostIp()))) {
                 taken.add(m.hostPort());
             }
@@ -78,7 +83,7 @@ final class FreePorts {
         if (protocol == Protocol.SCTP) {
             return held;
         }
-        try (HostSockets sockets = HostSockets.open(driver.host())) {
+        try (HostSockets sockets = HostSockets.open(host.get())) {
             for (BoundSocket s : sockets.holdingRange(protocol.number(), low, high)) {
                 boolean holds = hostIp == null ? s.holds(true, null) || s.holds(false, null)
                         : s.holds(hostIp instanceof Inet4Address, hostIp);

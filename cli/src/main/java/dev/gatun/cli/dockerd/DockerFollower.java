@@ -3,7 +3,8 @@ package dev.gatun.cli.dockerd;
 import dev.gatun.cli.events.EventCause;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.gatun.driver.AdoptedBridge;
-import dev.gatun.driver.GatunDriver;
+import dev.gatun.driver.OutsidePorts;
+import dev.gatun.driver.BridgeAdoption;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.rtnl.Prefix;
 
@@ -37,7 +38,7 @@ public final class DockerFollower implements AutoCloseable {
     private static final long MAX_BACKOFF_MILLIS = 30_000;
 
     private final Path socket;
-    private final GatunDriver driver;
+    private final BridgeAdoption bridges;
     private final PortsReconciler ports;
     private final Consumer<String> log;
     private final Thread thread;
@@ -50,17 +51,18 @@ public final class DockerFollower implements AutoCloseable {
     /** Counted down when the first connect has reconciled, or failed to. */
     private final CountDownLatch firstPass = new CountDownLatch(1);
 
-    private DockerFollower(Path socket, GatunDriver driver, Consumer<String> log) {
+    private DockerFollower(Path socket, BridgeAdoption bridges, OutsidePorts ports, Consumer<String> log) {
         this.socket = socket;
-        this.driver = driver;
-        this.ports = new PortsReconciler(driver, log);
+        this.bridges = bridges;
+        this.ports = new PortsReconciler(ports, log);
         this.log = log;
         this.thread = Thread.ofPlatform().name("gatun-dockerd").daemon().unstarted(this::run);
     }
 
     /** Follows the dockerd on {@code socket} (see {@link DockerEngine#socketOf}) with {@code driver}, on a thread of its own. */
-    public static DockerFollower start(Path socket, GatunDriver driver, Consumer<String> log) {
-        DockerFollower f = new DockerFollower(socket, driver, log);
+    public static <D extends BridgeAdoption & OutsidePorts> DockerFollower start(Path socket, D driver,
+                                                                                  Consumer<String> log) {
+        DockerFollower f = new DockerFollower(socket, driver, driver, log);
         f.thread.start();
         return f;
     }
@@ -149,13 +151,13 @@ public final class DockerFollower implements AutoCloseable {
     private int reconcileNetworks(DockerEngine engine) {
         JsonNode list = engine.get("/networks");
         List<AdoptedBridge> wanted = list == null ? List.of() : DockerNetworks.bridges(list);
-        List<AdoptedBridge> held = driver.adoptedBridges();
+        List<AdoptedBridge> held = bridges.adoptedBridges();
         held.stream().filter(DockerNetworks::isDockers).forEach(b -> adopted.put(b.bridge(), b));
         int changed = 0;
         for (AdoptedBridge b : List.copyOf(adopted.values())) {
             if (wanted.stream().noneMatch(w -> w.bridge().equals(b.bridge()))) {
                 changed += alone(b.name(), "letting go of network", () -> {
-                    driver.releaseBridge(b);
+                    bridges.releaseBridge(b);
                     adopted.remove(b.bridge());
                     log.accept("let go of bridge " + b.bridge() + " (" + b.name() + "): its network is gone");
                     return 1;
@@ -165,7 +167,7 @@ public final class DockerFollower implements AutoCloseable {
         for (AdoptedBridge b : wanted) {
             if (!held.contains(b)) {
                 changed += alone(b.name(), "adopting network", () -> {
-                    driver.adoptBridge(b);
+                    bridges.adoptBridge(b);
                     adopted.put(b.bridge(), b);
                     log.accept("adopted bridge " + b.bridge() + " (" + b.name() + ", " + b.subnet4()
                             + (b.subnet6() == null ? "" : ", " + b.subnet6()) + (b.icc() ? "" : ", no icc") + (b.internal() ? ", internal" : "")

@@ -1,12 +1,13 @@
 package dev.gatun.cli.dockerd;
 
 import dev.gatun.driver.ConflictException;
-import dev.gatun.driver.GatunDriver;
+import dev.gatun.driver.OutsidePorts;
 import dev.gatun.driver.HostPortCheck;
 import dev.gatun.driver.OutsideChange;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortSpec;
 import dev.gatun.driver.Protocol;
+import dev.gatun.driver.PortRequest;
 
 import java.net.InetAddress;
 import java.util.ArrayList;
@@ -32,10 +33,10 @@ final class PortsReconciler {
      */
     static final HostPortCheck DOCKERD_HOLDS = HostPortCheck.exceptHeldBy("dockerd", "docker-proxy");
 
-    private final GatunDriver driver;
+    private final OutsidePorts driver;
     private final Consumer<String> log;
 
-    PortsReconciler(GatunDriver driver, Consumer<String> log) {
+    PortsReconciler(OutsidePorts driver, Consumer<String> log) {
         this.driver = driver;
         this.log = log;
     }
@@ -130,7 +131,7 @@ final class PortsReconciler {
 
     private int publishAlone(String label, String owner, InetAddress target, PortSpec p, String when) {
         try {
-            for (PortMapping m : driver.publishOutside(label, target, List.of(p), owner, DOCKERD_HOLDS)) {
+            for (PortMapping m : driver.publishOutside(new PortRequest(label, target, List.of(p), owner), DOCKERD_HOLDS)) {
                 log.accept("published " + m.describe() + " for container " + shortId(owner) + when);
             }
             return 1;

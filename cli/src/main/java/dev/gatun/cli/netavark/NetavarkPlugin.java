@@ -14,13 +14,16 @@ import dev.gatun.cli.json.JsonTree;
 import dev.gatun.cli.service.Version;
 import dev.gatun.cli.service.Drivers;
 import dev.gatun.driver.ConflictException;
+import dev.gatun.driver.ContainerSetup;
 import dev.gatun.driver.Endpoint;
 import dev.gatun.driver.EndpointSpec;
-import dev.gatun.driver.GatunDriver;
+import dev.gatun.driver.NetworkDriver;
 import dev.gatun.driver.HostPortCheck;
 import dev.gatun.driver.Network;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortSpec;
+import dev.gatun.driver.PortsByAddress;
+import dev.gatun.driver.PortRequest;
 import dev.gatun.netns.NetworkNamespace;
 
 import java.io.IOException;
@@ -123,7 +126,7 @@ public final class NetavarkPlugin {
             throw new InvalidInputException("a gatun network cannot resolve container names (netavark runs aardvark-dns "
                     + "only for its own bridge driver); create it with --disable-dns");
         }
-        List<Network> existing = drivers.with(GatunDriver::networks);
+        List<Network> existing = drivers.with(NetworkDriver::networks);
         List<Network> others = existing.stream().filter(x -> !x.name().equals(n.spec().name())).toList();
         return n.completed(NetavarkNetwork.subnetsOf(others));
     }
@@ -131,7 +134,7 @@ public final class NetavarkPlugin {
     private JsonNode setup(String netns, NetavarkSetup s) {
         NetworkNamespace container = namespace(netns);
         String owner = s.owner();
-        return drivers.with(d -> {
+        return drivers.with((ContainerSetup d) -> {
             Rollback attached = new Rollback();
             try {
                 // Both families' ports in one transaction: every one of them or none.
@@ -155,7 +158,7 @@ public final class NetavarkPlugin {
                 Endpoint e = d.attach(EndpointSpec.on(n.name()).container(container).ifname(s.ifname())
                         .ip(s.ip4()).ip6(s.ip6()).mac(s.mac()).owner(owner).build());
                 attached.onFailure(() -> d.detachOwner(n.name(), owner));
-                int published = anyPorts ? d.publishAll(n.name(), ports, owner, PODMAN_HOLDS).size() : 0;
+                int published = anyPorts ? d.publishAll(new PortsByAddress(n.name(), ports, owner), PODMAN_HOLDS).size() : 0;
                 log("setup " + owner + ": " + InetText.of(e.ip()) + " on " + n.name() + " (" + e.hostIfname() + "), "
                         + published + " port mapping(s)");
                 return status(n, e, s);
@@ -170,7 +173,7 @@ public final class NetavarkPlugin {
      * stored. Made for the {@code ports} to follow, its packet-filter entries go in with them,
      * or by {@code failed} should the setup fail first.
      */
-    private Network network(GatunDriver d, NetavarkSetup s, boolean ports, Rollback failed) {
+    private Network network(ContainerSetup d, NetavarkSetup s, boolean ports, Rollback failed) {
         String name = s.network().spec().name();
         RuntimeException last = null;
         for (int attempt = 0; attempt < 20; attempt++) {
@@ -199,7 +202,7 @@ public final class NetavarkPlugin {
         throw last;
     }
 
-    private static Network find(GatunDriver d, String name) {
+    private static Network find(ContainerSetup d, String name) {
         return d.networks().stream().filter(n -> n.name().equals(name)).findFirst().orElse(null);
     }
 
@@ -226,7 +229,7 @@ public final class NetavarkPlugin {
 
     private void teardown(String netns, NetavarkSetup s) {
         String owner = s.owner();
-        drivers.with(d -> {
+        drivers.with((ContainerSetup d) -> {
             Network n = find(d, s.network().spec().name());
             if (n == null) {
                 log("teardown " + owner + ": nothing left");
@@ -259,7 +262,7 @@ public final class NetavarkPlugin {
      * attaches before it publishes and a teardown detaches before it unpublishes, so a live
      * container's mappings always have their endpoint, or are going anyway. How many went.
      */
-    private int removeUnattached(GatunDriver d, Network n, String leaving) {
+    private int removeUnattached(ContainerSetup d, Network n, String leaving) {
         Set<String> attached = new HashSet<>();
         d.endpoints(n.name()).forEach(e -> attached.add(e.owner()));
         Map<String, Set<InetAddress>> going = new LinkedHashMap<>();
@@ -272,7 +275,7 @@ public final class NetavarkPlugin {
         for (Map.Entry<String, Set<InetAddress>> g : going.entrySet()) {
             int of = 0;
             for (InetAddress ip : g.getValue()) {
-                of += d.unpublish(n.name(), ip, List.of(), g.getKey()).size();
+                of += d.unpublish(new PortRequest(n.name(), ip, List.of(), g.getKey())).size();
             }
             if (!g.getKey().equals(leaving)) {
                 log("removed " + of + " port mapping(s) of " + g.getKey() + " on " + n.name()

@@ -10,12 +10,13 @@ import java.util.function.Function;
 @FunctionalInterface
 public interface Drivers {
 
-    <T> T with(Function<GatunDriver, T> work);
+    /** Runs {@code work} with a driver; {@code work} may ask for only the role it uses ({@code (ContainerSetup d) -> ...}). */
+    <T> T with(Function<? super GatunDriver, T> work);
 
     /** A process of its own: a driver for the namespace it runs in, opened for each work and closed after. */
     Drivers IN_PROCESS = new Drivers() {
         @Override
-        public <T> T with(Function<GatunDriver, T> work) {
+        public <T> T with(Function<? super GatunDriver, T> work) {
             try (GatunDriver d = Gatun.open(NetworkNamespace.current())) {
                 return work.apply(d);
             }
@@ -26,7 +27,7 @@ public interface Drivers {
     static Drivers of(GatunDriver driver) {
         return new Drivers() {
             @Override
-            public <T> T with(Function<GatunDriver, T> work) {
+            public <T> T with(Function<? super GatunDriver, T> work) {
                 return work.apply(driver);
             }
         };

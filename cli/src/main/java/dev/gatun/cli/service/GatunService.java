@@ -5,6 +5,7 @@ import dev.gatun.driver.Network;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortTraffic;
 import dev.gatun.driver.Replacement;
+import dev.gatun.driver.PortRequest;
 import dev.gatun.nft.value.Family;
 import dev.gatun.nft.NftRenderer;
 import dev.gatun.nft.Nftables;
@@ -66,23 +67,23 @@ public final class GatunService {
     }
 
     public List<PortMapping> publish(Publish r) {
-        return drivers.with(d -> d.publish(r.network(), r.containerIp(), r.ports(), r.owner(), r.check()));
+        return drivers.with(d -> d.publish(new PortRequest(r.network(), r.containerIp(), r.ports(), r.owner()), r.check()));
     }
 
     public List<PortMapping> unpublish(Unpublish r) {
-        return drivers.with(d -> d.unpublish(r.network(), r.containerIp(), r.ports(), r.owner()));
+        return drivers.with(d -> d.unpublish(new PortRequest(r.network(), r.containerIp(), r.ports(), r.owner())));
     }
 
     public Replacement replace(ReplacePorts r) {
         Publish p = r.publish();
-        return drivers.with(d -> d.replace(p.network(), p.containerIp(), p.ports(), p.owner(), p.check(),
+        return drivers.with(d -> d.replace(new PortRequest(p.network(), p.containerIp(), p.ports(), p.owner()), p.check(),
                 r.keepUdpFlows()));
     }
 
     /** Unpublishes, then waits up to {@code timeout} for the established connections through what it removed to end. */
     public Drained unpublishAndDrain(Unpublish r, Duration timeout) {
         return drivers.with(d -> {
-            List<PortMapping> removed = d.unpublish(r.network(), r.containerIp(), r.ports(), r.owner());
+            List<PortMapping> removed = d.unpublish(new PortRequest(r.network(), r.containerIp(), r.ports(), r.owner()));
             return new Drained(removed, d.drain(removed, timeout));
         });
     }

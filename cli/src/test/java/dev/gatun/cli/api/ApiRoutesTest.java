@@ -19,6 +19,7 @@ import dev.gatun.driver.EndpointSpec;
 import dev.gatun.driver.Network;
 import dev.gatun.driver.HostPortCheck;
 import dev.gatun.driver.GatunDriver;
+import dev.gatun.driver.PortRequest;
 import dev.gatun.driver.NetworkSpec;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortSpec;
@@ -105,11 +106,9 @@ class ApiRoutesTest {
                 "{\"containerIp\": \"10.88.0.2\", \"ports\": [\"8080:80\", \"53/udp\"], \"owner\": \"--json\"}", List.of(made));
         assertThat(calls).containsExactly("publish");
         Object[] args = arguments.getFirst();
-        assertThat(args[0]).isEqualTo("n1");
-        assertThat(args[1]).isEqualTo(C2);
-        assertThat(args[2]).isEqualTo(List.of(PortSpec.parse("8080:80"), PortSpec.parse("53/udp")));
-        assertThat(args[3]).isEqualTo("--json");
-        assertThat(args[4]).isEqualTo(HostPortCheck.CHECK);
+        assertThat(args[0]).isEqualTo(new PortRequest("n1", C2, List.of(PortSpec.parse("8080:80"), PortSpec.parse("53/udp")),
+                "--json"));
+        assertThat(args[1]).isEqualTo(HostPortCheck.CHECK);
         assertThat(a.status()).isEqualTo(200);
         assertThat(a.document()).isEqualTo(Json.mappings(List.of(made)));
     }
@@ -152,14 +151,14 @@ class ApiRoutesTest {
         run("POST", "/v1/networks/n1/ports", Map.of(),
                 "{\"containerIp\": \"10.88.0.2\", \"ports\": [\"8080:80\"], \"checkHostPorts\": true}", List.of());
         run("POST", "/v1/networks/n1/ports", Map.of(), "{\"containerIp\": \"10.88.0.2\", \"ports\": [\"8080:80\"]}", List.of());
-        assertThat(arguments).extracting(a -> a[4]).containsExactly(HostPortCheck.SKIP, HostPortCheck.CHECK, HostPortCheck.CHECK);
+        assertThat(arguments).extracting(a -> a[1]).containsExactly(HostPortCheck.SKIP, HostPortCheck.CHECK, HostPortCheck.CHECK);
     }
 
     @Test
     void aValueThatLooksLikeAnOptionIsAValueOrRefusedButNeverObeyed() {
         run("DELETE", "/v1/networks/n1/ports", Map.of(), "{\"containerIp\": \"10.88.0.2\", \"owner\": \"--force\"}", List.of());
         assertThat(calls).containsExactly("unpublish");
-        assertThat(arguments.getFirst()).containsExactly("n1", C2, List.of(), "--force");
+        assertThat(arguments.getFirst()).containsExactly(new PortRequest("n1", C2, List.of(), "--force"));
         // A port spec that is an option's name is a bad port spec: 400, nothing called.
         InvalidInputException e = catchThrowableOfType(InvalidInputException.class, () -> run("DELETE",
                 "/v1/networks/n1/ports", Map.of(), "{\"containerIp\": \"10.88.0.2\", \"ports\": [\"--owner\"]}", List.of()));

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.gatun.cli.service.Drivers;
 import dev.gatun.driver.GatunDriver;
+import dev.gatun.driver.PortRequest;
 import dev.gatun.netlink.ReplyTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -34,7 +35,7 @@ class CniPluginTest {
     /** A driver that must not be used: the call is refused before it. */
     private static final Drivers UNUSED = new Drivers() {
         @Override
-        public <T> T with(Function<GatunDriver, T> work) {
+        public <T> T with(Function<? super GatunDriver, T> work) {
             throw new AssertionError("the driver was asked for, but the call should have been refused first");
         }
     };
@@ -189,7 +190,7 @@ class CniPluginTest {
     void aReplyTimeoutDuringAnAddIsTryAgain() throws Exception {
         Drivers timingOut = new Drivers() {
             @Override
-            public <T> T with(Function<GatunDriver, T> work) {
+            public <T> T with(Function<? super GatunDriver, T> work) {
                 throw new ReplyTimeoutException("add element tcp . 8080 to map inet gatun ports4", Duration.ofSeconds(5));
             }
         };
@@ -214,14 +215,15 @@ class CniPluginTest {
         GatunDriver recording = (GatunDriver) Proxy.newProxyInstance(GatunDriver.class.getClassLoader(),
                 new Class<?>[] {GatunDriver.class}, (proxy, method, args) -> {
                     if (method.getName().equals("publishOutside")) {
-                        published.add(((InetAddress) args[1]).getHostAddress() + " " + args[3]);
+                        PortRequest r = (PortRequest) args[0];
+                        published.add(r.containerIp().getHostAddress() + " " + r.owner());
                         return List.of();
                     }
                     throw new AssertionError("a chained ADD asked the driver for " + method.getName());
                 });
         Drivers drivers = new Drivers() {
             @Override
-            public <T> T with(Function<GatunDriver, T> work) {
+            public <T> T with(Function<? super GatunDriver, T> work) {
                 return work.apply(recording);
             }
         };

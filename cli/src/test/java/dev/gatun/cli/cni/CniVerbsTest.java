@@ -8,6 +8,8 @@ import dev.gatun.driver.Endpoint;
 import dev.gatun.driver.EndpointSpec;
 import dev.gatun.driver.Network;
 import dev.gatun.driver.GatunDriver;
+import dev.gatun.driver.PortsByAddress;
+import dev.gatun.driver.PortRequest;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.Protocol;
 import dev.gatun.rtnl.MacAddress;
@@ -87,26 +89,31 @@ class CniVerbsTest {
                                 MacAddress.parse("02:00:00:00:00:02"), spec.owner());
                     }
                     case "publish", "publishAll" -> {
-                        // publish(network, ip, ports, owner, check); publishAll(network, ports by ip, owner, check)
-                        asked.add("publish n " + args[method.getName().equals("publish") ? 3 : 2]);
+                        asked.add("publish n " + (args[0] instanceof PortRequest r ? r.owner() : ((PortsByAddress) args[0]).owner()));
                         if (publishFails != null) {
                             throw publishFails;
                         }
                         yield List.of();
                     }
-                    case "detachOwner", "unpublishOutside" -> {
-                        asked.add(method.getName() + " " + args[0] + " " + args[args.length - 1]);
+                    case "detachOwner" -> {
+                        asked.add(method.getName() + " " + args[0] + " " + args[1]);
+                        yield null;
+                    }
+                    case "unpublishOutside" -> {
+                        PortRequest r = (PortRequest) args[0];
+                        asked.add(method.getName() + " " + r.network() + " " + r.owner());
                         yield null;
                     }
                     case "unpublish" -> {
-                        asked.add("unpublish " + args[0] + " " + args[3]);
+                        PortRequest r = (PortRequest) args[0];
+                        asked.add("unpublish " + r.network() + " " + r.owner());
                         yield List.of();
                     }
                     default -> throw new AssertionError("the driver was asked for " + method.getName());
                 });
         return new Drivers() {
             @Override
-            public <T> T with(Function<GatunDriver, T> work) {
+            public <T> T with(Function<? super GatunDriver, T> work) {
                 return work.apply(d);
             }
         };

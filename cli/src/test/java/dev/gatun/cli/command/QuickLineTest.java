@@ -4,6 +4,7 @@ import dev.gatun.cli.service.ExitCode;
 import dev.gatun.cli.service.Served;
 import dev.gatun.driver.ConflictException;
 import dev.gatun.driver.GatunDriver;
+import dev.gatun.driver.PortRequest;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortSpec;
 import dev.gatun.driver.Replacement;
@@ -164,31 +165,31 @@ class QuickLineTest {
     private GatunDriver recording() {
         return StandInDriver.answering(Map.of(
                 "publish", args -> {
+                    // A request's record prints every field, so that two runs asking differently differ here.
                     asked.add("publish " + Arrays.asList(args));
-                    if (args[0].equals("busy")) {
+                    PortRequest r = (PortRequest) args[0];
+                    if (r.network().equals("busy")) {
                         throw new ConflictException("host port 8080/tcp is published to 10.88.0.9 (owner other)");
                     }
-                    return mappings(args);
+                    return mappings(r);
                 },
                 "unpublish", args -> {
                     asked.add("unpublish " + Arrays.asList(args));
-                    return mappings(args);
+                    return mappings((PortRequest) args[0]);
                 },
                 "replace", args -> {
                     asked.add("replace " + Arrays.asList(args));
-                    List<PortMapping> published = mappings(args);
+                    List<PortMapping> published = mappings((PortRequest) args[0]);
                     InetAddress old = InetAddress.getByName("10.88.0.9");
                     return new Replacement(published, published.stream().map(m -> new PortMapping(m.network(),
                             m.protocol(), m.hostIp(), m.hostPort(), old, m.containerPort(), "old")).toList());
                 }));
     }
 
-    private static List<PortMapping> mappings(Object[] args) {
-        InetAddress ip = (InetAddress) args[1];
-        @SuppressWarnings("unchecked")
-        List<PortSpec> ports = (List<PortSpec>) args[2];
-        String owner = PortMapping.ownerOr((String) args[3], ip);
-        return ports.stream().map(p -> new PortMapping((String) args[0], p.protocol(), p.hostIp(), p.hostStart(), ip,
+    private static List<PortMapping> mappings(PortRequest r) {
+        InetAddress ip = r.containerIp();
+        String owner = PortMapping.ownerOr(r.owner(), ip);
+        return r.ports().stream().map(p -> new PortMapping(r.network(), p.protocol(), p.hostIp(), p.hostStart(), ip,
                 p.containerStart(), owner)).toList();
     }
 

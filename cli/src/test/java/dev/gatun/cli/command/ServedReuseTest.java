@@ -3,6 +3,7 @@ package dev.gatun.cli.command;
 import dev.gatun.cli.service.ExitCode;
 import dev.gatun.cli.service.Served;
 import dev.gatun.driver.GatunDriver;
+import dev.gatun.driver.PortRequest;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.PortSpec;
 import dev.gatun.netns.NetworkNamespace;
@@ -30,13 +31,12 @@ class ServedReuseTest {
 
     private GatunDriver recording() {
         return StandInDriver.answering(Map.of("publish", args -> {
-            InetAddress ip = (InetAddress) args[1];
-            @SuppressWarnings("unchecked")
-            List<PortSpec> ports = (List<PortSpec>) args[2];
-            String owner = (String) args[3];
+            PortRequest r = (PortRequest) args[0];
+            InetAddress ip = r.containerIp();
+            String owner = r.owner();
             owners.add(String.valueOf(owner));
-            PortSpec p = ports.getFirst();
-            return List.of(new PortMapping((String) args[0], p.protocol(), null, p.hostStart(), ip, p.containerStart(),
+            PortSpec p = r.ports().getFirst();
+            return List.of(new PortMapping(r.network(), p.protocol(), null, p.hostStart(), ip, p.containerStart(),
                     owner == null ? ip.getHostAddress() : owner));
         }));
     }

@@ -8,6 +8,7 @@ import dev.gatun.driver.PortSpec;
 import dev.gatun.driver.Protocol;
 import dev.gatun.facade.Gatun;
 import dev.gatun.driver.GatunDriver;
+import dev.gatun.driver.PortRequest;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.rtnl.Rtnetlink;
 import dev.gatun.testing.Bounded;
@@ -127,10 +128,10 @@ class ChosenPortsIT {
         Oracle.in(host, "sh", "-c", "echo '42400 42401' > /proc/sys/net/ipv4/ip_local_port_range; "
                 + "echo '' > /proc/sys/net/ipv4/ip_local_reserved_ports");
         try (GatunDriver driver = Gatun.open(host, "nftables")) {
-            FreePorts free = new FreePorts(driver);
+            FreePorts free = new FreePorts(driver, () -> host);
             assertThat(free.lowest(Protocol.TCP, null, 0, 0, Map.of())).as("before the chain's mapping").isEqualTo(42400);
-            driver.publishOutside("chain", InetAddress.ofLiteral("10.96.0.2"), List.of(PortSpec.parse("42400:80")),
-                    "ch1/eth0@chain", HostPortCheck.SKIP);
+            driver.publishOutside(new PortRequest("chain", InetAddress.ofLiteral("10.96.0.2"), List.of(PortSpec.parse("42400:80")),
+                    "ch1/eth0@chain"), HostPortCheck.SKIP);
             assertThat(free.lowest(Protocol.TCP, null, 0, 0, Map.of())).isEqualTo(42401);
             assertThat(free.lowest(Protocol.UDP, null, 0, 0, Map.of())).as("another protocol").isEqualTo(42400);
         }

@@ -4,6 +4,7 @@ import dev.gatun.driver.ConflictException;
 import dev.gatun.driver.HostPortCheck;
 import dev.gatun.driver.OutsideChange;
 import dev.gatun.driver.PortMapping;
+import dev.gatun.driver.PortRequest;
 import dev.gatun.driver.PortSpec;
 import dev.gatun.driver.Protocol;
 import dev.gatun.rtnl.Prefix;
@@ -52,15 +53,15 @@ class PortsReconcilerTest {
                     return out;
                 },
                 "publishOutside", a -> {
-                    checks.add((HostPortCheck) a[4]);
-                    calls.add("publish " + a[2]);
-                    @SuppressWarnings("unchecked")
-                    PortSpec p = ((List<PortSpec>) a[2]).getFirst();
+                    PortRequest r = (PortRequest) a[0];
+                    checks.add((HostPortCheck) a[1]);
+                    calls.add("publish " + r.ports());
+                    PortSpec p = r.ports().getFirst();
                     RuntimeException refused = refuse.apply(p);
                     if (refused != null) {
                         throw refused;
                     }
-                    return List.of(mapping((InetAddress) a[1], p.hostStart()));
+                    return List.of(mapping(r.containerIp(), p.hostStart()));
                 })), lines::add);
     }
 

@@ -9,7 +9,9 @@ import dev.gatun.driver.EndpointSpec;
 import dev.gatun.driver.HostPortCheck;
 import dev.gatun.driver.Network;
 import dev.gatun.driver.AdoptedBridge;
-import dev.gatun.driver.GatunDriver;
+import dev.gatun.driver.PortsByAddress;
+import dev.gatun.driver.HealableDriver;
+import dev.gatun.driver.PortRequest;
 import dev.gatun.driver.LocalnetRoute;
 import dev.gatun.driver.NetworkSpec;
 import dev.gatun.driver.NotFoundException;
@@ -48,12 +50,13 @@ import java.util.function.Supplier;
  * The driver contract on Linux bridges: rtnetlink for the topology, a {@link Firewall} (nftables
  * or iptables) for the packet filter. Networks are bridges whose alias describes them
  * ({@link BridgeNetworks}); endpoints are bridge ports whose alias describes the container
- * ({@link BridgeEndpoints}); published ports live in the firewall with their owner
- * ({@link PublishedPorts}). Nothing lives elsewhere. This class orders the steps of each call
+ * ({@link BridgeEndpoints}); published ports live in the firewall with their owner (to
+ * containers on its networks, {@link PublishedPorts}; outside them, {@link OutsidePublishing};
+ * listed by {@link PortListings}). Nothing lives elsewhere. This class orders the steps of each call
  * and holds the locks that keep changes to the topology one at a time and publishes apart from
  * the removals that could undo them.
  */
-public final class BridgeDriver implements GatunDriver {
+public final class BridgeDriver implements HealableDriver {
 
     private final NetworkNamespace host;
     private final Firewall firewall;
@@ -75,6 +78,8 @@ public final class BridgeDriver implements GatunDriver {
     private final BridgeNetworks networks;
     private final BridgeEndpoints endpoints;
     private final PublishedPorts ports;
+    private final OutsidePublishing outside;
+    private final PortListings listings;
     private final OtherFirewalls others;
     /** Every drain of this driver shares its readings of the conntrack table. */
     private final FlowDrain drains;
@@ -86,12 +91,15 @@ public final class BridgeDriver implements GatunDriver {
         this.endpoints = new BridgeEndpoints(host);
         this.cache = new HostCache(host, networks::list, () -> endpoints.list(null));
         this.publisher = new Publisher(host, firewall, cache::localAddresses, cache::counted, Conntrack::open);
-        this.ports = new PublishedPorts(host, firewall, publisher, networks::list, networks::adoptedSubnets, () -> {
+        Runnable ensureTable = () -> {
             synchronized (topology) {
                 // No network of gatun's may exist yet: the table must.
                 firewall.ensure(networks.withAdopted());
             }
-        }, this::completeNetwork);
+        };
+        this.ports = new PublishedPorts(firewall, publisher, ensureTable, this::completeNetwork);
+        this.outside = new OutsidePublishing(host, firewall, publisher, networks::list, networks::adoptedSubnets, ensureTable);
+        this.listings = new PortListings(host, firewall, networks::list);
         this.others = new OtherFirewalls(firewall);
         this.drains = new FlowDrain(host);
     }
@@ -309,15 +317,14 @@ public final class BridgeDriver implements GatunDriver {
     // ------------------------------------------------------------------ published ports
 
     @Override
-    public List<PortMapping> publish(String network, InetAddress containerIp, List<PortSpec> ports, String owner,
-                                     HostPortCheck check) {
-        return beforeRemoval(() -> this.ports.publish(network(network), containerIp, ports, owner, check));
+    public List<PortMapping> publish(PortRequest request, HostPortCheck check) {
+        return beforeRemoval(() -> ports.publish(network(request.network()), request.containerIp(), request.ports(),
+                request.owner(), check));
     }
 
     @Override
-    public List<PortMapping> publishAll(String network, Map<InetAddress, List<PortSpec>> ports, String owner,
-                                        HostPortCheck check) {
-        return beforeRemoval(() -> this.ports.publishAll(network(network), ports, owner, check));
+    public List<PortMapping> publishAll(PortsByAddress request, HostPortCheck check) {
+        return beforeRemoval(() -> ports.publishAll(network(request.network()), request.byAddress(), request.owner(), check));
     }
 
     @Override
@@ -326,8 +333,9 @@ public final class BridgeDriver implements GatunDriver {
     }
 
     @Override
-    public Replacement replace(String network, InetAddress containerIp, List<PortSpec> ports, String owner,
-                               HostPortCheck check, boolean keepUdpFlows) {
+    public Replacement replace(PortRequest request, HostPortCheck check, boolean keepUdpFlows) {
+        String network = request.network();
+        InetAddress containerIp = request.containerIp();
         return beforeRemoval(() -> {
             Network n = network(network);
             // The port's traffic moves at the commit: a target no container has would drop it.
@@ -335,7 +343,7 @@ public final class BridgeDriver implements GatunDriver {
                 throw new NotFoundException("replace ports on network " + network + ": no endpoint of it has address "
                         + InetText.of(containerIp) + " (attach the new container first; nothing was changed)");
             }
-            return this.ports.replace(n, containerIp, ports, owner, check, keepUdpFlows);
+            return ports.replace(n, containerIp, request.ports(), request.owner(), check, keepUdpFlows);
         });
     }
 
@@ -354,54 +362,54 @@ public final class BridgeDriver implements GatunDriver {
     }
 
     @Override
-    public List<PortMapping> unpublish(String network, InetAddress containerIp, List<PortSpec> ports, String owner) {
-        return this.ports.unpublish(network(network), containerIp, ports, owner);
+    public List<PortMapping> unpublish(PortRequest request) {
+        return ports.unpublish(network(request.network()), request.containerIp(), request.ports(), request.owner());
     }
 
     @Override
-    public List<PortMapping> publishOutside(String label, InetAddress containerIp, List<PortSpec> ports, String owner,
-                                            HostPortCheck check) {
-        return beforeRemoval(() -> this.ports.publishOutside(label, containerIp, ports, owner, check));
+    public List<PortMapping> publishOutside(PortRequest request, HostPortCheck check) {
+        return beforeRemoval(() -> outside.publish(request.network(), request.containerIp(), request.ports(),
+                request.owner(), check));
     }
 
     @Override
-    public List<PortMapping> unpublishOutside(String label, InetAddress containerIp, List<PortSpec> ports, String owner) {
-        return this.ports.unpublishOutside(label, containerIp, ports, owner);
+    public List<PortMapping> unpublishOutside(PortRequest request) {
+        return outside.unpublish(request.network(), request.containerIp(), request.ports(), request.owner());
     }
 
     @Override
     public List<OutsideChange.Outcome> changeOutside(OutsideChange change) {
-        return beforeRemoval(() -> ports.changeOutside(change));
+        return beforeRemoval(() -> outside.change(change));
     }
 
     @Override
     public List<PortMapping> publishedOutside() {
-        return ports.publishedOutside();
+        return listings.publishedOutside();
     }
 
     @Override
     public List<PortMapping> published(String network) {
-        return ports.published(network == null ? networks() : List.of(network(network)));
+        return listings.published(network == null ? networks() : List.of(network(network)));
     }
 
     @Override
     public List<PortMapping> allPublished() {
-        return ports.all();
+        return listings.all();
     }
 
     @Override
     public List<PortTraffic> allTraffic() {
-        return ports.allTraffic();
+        return listings.allTraffic();
     }
 
     @Override
     public List<PortTraffic> traffic(String network) {
-        return ports.traffic(network == null ? networks() : List.of(network(network)));
+        return listings.traffic(network == null ? networks() : List.of(network(network)));
     }
 
     @Override
     public List<String> hostPortsInUse() {
-        return ports.sharedWithHostSockets(published(null));
+        return listings.sharedWithHostSockets(published(null));
     }
 
     @Override
@@ -430,7 +438,7 @@ public final class BridgeDriver implements GatunDriver {
     public List<String> repair(List<PortMapping> mappings) {
         synchronized (topology) {
             List<String> repaired = new ArrayList<>(clientsOf(firewall.restore(networks.withAdopted(), mappings)));
-            repaired.addAll(ports.restoreOutside(mappings));
+            repaired.addAll(outside.restore(mappings));
             repaired.addAll(openOtherFirewalls());
             return repaired;
         }
@@ -440,7 +448,7 @@ public final class BridgeDriver implements GatunDriver {
     public List<String> repairOwnRuleset(List<PortMapping> mappings) {
         synchronized (topology) {
             List<String> repaired = new ArrayList<>(clientsOf(firewall.restore(networks.withAdopted(), mappings)));
-            repaired.addAll(ports.restoreOutside(mappings));
+            repaired.addAll(outside.restore(mappings));
             return repaired;
         }
     }
@@ -478,7 +486,7 @@ public final class BridgeDriver implements GatunDriver {
             List<String> repaired = new ArrayList<>(clientsOf(firewall.restoreElements(networks.withAdopted(), mappings,
                     sets)));
             if (sets.contains(GatunRuleset.OUTSIDE4.name()) || sets.contains(GatunRuleset.OUTSIDE6.name())) {
-                repaired.addAll(ports.restoreOutside(mappings));
+                repaired.addAll(outside.restore(mappings));
             }
             return repaired;
         }

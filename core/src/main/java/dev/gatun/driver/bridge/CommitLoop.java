@@ -33,7 +33,7 @@ final class CommitLoop {
 
     /** The host's sockets that hold ports the batch's checking publishes want (see {@link HostSocketQuestion}). */
     interface HeldSockets {
-        List<BoundSocket> of(List<PortRequest> batch, List<InetAddress> localAddresses);
+        List<BoundSocket> of(List<CommitRequest> batch, List<InetAddress> localAddresses);
     }
 
     static final int MAX_ATTEMPTS = 200;
@@ -65,7 +65,7 @@ final class CommitLoop {
      * Commits {@code batch} and returns each request's answer, in order, its mappings named by
      * its network; {@code listener} (may be null) hears each commit before this returns.
      */
-    List<PortPlanner.Answer> commit(List<PortRequest> batch, PortListener listener) {
+    List<PortPlanner.Answer> commit(List<CommitRequest> batch, PortListener listener) {
         List<InetAddress> addressesFirst = anyWildcard(batch) ? hostAddresses.get() : List.of();
         // Asked once: a retry after a stale read is about gatun's maps, not the host's sockets.
         // Asked only if a plan needs it: a key gatun holds already (a replace, a publish again)
@@ -119,7 +119,7 @@ final class CommitLoop {
                 if (batch.size() > 1) {
                     // Something in the batch failed in the kernel: find whose by committing them one by one.
                     List<PortPlanner.Answer> one = new ArrayList<>(batch.size());
-                    for (PortRequest r : batch) {
+                    for (CommitRequest r : batch) {
                         one.addAll(commit(List.of(r), listener));
                     }
                     return one;
@@ -140,20 +140,20 @@ final class CommitLoop {
      * After a lost reply, an unpublish that finds its mappings gone (none of all that match, or
      * "not published") is what made them go: it gets the answer of the attempt that lost its reply.
      */
-    private static List<PortPlanner.Answer> afterLostReply(List<PortRequest> batch, List<PortPlanner.Answer> now,
+    private static List<PortPlanner.Answer> afterLostReply(List<CommitRequest> batch, List<PortPlanner.Answer> now,
                                                            List<PortPlanner.Answer> lost) {
         List<PortPlanner.Answer> out = new ArrayList<>(now);
         for (int i = 0; i < batch.size(); i++) {
             PortPlanner.Answer a = now.get(i);
             boolean gone = a.mappings() != null ? a.mappings().isEmpty() : a.refused() instanceof NotFoundException;
-            if (batch.get(i) instanceof PortRequest.Unpublish && gone && lost.get(i).mappings() != null) {
+            if (batch.get(i) instanceof CommitRequest.Unpublish && gone && lost.get(i).mappings() != null) {
                 out.set(i, lost.get(i));
             }
         }
         return out;
     }
 
-    private static List<PortPlanner.Answer> refusedAll(List<PortRequest> batch, RuntimeException e) {
+    private static List<PortPlanner.Answer> refusedAll(List<CommitRequest> batch, RuntimeException e) {
         List<PortPlanner.Answer> out = new ArrayList<>(batch.size());
         for (int i = 0; i < batch.size(); i++) {
             out.add(new PortPlanner.Answer(null, e));
@@ -166,7 +166,7 @@ final class CommitLoop {
      * the batch applied them, which is the kernel's order: the caller holds the store from the
      * commit to here, so the next batch is committed and told after this one.
      */
-    private List<PortPlanner.Answer> nameAndTell(List<PortRequest> batch, List<PortPlanner.Answer> answers,
+    private List<PortPlanner.Answer> nameAndTell(List<CommitRequest> batch, List<PortPlanner.Answer> answers,
                                                  PortListener listener) {
         List<PortPlanner.Answer> out = new ArrayList<>(answers.size());
         for (int i = 0; i < batch.size(); i++) {
@@ -175,7 +175,7 @@ final class CommitLoop {
                 out.add(a);
                 continue;
             }
-            PortRequest r = batch.get(i);
+            CommitRequest r = batch.get(i);
             List<PortMapping> done = Publisher.named(r.network(), a.mappings());
             out.add(new PortPlanner.Answer(done, null, a.replaced()));
             if (listener != null && !a.replaced().isEmpty()) {
@@ -183,7 +183,7 @@ final class CommitLoop {
                 tell(listener, false, a.replaced());
             }
             if (listener != null && !done.isEmpty()) {
-                tell(listener, r instanceof PortRequest.Publish, done);
+                tell(listener, r instanceof CommitRequest.Publish, done);
             }
         }
         return out;
@@ -202,11 +202,11 @@ final class CommitLoop {
         }
     }
 
-    /** The network entries the batch's publishes carry (see {@link PortRequest.Publish}), each once. */
-    private static List<BridgeRules> networkEntries(List<PortRequest> batch) {
+    /** The network entries the batch's publishes carry (see {@link CommitRequest.Publish}), each once. */
+    private static List<BridgeRules> networkEntries(List<CommitRequest> batch) {
         List<BridgeRules> out = List.of();
-        for (PortRequest r : batch) {
-            if (r instanceof PortRequest.Publish p && p.networkEntries() != null && !out.contains(p.networkEntries())) {
+        for (CommitRequest r : batch) {
+            if (r instanceof CommitRequest.Publish p && p.networkEntries() != null && !out.contains(p.networkEntries())) {
                 if (out.isEmpty()) {
                     out = new ArrayList<>();
                 }
@@ -217,9 +217,9 @@ final class CommitLoop {
     }
 
     /** Whether a publish in the batch binds every host address (so the host's addresses are needed). */
-    private static boolean anyWildcard(List<PortRequest> batch) {
-        for (PortRequest r : batch) {
-            if (r instanceof PortRequest.Publish p) {
+    private static boolean anyWildcard(List<CommitRequest> batch) {
+        for (CommitRequest r : batch) {
+            if (r instanceof CommitRequest.Publish p) {
                 for (Publisher.Wanted w : p.mappings()) {
                     if (w.hostIp() == null) {
                         return true;
@@ -231,9 +231,9 @@ final class CommitLoop {
     }
 
     /** How an error names the work of {@code batch}. */
-    private String describe(List<PortRequest> batch) {
+    private String describe(List<CommitRequest> batch) {
         String what = batch.size() > 1 ? batch.size() + " publishes and unpublishes"
-                : (batch.getFirst() instanceof PortRequest.Publish ? "publish to network " : "unpublish in network ")
+                : (batch.getFirst() instanceof CommitRequest.Publish ? "publish to network " : "unpublish in network ")
                         + batch.getFirst().network();
         return what + " in " + hostName;
     }

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Set;
 
 /** What one caller asks of the {@link Publisher}: mappings to publish, or a selection to unpublish. */
-sealed interface PortRequest permits PortRequest.Publish, PortRequest.Unpublish {
+sealed interface CommitRequest permits CommitRequest.Publish, CommitRequest.Unpublish {
 
     /** The network whose name the request's mappings carry. */
     String network();
@@ -20,7 +20,7 @@ sealed interface PortRequest permits PortRequest.Publish, PortRequest.Unpublish 
      * {@link Firewall#entriesWithMappings}).
      */
     record Publish(String network, List<Publisher.Wanted> mappings, String owner, boolean checkHost,
-                   Set<Long> engineSockets, Replace replace, BridgeRules networkEntries) implements PortRequest {
+                   Set<Long> engineSockets, Replace replace, BridgeRules networkEntries) implements CommitRequest {
         Publish(String network, List<Publisher.Wanted> mappings, String owner, boolean checkHost) {
             this(network, mappings, owner, checkHost, Set.of(), Replace.NO, null);
         }
@@ -40,5 +40,5 @@ sealed interface PortRequest permits PortRequest.Publish, PortRequest.Unpublish 
         NO, DELETING_UDP_FLOWS, KEEPING_UDP_FLOWS
     }
 
-    record Unpublish(String network, Publisher.Selection selection) implements PortRequest {}
+    record Unpublish(String network, Publisher.Selection selection) implements CommitRequest {}
 }

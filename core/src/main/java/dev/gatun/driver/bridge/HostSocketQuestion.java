@@ -51,11 +51,11 @@ final class HostSocketQuestion implements CommitLoop.HeldSockets, AutoCloseable 
     }
 
     @Override
-    public List<BoundSocket> of(List<PortRequest> batch, List<InetAddress> localAddresses) {
+    public List<BoundSocket> of(List<CommitRequest> batch, List<InetAddress> localAddresses) {
         Asked tcp = new Asked();
         Asked udp = new Asked();
-        for (PortRequest r : batch) {
-            if (r instanceof PortRequest.Publish p && p.checkHost()) {
+        for (CommitRequest r : batch) {
+            if (r instanceof CommitRequest.Publish p && p.checkHost()) {
                 for (Publisher.Wanted w : p.mappings()) {
                     Asked to = w.protocol() == Protocol.TCP ? tcp : w.protocol() == Protocol.UDP ? udp : null;
                     if (to == null) {

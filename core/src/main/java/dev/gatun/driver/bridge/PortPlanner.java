@@ -125,18 +125,18 @@ final class PortPlanner {
      * {@code held}: the host's sockets on the ports of checking publishes; {@code hostName}: the
      * host as errors name it.
      */
-    static BatchPlan plan(MappingStore.View view, List<PortRequest> batch, List<InetAddress> localAddresses,
+    static BatchPlan plan(MappingStore.View view, List<CommitRequest> batch, List<InetAddress> localAddresses,
                           List<BoundSocket> held, String hostName) {
         return plan(view, batch, localAddresses, () -> held, hostName);
     }
 
     /** Plans as above, asking {@code held} at most when a checking publish wants a key gatun does not hold. */
-    static BatchPlan plan(MappingStore.View view, List<PortRequest> batch, List<InetAddress> localAddresses,
+    static BatchPlan plan(MappingStore.View view, List<CommitRequest> batch, List<InetAddress> localAddresses,
                           Supplier<List<BoundSocket>> held, String hostName) {
         PortPlanner planner = new PortPlanner(view, localAddresses, held, hostName, batch.size());
         List<List<PortMapping>> wanted = new ArrayList<>(batch.size());
-        for (PortRequest r : batch) {
-            wanted.add(r instanceof PortRequest.Publish p ? mappings(p) : List.of());
+        for (CommitRequest r : batch) {
+            wanted.add(r instanceof CommitRequest.Publish p ? mappings(p) : List.of());
         }
         planner.prefetch(batch, wanted);
         List<Answer> answers = new ArrayList<>(batch.size());
@@ -145,11 +145,11 @@ final class PortPlanner {
         Merged merged = batch.size() == 1 ? null : new Merged();
         boolean changes = false;
         for (int i = 0; i < batch.size(); i++) {
-            PortRequest r = batch.get(i);
+            CommitRequest r = batch.get(i);
             planner.next = planner.starts[i];
             try {
-                Plan plan = r instanceof PortRequest.Publish p ? planner.publish(p, wanted.get(i))
-                        : planner.unpublish(((PortRequest.Unpublish) r).selection());
+                Plan plan = r instanceof CommitRequest.Publish p ? planner.publish(p, wanted.get(i))
+                        : planner.unpublish(((CommitRequest.Unpublish) r).selection());
                 if (merged == null) {
                     alone = plan;
                 } else {
@@ -169,7 +169,7 @@ final class PortPlanner {
     }
 
     /** The mappings a publish makes, before they carry a network. */
-    private static List<PortMapping> mappings(PortRequest.Publish p) {
+    private static List<PortMapping> mappings(CommitRequest.Publish p) {
         List<PortMapping> out = new ArrayList<>(p.mappings().size());
         for (Publisher.Wanted w : p.mappings()) {
             out.add(new PortMapping(null, w.protocol(), w.hostIp(), w.hostPort(), w.containerIp(), w.containerPort(),
@@ -184,11 +184,11 @@ final class PortPlanner {
      * key's network, owner and container port, so a publish's own mappings serve as their keys.
      * A key asked twice in one batch (two requests for one port) is looked up twice.
      */
-    private void prefetch(List<PortRequest> batch, List<List<PortMapping>> wanted) {
+    private void prefetch(List<CommitRequest> batch, List<List<PortMapping>> wanted) {
         List<PortMapping> asked = new ArrayList<>();
         for (int i = 0; i < batch.size(); i++) {
             starts[i] = asked.size();
-            if (batch.get(i) instanceof PortRequest.Publish) {
+            if (batch.get(i) instanceof CommitRequest.Publish) {
                 for (PortMapping m : wanted.get(i)) {
                     asked.add(m);
                     if (m.hostIp() != null) {
@@ -202,7 +202,7 @@ final class PortPlanner {
                         }
                     }
                 }
-            } else if (batch.get(i) instanceof PortRequest.Unpublish u && u.selection().keys() != null) {
+            } else if (batch.get(i) instanceof CommitRequest.Unpublish u && u.selection().keys() != null) {
                 for (Publisher.Wanted w : u.selection().keys()) {
                     asked.add(new PortMapping(null, w.protocol(), w.hostIp(), w.hostPort(), w.containerIp(), 0, null));
                 }
@@ -216,7 +216,7 @@ final class PortPlanner {
         return (a instanceof Inet4Address) == (m.containerIp() instanceof Inet4Address);
     }
 
-    private Plan publish(PortRequest.Publish p, List<PortMapping> wanted) {
+    private Plan publish(CommitRequest.Publish p, List<PortMapping> wanted) {
         Plan plan = new Plan(wanted.size());
         RequestKeys named = wanted.size() > 1 ? new RequestKeys() : null;
         for (PortMapping m : wanted) {
@@ -227,7 +227,7 @@ final class PortPlanner {
             if (existing.isPresent()) {
                 PortMapping old = existing.get();
                 boolean replacing = !old.owner().equals(p.owner());
-                if (replacing && p.replace() == PortRequest.Replace.NO) {
+                if (replacing && p.replace() == CommitRequest.Replace.NO) {
                     throw held(m, old);
                 }
                 if (!replacing && sameTarget(old, m)) {
@@ -239,7 +239,7 @@ final class PortPlanner {
                 if (replacing) {
                     plan.replaced.add(old);
                 }
-                if (!replacing || p.replace() == PortRequest.Replace.DELETING_UDP_FLOWS) {
+                if (!replacing || p.replace() == CommitRequest.Replace.DELETING_UDP_FLOWS) {
                     plan.flush.add(old);
                 }
             } else if (p.checkHost()) {

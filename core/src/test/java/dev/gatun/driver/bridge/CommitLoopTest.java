@@ -136,7 +136,7 @@ class CommitLoopTest {
         store.put(udp);
         store.loseNextReply(true);
 
-        List<PortPlanner.Answer> answers = loop.commit(List.of(new PortRequest.Unpublish("n1",
+        List<PortPlanner.Answer> answers = loop.commit(List.of(new CommitRequest.Unpublish("n1",
                 new Publisher.Selection(A, List.of(new Publisher.Wanted(Protocol.UDP, null, 5353, A, 53)), "app", null))),
                 null);
 
@@ -151,7 +151,7 @@ class CommitLoopTest {
         store.put(mapping(null, 8081, A, 80, "app"));
         store.loseNextReply(true);
 
-        List<PortPlanner.Answer> answers = loop.commit(List.of(new PortRequest.Unpublish("n1",
+        List<PortPlanner.Answer> answers = loop.commit(List.of(new CommitRequest.Unpublish("n1",
                 new Publisher.Selection(A, null, "app", m -> m.owner().equals("app")))), null);
 
         assertThat(answers.getFirst().mappings()).extracting(PortMapping::hostPort).containsExactlyInAnyOrder(8080, 8081);
@@ -183,7 +183,7 @@ class CommitLoopTest {
         List<String> heard = new ArrayList<>();
 
         List<PortPlanner.Answer> answers = loop.commit(List.of(
-                new PortRequest.Publish("n1", List.of(new Publisher.Wanted(Protocol.UDP, null, 5353, INTRUDER, 53)), "app",
+                new CommitRequest.Publish("n1", List.of(new Publisher.Wanted(Protocol.UDP, null, 5353, INTRUDER, 53)), "app",
                         true),
                 publish("app", wanted(null, 8080, A, 80))), new HeardCommits(heard));
 
@@ -206,8 +206,8 @@ class CommitLoopTest {
         }, after, "host1");
         store.put(mapping(null, 8080, A, 80, "old"));
 
-        PortRequest replace = new PortRequest.Publish("n1", List.of(wanted(null, 8080, INTRUDER, 80)), "new", true,
-                Set.of(), PortRequest.Replace.DELETING_UDP_FLOWS);
+        CommitRequest replace = new CommitRequest.Publish("n1", List.of(wanted(null, 8080, INTRUDER, 80)), "new", true,
+                Set.of(), CommitRequest.Replace.DELETING_UDP_FLOWS);
         assertThat(counting.commit(List.of(replace), null).getFirst().replaced()).extracting(PortMapping::owner)
                 .containsExactly("old");
         assertThat(counting.commit(List.of(publish("new", wanted(null, 8080, A, 80))), null).getFirst().refused())

@@ -6,6 +6,8 @@ import dev.gatun.driver.HostPortCheck;
 import dev.gatun.driver.NetworkSpec;
 import dev.gatun.driver.PortMapping;
 import dev.gatun.driver.SelfHealingDriver;
+import dev.gatun.driver.PortsByAddress;
+import dev.gatun.driver.PortRequest;
 import dev.gatun.netns.NetworkNamespace;
 import dev.gatun.nft.Nftables;
 import dev.gatun.rtnl.Prefix;
@@ -52,18 +54,18 @@ class FollowedPublishTest {
     void publishesAfterTheFirstReadNothingAndLandInTheKernel(NetworkNamespace host) {
         BridgeDriver inner = withNetwork(host);
         try (SelfHealingDriver d = SelfHealingDriver.start(inner, line -> {})) {
-            d.publish("n1", C1, ports("8080:80"), "alice");
+            d.publish(new PortRequest("n1", C1, ports("8080:80"), "alice"));
             long reads = inner.mapReads();
             assertThat(reads).as("memory was read once, at the first publish").isEqualTo(1);
 
             for (int i = 1; i <= 20; i++) {
-                d.publish("n1", C1, ports((8080 + i) + ":80/udp"), "alice");
+                d.publish(new PortRequest("n1", C1, ports((8080 + i) + ":80/udp"), "alice"));
             }
-            d.unpublish("n1", C1, ports("8085:80/udp"), "alice");
-            assertThatThrownBy(() -> d.publish("n1", C2, ports("8081:80/udp"), "bob"))
+            d.unpublish(new PortRequest("n1", C1, ports("8085:80/udp"), "alice"));
+            assertThatThrownBy(() -> d.publish(new PortRequest("n1", C2, ports("8081:80/udp"), "bob")))
                     .isInstanceOf(ConflictException.class).hasMessageContaining("alice");
-            List<PortMapping> again = d.publish("n1", C1, ports("8080:80"), "alice");
-            List<PortMapping> moved = d.publish("n1", C2, ports("8090:81/udp"), "alice");
+            List<PortMapping> again = d.publish(new PortRequest("n1", C1, ports("8080:80"), "alice"));
+            List<PortMapping> moved = d.publish(new PortRequest("n1", C2, ports("8090:81/udp"), "alice"));
 
             assertThat(inner.mapReads()).as("reads after the first publish").isEqualTo(reads);
             assertThat(again).extracting(PortMapping::hostPort).containsExactly(8080);
@@ -85,17 +87,17 @@ class FollowedPublishTest {
         BridgeDriver inner = withNetwork(host);
         InetAddress onN2 = InetAddress.ofLiteral("10.89.0.2");
         try (SelfHealingDriver d = SelfHealingDriver.start(inner, line -> {})) {
-            d.publish("n1", C1, ports("8080:80"), "alice");
+            d.publish(new PortRequest("n1", C1, ports("8080:80"), "alice"));
             d.createNetworkForPublish(NetworkSpec.of("n2", Prefix.parse("10.89.0.0/24")));
-            assertThatThrownBy(() -> d.publishAll("n2", Map.of(onN2, ports("8080:80")), "bob", HostPortCheck.SKIP))
+            assertThatThrownBy(() -> d.publishAll(new PortsByAddress("n2", Map.of(onN2, ports("8080:80")), "bob"), HostPortCheck.SKIP))
                     .isInstanceOf(ConflictException.class).hasMessageContaining("alice");
             assertThat(Oracle.in(host, "nft", "list", "set", "inet", "gatun", "masq4")).contains("10.89.0.0/24");
             long reads = inner.mapReads();
 
-            assertThatThrownBy(() -> d.publishAll("n2", Map.of(onN2, ports("8080:80")), "bob", HostPortCheck.SKIP))
+            assertThatThrownBy(() -> d.publishAll(new PortsByAddress("n2", Map.of(onN2, ports("8080:80")), "bob"), HostPortCheck.SKIP))
                     .isInstanceOf(ConflictException.class).hasMessageContaining("alice");
-            d.unpublish("n1", C1, ports("8080:80"), "alice");
-            assertThat(d.publishAll("n2", Map.of(onN2, ports("8080:80")), "bob", HostPortCheck.SKIP))
+            d.unpublish(new PortRequest("n1", C1, ports("8080:80"), "alice"));
+            assertThat(d.publishAll(new PortsByAddress("n2", Map.of(onN2, ports("8080:80")), "bob"), HostPortCheck.SKIP))
                     .extracting(PortMapping::owner).containsExactly("bob");
             assertThat(inner.mapReads()).as("memory read again").isEqualTo(reads);
             assertThat(ports4(host)).contains("tcp . 8080 : 10.89.0.2 . 80");
@@ -115,19 +117,19 @@ class FollowedPublishTest {
              Nftables nft = Nftables.open(host)) {
             d.createNetworkForPublish(Specs.n1());
             int before = nft.generation();
-            d.publishAll("n1", Map.of(C1, ports("8080:80")), "alice", HostPortCheck.SKIP);
+            d.publishAll(new PortsByAddress("n1", Map.of(C1, ports("8080:80")), "alice"), HostPortCheck.SKIP);
             assertThat(nft.generation() - before).isEqualTo(1);
             assertThat(ports4(host)).contains("tcp . 8080 : 10.88.0.2 . 80");
             long reads = inner.mapReads();
-            assertThatThrownBy(() -> d.publish("n1", C2, ports("8080:80"), "bob"))
+            assertThatThrownBy(() -> d.publish(new PortRequest("n1", C2, ports("8080:80"), "bob")))
                     .isInstanceOf(ConflictException.class).hasMessageContaining("alice");
-            d.publish("n1", C2, ports("8081:80"), "bob");
+            d.publish(new PortRequest("n1", C2, ports("8081:80"), "bob"));
             assertThat(inner.mapReads()).as("memory followed the commit that made the table").isEqualTo(reads);
 
             d.deleteNetwork("n1", true);
             assertThat(Oracle.in(host, "nft", "list", "tables")).as("the last network gone").doesNotContain("gatun");
             d.createNetworkForPublish(Specs.n1());
-            assertThat(d.publish("n1", C2, ports("9090:90"), "bob")).extracting(PortMapping::owner).containsExactly("bob");
+            assertThat(d.publish(new PortRequest("n1", C2, ports("9090:90"), "bob"))).extracting(PortMapping::owner).containsExactly("bob");
             assertThat(Oracle.in(host, "nft", "list", "set", "inet", "gatun", "masq4")).contains("10.88.0.0/16");
             assertThat(ports4(host)).contains("tcp . 9090 : 10.88.0.3 . 90");
         }
@@ -143,23 +145,23 @@ class FollowedPublishTest {
     void whatAnotherProcessDidBetweenTwoPublishesIsSeen(NetworkNamespace host) {
         BridgeDriver inner = withNetwork(host);
         try (SelfHealingDriver d = SelfHealingDriver.start(inner, line -> {})) {
-            d.publish("n1", C1, ports("7000:80"), "alice");
+            d.publish(new PortRequest("n1", C1, ports("7000:80"), "alice"));
             long reads = inner.mapReads();
             List<String> refusals = new ArrayList<>();
             for (int i = 0; i < 20; i++) {
                 int own = 9000 + i;
                 int foreign = 9500 + i;
-                d.publish("n1", C1, ports(own + ":80"), "alice");
+                d.publish(new PortRequest("n1", C1, ports(own + ":80"), "alice"));
                 Oracle.in(host, "nft", "add", "element", "inet", "gatun", "ports4",
                         "{ tcp . " + foreign + " comment \"bob\" : 10.88.0.9 . 80 }");
                 try {
-                    d.publish("n1", C1, ports(foreign + ":80"), "alice");
+                    d.publish(new PortRequest("n1", C1, ports(foreign + ":80"), "alice"));
                 } catch (ConflictException e) {
                     refusals.add(e.getMessage());
                 }
                 Oracle.in(host, "nft", "delete", "element", "inet", "gatun", "ports4", "{ tcp . " + own + " }");
                 // Moved: memory that missed the deletion would delete an element that is gone (ENOENT).
-                d.publish("n1", C1, ports(own + ":81"), "alice");
+                d.publish(new PortRequest("n1", C1, ports(own + ":81"), "alice"));
                 assertThat(ports4(host)).contains("tcp . " + own + " : 10.88.0.2 . 81");
             }
             assertThat(refusals).hasSize(20).allMatch(m -> m.contains("owner bob"));

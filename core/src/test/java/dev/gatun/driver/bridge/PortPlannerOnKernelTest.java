@@ -166,9 +166,9 @@ class PortPlannerOnKernelTest {
 
     /** Commits one round of publishes, each by an owner of its own, through the commit loop; the answers as text. */
     private static List<String> commit(MappingStore store, List<List<Publisher.Wanted>> round, boolean later) {
-        List<PortRequest> requests = new ArrayList<>();
+        List<CommitRequest> requests = new ArrayList<>();
         for (int i = 0; i < round.size(); i++) {
-            requests.add(new PortRequest.Publish("n1", round.get(i), (later ? "later-" : "owner-") + i, false));
+            requests.add(new CommitRequest.Publish("n1", round.get(i), (later ? "later-" : "owner-") + i, false));
         }
         CommitLoop loop = new CommitLoop(store, () -> HOST_ADDRESSES, (batch, addresses) -> List.of(), (flushed, added) -> {},
                 "host1");

@@ -65,9 +65,9 @@ class PortPlannerPropertiesTest {
             store.put(new PortMapping(null, w.protocol(), w.hostIp(), w.hostPort(), w.containerIp(), w.containerPort(), "old"));
         }
         List<PortMapping> before = store.mappings();
-        List<PortRequest> requests = new ArrayList<>();
+        List<CommitRequest> requests = new ArrayList<>();
         for (int i = 0; i < batch.size(); i++) {
-            requests.add(new PortRequest.Publish("n1", batch.get(i), "owner-" + i, false));
+            requests.add(new CommitRequest.Publish("n1", batch.get(i), "owner-" + i, false));
         }
 
         MappingStore.View view = store.begin();

@@ -163,8 +163,8 @@ class PortPlannerTest {
     @Test
     void aPortASocketOfTheHostHoldsIsRefusedUnlessNotChecked() {
         List<BoundSocket> held = List.of(new BoundSocket(false, TCP, InetAddress.ofLiteral("0.0.0.0"), 8080, false, 0, 4711));
-        PortRequest checked = publish("app", wanted(null, 8080, A, 80));
-        PortRequest unchecked = new PortRequest.Publish("n1", List.of(wanted(null, 8080, A, 80)), "app", false);
+        CommitRequest checked = publish("app", wanted(null, 8080, A, 80));
+        CommitRequest unchecked = new CommitRequest.Publish("n1", List.of(wanted(null, 8080, A, 80)), "app", false);
 
         assertThat(refused(PortPlanner.plan(store.begin(), List.of(checked), List.of(), held, "host1"), 0))
                 .isInstanceOf(ConflictException.class).hasMessageContaining("*:8080/tcp is in use on the host in host1")
@@ -234,7 +234,7 @@ class PortPlannerTest {
         store.put(mapping(null, 8081, A, 80, "app"));
 
         PortPlanner.BatchPlan plan = plan(unpublish("app", A, wanted(null, 8080, A, 80)),
-                new PortRequest.Unpublish("n1", new Publisher.Selection(A, null, "app",
+                new CommitRequest.Unpublish("n1", new Publisher.Selection(A, null, "app",
                         m -> m.containerIp().equals(A) && m.owner().equals("app"))));
 
         assertThat(plan.answers().get(0).mappings()).extracting(PortMapping::hostPort).containsExactly(8080);
@@ -242,11 +242,11 @@ class PortPlannerTest {
         assertThat(plan.delete()).extracting(PortMapping::hostPort).containsExactlyInAnyOrder(8080, 8081);
     }
 
-    private PortPlanner.BatchPlan plan(PortRequest... batch) {
+    private PortPlanner.BatchPlan plan(CommitRequest... batch) {
         return plan(List.of(), batch);
     }
 
-    private PortPlanner.BatchPlan plan(List<InetAddress> local, PortRequest... batch) {
+    private PortPlanner.BatchPlan plan(List<InetAddress> local, CommitRequest... batch) {
         return PortPlanner.plan(store.begin(), List.of(batch), local, List.of(), "host1");
     }
 
@@ -254,12 +254,12 @@ class PortPlannerTest {
         return plan.answers().get(request).refused();
     }
 
-    static PortRequest publish(String owner, Publisher.Wanted... mappings) {
-        return new PortRequest.Publish("n1", List.of(mappings), owner, true);
+    static CommitRequest publish(String owner, Publisher.Wanted... mappings) {
+        return new CommitRequest.Publish("n1", List.of(mappings), owner, true);
     }
 
-    static PortRequest unpublish(String owner, InetAddress container, Publisher.Wanted... keys) {
-        return new PortRequest.Unpublish("n1", new Publisher.Selection(container, List.of(keys), owner, null));
+    static CommitRequest unpublish(String owner, InetAddress container, Publisher.Wanted... keys) {
+        return new CommitRequest.Unpublish("n1", new Publisher.Selection(container, List.of(keys), owner, null));
     }
 
     static Publisher.Wanted wanted(InetAddress hostIp, int hostPort, InetAddress container, int containerPort) {
