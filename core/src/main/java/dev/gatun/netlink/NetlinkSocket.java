@@ -1,7 +1,6 @@
 package dev.gatun.netlink;
 
 import dev.gatun.GatunException;
-import dev.gatun.PrivilegeException;
 import dev.gatun.bindings.internal.CallState;
 import dev.gatun.bindings.internal.kernel_h;
 import dev.gatun.bindings.internal.libc_h;
@@ -16,7 +15,6 @@ import dev.gatun.netns.NetworkNamespace;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.LockSupport;
@@ -24,7 +22,6 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.function.Supplier;
 
 /**
  * A netlink socket of one protocol, created inside one network namespace (it stays there for
@@ -201,14 +198,14 @@ public final class NetlinkSocket implements AutoCloseable {
                         AckedRange acked, Consumer<MemorySegment> onReply, int expected) {
         lock.lock();
         try {
-            Acks acks = new Acks(firstSequence, operations.count(), acked, onReply);
+            Replies.Acks acks = new Replies.Acks(firstSequence, operations.count(), acked, onReply);
             exchange(requests, length, operations, acks);
-            Failure failure = acks.failure;
+            ExchangeFailure failure = acks.failure();
             if (failure.index >= 0) {
                 if (expected != 0 && failure.errno == expected && failure.others == 0) {
                     return expected;
                 }
-                throw failure.exception(operations.get(failure.index),
+                throw failure.exception(operations.get(failure.index), where(), protocol,
                         message(requests, length, firstSequence + failure.index));
             }
             return 0;
@@ -231,16 +228,16 @@ public final class NetlinkSocket implements AutoCloseable {
                           BiConsumer<Integer, MemorySegment> onReply, int tolerated) {
         lock.lock();
         try {
-            Answers answers = new Answers(firstSequence, operations.count(), onReply, tolerated);
+            Replies.Answers answers = new Replies.Answers(firstSequence, operations.count(), onReply, tolerated);
             exchange(requests, length, operations, answers);
-            for (int i = 0; i < answers.errnos.length; i++) {
-                if (answers.errnos[i] < 0) {
-                    Failure failure = new Failure();
-                    failure.record(i, -1 - answers.errnos[i], answers.acks[i]);
-                    throw failure.exception(operations.get(i), message(requests, length, firstSequence + i));
+            for (int i = 0; i < answers.errnos().length; i++) {
+                if (answers.errnos()[i] < 0) {
+                    ExchangeFailure failure = new ExchangeFailure();
+                    failure.record(i, -1 - answers.errnos()[i], answers.acks()[i]);
+                    throw failure.exception(operations.get(i), where(), protocol, message(requests, length, firstSequence + i));
                 }
             }
-            return answers.errnos;
+            return answers.errnos();
         } finally {
             lock.unlock();
         }
@@ -257,14 +254,14 @@ public final class NetlinkSocket implements AutoCloseable {
             for (int attempt = 1; attempt <= DUMP_ATTEMPTS; attempt++) {
                 int seq = nextSequence();
                 nlmsghdr.nlmsg_seq(request, seq);
-                Dumped<T> dumped = new Dumped<>(seq, decode);
+                Replies.Dumped<T> dumped = new Replies.Dumped<>(seq, decode);
                 exchange(request, length, ops, dumped);
-                Failure failure = dumped.failure;
+                ExchangeFailure failure = dumped.failure();
                 if (failure.index >= 0) {
-                    throw failure.exception(operation, request.asSlice(0, length));
+                    throw failure.exception(operation, where(), protocol, request.asSlice(0, length));
                 }
-                if (!dumped.interrupted) {
-                    return dumped.items;
+                if (!dumped.interrupted()) {
+                    return dumped.items();
                 }
                 // Something is changing the data right now: give it a moment, longer each time.
                 LockSupport.parkNanos(attempt * 1_000_000L);
@@ -277,168 +274,15 @@ public final class NetlinkSocket implements AutoCloseable {
     }
 
     /**
-     * What reads the answers of one exchange: each message received (a stale one, to an earlier
-     * exchange on this socket, included: the reader skips it by its sequence number), until it has
-     * every answer it waits for.
-     */
-    private interface Answered {
-        void message(MemorySegment m);
-
-        boolean done();
-    }
-
-    /**
      * The one exchange loop: sends {@code requests} (under the lock the caller holds) and hands
-     * every message received to {@code answered} until it is done. A reply that does not come
+     * every message received to {@code replies} until they are done. A reply that does not come
      * within the receive timeout is a {@link ReplyTimeoutException}.
      */
-    private void exchange(MemorySegment requests, long length, Operations operations, Answered answered) {
+    private void exchange(MemorySegment requests, long length, Operations operations, Replies replies) {
         send(requests, length, operations);
-        while (!answered.done()) {
+        while (!replies.done()) {
             long n = receive(operations);
-            NetlinkMessages.forEach(receiveBuffer, n, answered::message);
-        }
-    }
-
-    /**
-     * A batch's or a request's answers: an ACK or error for each message in {@code acked}, an
-     * error only for the others; other messages go to {@code onReply}. The first error is kept.
-     */
-    private final class Acks implements Answered {
-        private final int first;
-        private final int count;
-        private final AckedRange acked;
-        private final Consumer<MemorySegment> onReply;
-        private final Failure failure = new Failure();
-        private int pending;
-
-        Acks(int first, int count, AckedRange acked, Consumer<MemorySegment> onReply) {
-            this.first = first;
-            this.count = count;
-            this.acked = acked;
-            this.onReply = onReply;
-            this.pending = acked.count();
-        }
-
-        @Override
-        public void message(MemorySegment m) {
-            if (NetlinkMessages.type(m) == kernel_h.NLMSG_ERROR) {
-                int index = NetlinkMessages.errorSequence(m) - first;
-                if (index < 0 || index >= count) {
-                    return; // a stale reply to something earlier on this socket
-                }
-                if (acked.contains(index)) {
-                    pending--;
-                }
-                int err = NetlinkMessages.error(m);
-                if (err != 0) {
-                    failure.record(index, -err, NetlinkMessages.extendedAck(m));
-                }
-            } else if (onReply != null) {
-                int index = NetlinkMessages.sequence(m) - first;
-                if (index >= 0 && index < count) {
-                    onReply.accept(m);
-                }
-            }
-        }
-
-        @Override
-        public boolean done() {
-            // A refused batch header: the kernel processed nothing after it, and no ACK comes.
-            return pending <= 0 || failure.index == 0 && !acked.contains(0);
-        }
-    }
-
-    /** One answer per lookup, its reply or an error; an errno other than {@code tolerated} is kept to throw. */
-    private static final class Answers implements Answered {
-        private final int first;
-        private final BiConsumer<Integer, MemorySegment> onReply;
-        private final int tolerated;
-        private final int[] errnos;
-        private final boolean[] answered;
-        private final ExtendedAck[] acks;
-        private int pending;
-
-        Answers(int first, int count, BiConsumer<Integer, MemorySegment> onReply, int tolerated) {
-            this.first = first;
-            this.onReply = onReply;
-            this.tolerated = tolerated;
-            this.errnos = new int[count];
-            this.answered = new boolean[count];
-            this.acks = new ExtendedAck[count];
-            this.pending = count;
-        }
-
-        @Override
-        public void message(MemorySegment m) {
-            boolean error = NetlinkMessages.type(m) == kernel_h.NLMSG_ERROR;
-            int index = (error ? NetlinkMessages.errorSequence(m) : NetlinkMessages.sequence(m)) - first;
-            if (index < 0 || index >= errnos.length || answered[index]) {
-                return; // a stale reply to something earlier, or a second message for one answered: nothing after it is
-            }
-            answered[index] = true;
-            pending--;
-            if (!error) {
-                onReply.accept(index, m);
-                return;
-            }
-            int err = -NetlinkMessages.error(m);
-            if (err != 0 && err != tolerated) {
-                errnos[index] = -1 - err; // remembered, thrown once every answer is in
-                acks[index] = NetlinkMessages.extendedAck(m);
-            } else {
-                errnos[index] = err;
-            }
-        }
-
-        @Override
-        public boolean done() {
-            return pending <= 0;
-        }
-    }
-
-    /** A dump's messages up to its DONE (or error), decoded; none once the kernel marked it interrupted. */
-    private final class Dumped<T> implements Answered {
-        private final int sequence;
-        private final Function<MemorySegment, T> decode;
-        private final List<T> items = new ArrayList<>();
-        private final Failure failure = new Failure();
-        private boolean interrupted;
-        private boolean done;
-
-        Dumped(int sequence, Function<MemorySegment, T> decode) {
-            this.sequence = sequence;
-            this.decode = decode;
-        }
-
-        @Override
-        public void message(MemorySegment m) {
-            if (NetlinkMessages.sequence(m) != sequence || done) {
-                return;
-            }
-            if ((NetlinkMessages.flags(m) & kernel_h.NLM_F_DUMP_INTR) != 0) {
-                interrupted = true;
-            }
-            int type = NetlinkMessages.type(m);
-            if (type == kernel_h.NLMSG_DONE) {
-                done = true;
-            } else if (type == kernel_h.NLMSG_ERROR) {
-                int err = NetlinkMessages.error(m);
-                if (err != 0) {
-                    failure.record(0, -err, NetlinkMessages.extendedAck(m));
-                }
-                done = true;
-            } else if (!interrupted) {
-                T item = decode.apply(m);
-                if (item != null) {
-                    items.add(item);
-                }
-            }
-        }
-
-        @Override
-        public boolean done() {
-            return done;
+            NetlinkMessages.forEach(receiveBuffer, n, replies::message);
         }
     }
 
@@ -607,69 +451,5 @@ public final class NetlinkSocket implements AutoCloseable {
             }
         });
         return found[0];
-    }
-
-    /** The first error of an exchange, by position; later ones are counted. */
-    private final class Failure {
-        int index = -1;
-        int errno;
-        ExtendedAck ack = ExtendedAck.NONE;
-        int others;
-
-        void record(int at, int errno, ExtendedAck ack) {
-            if (index < 0 || at < index) {
-                if (index >= 0) {
-                    others++;
-                }
-                index = at;
-                this.errno = errno;
-                this.ack = ack == null ? ExtendedAck.NONE : ack;
-            } else {
-                others++;
-            }
-        }
-
-        /** The exception for the first failure; {@code request} is the message that failed, or null. */
-        RuntimeException exception(String operation, MemorySegment request) {
-            String later = others == 0 ? "" : " (and " + others + " later operations failed too)";
-            if (errno == libc_h.EPERM || errno == libc_h.EACCES) {
-                // One sentence about privilege, but with the kernel's own words: EPERM has other causes too.
-                return new PrivilegeException(operation + where() + later, errno, ack.message());
-            }
-            return new NetlinkException(operation + later, operation + where() + later, errno, ack.message(),
-                    rejection(request));
-        }
-
-        /**
-         * Which attribute the kernel rejected or missed, named from the request that was sent when
-         * first asked for, from a copy (by then the request's buffer may be reused or freed); null when it
-         * did not say.
-         */
-        private Supplier<String> rejection(MemorySegment request) {
-            ExtendedAck said = ack;
-            MemorySegment sent = null;
-            if (said.hasOffset() && request != null) {
-                // A long[] copy: the bindings' layouts read the header's ints aligned.
-                sent = MemorySegment.ofArray(new long[(int) ((request.byteSize() + 7) / 8)]).copyFrom(request);
-            }
-            MemorySegment copy = sent;
-            NetlinkProtocol of = protocol;
-            return () -> {
-                String rejected = null;
-                if (said.hasOffset()) {
-                    String unnamed = "the attribute at byte " + said.offset() + " of the request";
-                    try {
-                        rejected = copy == null ? unnamed : RejectedAttribute.describe(of, copy, said.offset());
-                    } catch (RuntimeException e) {
-                        rejected = unnamed; // asked for while an error is reported: naming must not fail it
-                    }
-                }
-                if (said.missingType() >= 0) {
-                    String missing = "a missing attribute of type " + said.missingType();
-                    rejected = rejected == null ? missing : missing + " in " + rejected;
-                }
-                return rejected;
-            };
-        }
     }
 }
