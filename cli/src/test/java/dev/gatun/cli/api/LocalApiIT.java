@@ -1,5 +1,7 @@
 package dev.gatun.cli.api;
 
+import dev.gatun.cli.service.ServeSockets;
+
 import dev.gatun.cli.serve.ApiSockets;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -430,20 +432,24 @@ class LocalApiIT {
             throws Exception {
         GatunCli.ok("--netns", a.name(), "net", "create", "n1", "--subnet", "10.88.0.0/16");
         GatunCli.ok("--netns", b.name(), "net", "create", "n1", "--subnet", "10.88.0.0/16");
-        try (GatunServe serveA = GatunServe.start(a.name(), null, "--log-requests")) {
+        GatunServe serveA = GatunServe.start(a.name(), null, "--log-requests");
+        try {
             GatunCli.Run inB = GatunCli.ok("--netns", b.name(), "publish", "n1", "10.88.0.2", "-p", "8080:80");
             assertThat(inB.out()).isEqualTo("published *:8080 -> 10.88.0.2:80/tcp (owner 10.88.0.2)\n");
             assertThat(serveA.stderr()).as("A's serve never saw B's command").doesNotContain("publish");
             assertThat(GatunCli.ok("--netns", a.name(), "--json", "ls").json()).isEmpty();
 
             serveA.kill();
+            assertThat(socketOf(a)).as("SIGKILL leaves the socket file").exists();
+            GatunCli.Run stale = GatunCli.run("--netns", a.name(), "publish", "n1", "10.88.0.2", "-p", "8080:80");
+            assertThat(stale.code()).isZero();
+            assertThat(stale.out()).isEqualTo("published *:8080 -> 10.88.0.2:80/tcp (owner 10.88.0.2)\n");
+            assertThat(stale.err()).isEmpty();
+        } finally {
+            serveA.close();
         }
-        assertThat(socketOf(a)).as("SIGKILL leaves the socket file").exists();
-        GatunCli.Run stale = GatunCli.run("--netns", a.name(), "publish", "n1", "10.88.0.2", "-p", "8080:80");
-        assertThat(stale.code()).isZero();
-        assertThat(stale.out()).isEqualTo("published *:8080 -> 10.88.0.2:80/tcp (owner 10.88.0.2)\n");
-        assertThat(stale.err()).isEmpty();
-        Files.deleteIfExists(socketOf(a));
+        assertThat(socketOf(a)).as("the fixture removes what the killed serve left").doesNotExist();
+        assertThat(ServeSockets.oneShotOf(a)).as("its one-shot socket too").doesNotExist();
     }
 
     /**

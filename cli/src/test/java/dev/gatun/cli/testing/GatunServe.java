@@ -3,6 +3,8 @@ package dev.gatun.cli.testing;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,6 +17,8 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * {@code ./gatun --netns NS serve [--docker-plugin NAME]} as a child process: waits for its one
@@ -42,6 +46,8 @@ public final class GatunServe implements AutoCloseable {
     private final List<String> stdoutLines = new ArrayList<>();
     private final BlockingQueue<String> firstLine = new LinkedBlockingQueue<>();
     private String ready;
+    /** The API socket in the ready line ("ready: API on /run/gatun/netns-N.sock, ..."). */
+    private static final Pattern API_SOCKET = Pattern.compile("API on (/\\S+\\.sock)");
 
     private GatunServe(List<String> args, Process process, String plugin, Path stderrFile) {
         this.args = args;
@@ -290,7 +296,7 @@ public final class GatunServe implements AutoCloseable {
         return plugin;
     }
 
-    /** SIGKILL, as a crash or the OOM killer ends it: nothing of it runs, its socket files stay behind. */
+    /** SIGKILL, as a crash or the OOM killer ends it: nothing of it runs, its socket files stay behind (until {@link #close}). */
     public void kill() throws InterruptedException {
         process.destroyForcibly();
         if (!process.waitFor(STOP_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
@@ -351,6 +357,36 @@ public final class GatunServe implements AutoCloseable {
                 } catch (IOException e) {
                     throw new AssertionError("cannot remove " + socketOf(plugin), e);
                 }
+            }
+            if (!process.isAlive()) {
+                // A serve killed (kill(), or a crash a test provokes) leaves its two sockets under /run/gatun.
+                ownSockets().forEach(GatunServe::removeIfNobodyListens);
+            }
+        }
+    }
+
+    /** The serve's API socket, as its ready line names it, and its one-shot socket beside it; none before ready. */
+    private List<Path> ownSockets() {
+        Matcher m = ready == null ? null : API_SOCKET.matcher(ready);
+        if (m == null || !m.find()) {
+            return List.of();
+        }
+        String api = m.group(1);
+        return List.of(Path.of(api), Path.of(api.substring(0, api.length() - ".sock".length()) + ".calls.sock"));
+    }
+
+    /** Removes a socket file no process listens on any more: one a later serve of the namespace took stays. */
+    private static void removeIfNobodyListens(Path socket) {
+        if (!Files.exists(socket)) {
+            return;
+        }
+        try (SocketChannel c = SocketChannel.open(UnixDomainSocketAddress.of(socket))) {
+            return; // another serve listens there now
+        } catch (IOException refused) {
+            try {
+                Files.deleteIfExists(socket);
+            } catch (IOException e) {
+                throw new AssertionError("cannot remove " + socket + ", left by a serve that is gone", e);
             }
         }
     }

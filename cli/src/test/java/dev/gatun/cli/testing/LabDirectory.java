@@ -10,12 +10,15 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * Removing an engine lab's directory. An engine's helpers (conmon, a shim) may still write into
- * it for a moment after the engine said its containers are gone, so removal is tried again for a
- * while; what stays, and which processes still hold it, is named in the failure.
+ * Removing an engine lab's directory. An engine's helpers may still write into it after the
+ * engine said its containers are gone (conmon runs {@code podman container cleanup} when a
+ * container exits, which made the lab's run and tmp directories again after a removal), so
+ * removal first waits for every process whose command line names the directory, then is tried
+ * again for a while; what stays, and which processes still hold it, is named in the failure.
  */
 public final class LabDirectory {
 
@@ -41,6 +44,7 @@ public final class LabDirectory {
 
     /** Detaches what is mounted below {@code dir}, then deletes it and all it holds. */
     public static void remove(Path dir) {
+        awaitHelpersOf(dir);
         for (String target : mountsUnder(dir).reversed()) {
             Oracle.run(List.of("umount", "-l", target));
         }
@@ -57,6 +61,26 @@ public final class LabDirectory {
         } while (System.currentTimeMillis() < deadline);
         throw new AssertionError("cannot remove " + dir + " in " + PATIENCE_MILLIS / 1000 + " s; left: " + left(dir)
                 + "; processes holding it: " + holders(dir), last);
+    }
+
+    /** Waits for the processes naming {@code dir} on their command line to end; kills what is left after the patience. */
+    private static void awaitHelpersOf(Path dir) {
+        long deadline = System.currentTimeMillis() + PATIENCE_MILLIS;
+        List<ProcessHandle> left = helpersOf(dir);
+        while (!left.isEmpty() && System.currentTimeMillis() < deadline) {
+            pause();
+            left = helpersOf(dir);
+        }
+        left.forEach(ProcessHandle::destroyForcibly);
+        left.forEach(p -> p.onExit().orTimeout(5, TimeUnit.SECONDS).exceptionally(t -> p).join());
+    }
+
+    private static List<ProcessHandle> helpersOf(Path dir) {
+        String named = dir.toString();
+        long self = ProcessHandle.current().pid();
+        return ProcessHandle.allProcesses()
+                .filter(p -> p.pid() != self && p.info().commandLine().map(c -> c.contains(named)).orElse(false))
+                .toList();
     }
 
     private static void deleteTree(Path dir) throws IOException {
